@@ -1,0 +1,144 @@
+"""The op registry: one `OpDef` row per op.
+
+A row says how NumPy spells the op (functions, ndarray methods and
+properties, operators), its canonical signature (so every Graph node of it has
+the same argument layout), its eager implementation, its meta rule (shape and
+dtype of the result from the metas of the inputs, no data touched) and its
+kind. The tracer, the Graph interpreter and the backends read only this table.
+
+Canonical layout: parameters without a default are a node's positional
+`args`; parameters with a default are its `kwargs`, always all present (the
+defaults filled in). Array operands appear as Nodes in a graph, as
+`ArrayMeta` in meta rules and as arrays in eager implementations; everything
+else is a plain Python constant.
+"""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+# Op kinds: what a scheduler or a backend needs to know about an op.
+POINTWISE = "pointwise"      # elementwise with broadcasting (ufuncs, where, clip, astype)
+REDUCTION = "reduction"      # reduces over axes (sum, max, argmax, mean, ...)
+MATMUL = "matmul"            # matmul, dot
+VIEW = "view"                # result is a view of its first input (transpose, basic getitem, ...)
+SHAPE = "shape"              # rearranges data into a new array (concatenate, stack, ravel copies)
+CREATION = "creation"        # makes a new array from constants (zeros, arange, eye, ...)
+INDEXING = "indexing"        # indexing that is not a plain view
+KINDS = (POINTWISE, REDUCTION, MATMUL, VIEW, SHAPE, CREATION, INDEXING)
+
+
+@dataclass(frozen=True)
+class ArrayMeta:
+    """What is known of an array value without its data."""
+
+    shape: tuple
+    dtype: np.dtype
+    scalar: bool = False  # NumPy hands back a NumPy scalar (np.generic), not a 0-d ndarray
+
+    @property
+    def ndim(self) -> int:
+        return len(self.shape)
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+    @classmethod
+    def of(cls, value) -> "ArrayMeta":
+        """The meta of a real ndarray or NumPy scalar."""
+        return cls(tuple(value.shape), value.dtype, isinstance(value, np.generic))
+
+    def __str__(self) -> str:
+        dims = ", ".join(str(d) for d in self.shape)
+        return f"{self.dtype}[{dims}]" + (" scalar" if self.scalar else "")
+
+
+@dataclass(frozen=True)
+class OpDef:
+    name: str
+    kind: str
+    impl: Callable[..., Any]
+    meta: Callable[..., Any]
+    signature: inspect.Signature
+    numpy: tuple = ()                               # callables that map to this op: np.add, operator.add
+    methods: dict = field(default_factory=dict)    # ndarray method name -> adapter (None: self is the first arg)
+    properties: tuple = ()                          # ndarray properties that map to it: ("T",)
+    doc: str = ""
+
+    def normalize(self, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+        """Bind a call to the canonical layout; raises TypeError naming the op on a bad call."""
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{self.name}(): {e}") from None
+        bound.apply_defaults()
+        pos, kw = [], {}
+        for name, p in self.signature.parameters.items():
+            if p.default is inspect.Parameter.empty:
+                pos.append(bound.arguments[name])
+            else:
+                kw[name] = bound.arguments[name]
+        return tuple(pos), kw
+
+    def normalize_method(self, method: str, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+        """Canonical layout of `self_array.method(*args[1:], **kwargs)`, args[0] being the array."""
+        adapter = self.methods[method]
+        if adapter is not None:
+            args, kwargs = adapter(*args, **kwargs)
+        return self.normalize(args, kwargs)
+
+
+REGISTRY: dict[str, OpDef] = {}
+_BY_CALLABLE: dict[Any, OpDef] = {}
+_BY_METHOD: dict[str, OpDef] = {}
+_BY_PROPERTY: dict[str, OpDef] = {}
+
+
+def register(name: str, kind: str, *, impl, meta, signature, numpy=(), methods=None,
+             properties=(), doc: str = "") -> OpDef:
+    """Add one row. `signature` is a function whose parameters are the canonical ones."""
+    if name in REGISTRY:
+        raise ValueError(f"op {name!r} is registered twice")
+    if kind not in KINDS:
+        raise ValueError(f"op {name!r}: unknown kind {kind!r}; expected one of {KINDS}")
+    sig = signature if isinstance(signature, inspect.Signature) else inspect.signature(signature)
+    op = OpDef(name, kind, impl, meta, sig, tuple(numpy), dict(methods or {}), tuple(properties), doc)
+    REGISTRY[name] = op
+    for fn in op.numpy:
+        _BY_CALLABLE[fn] = op
+    for m in op.methods:
+        _BY_METHOD[m] = op
+    for p in op.properties:
+        _BY_PROPERTY[p] = op
+    return op
+
+
+def lookup_callable(fn) -> OpDef | None:
+    """The op that a NumPy callable (or operator.* function) maps to, or None."""
+    try:
+        return _BY_CALLABLE.get(fn)
+    except TypeError:  # unhashable callables are never ops
+        return None
+
+
+def lookup_method(name: str) -> OpDef | None:
+    return _BY_METHOD.get(name)
+
+
+def lookup_property(name: str) -> OpDef | None:
+    return _BY_PROPERTY.get(name)
+
+
+def get(name: str) -> OpDef:
+    try:
+        return REGISTRY[name]
+    except KeyError:
+        raise KeyError(f"no op named {name!r} in the registry") from None

@@ -1,0 +1,71 @@
+"""Set up a development environment and run numpile in it.
+
+    python3 dev.py demo                 # .venv with core + every plugin (editable), then `numpile demo`
+    python3 dev.py test [-- PYTEST_ARGS] # the same set-up, then the whole test suite
+    python3 dev.py test --python python3.12 --venv .venv-3.12 -- tests/
+
+Only the Python standard library is used here, so this runs on a bare machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent
+
+
+def distributions() -> list[Path]:
+    """The core first, then every plugin distribution under plugins/."""
+    return [ROOT] + sorted(p.parent for p in (ROOT / "plugins").glob("*/pyproject.toml"))
+
+
+def venv_python(env: Path) -> Path:
+    return env / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+def setup(env: Path, python: str) -> Path:
+    """Create the virtual environment and install everything editable; skipped when nothing changed."""
+    dists = distributions()
+    stamp_text = "\n".join(f"{d}:{hashlib.sha256((d / 'pyproject.toml').read_bytes()).hexdigest()}" for d in dists)
+    stamp = env / ".numpile-installed"
+    py = venv_python(env)
+    if py.exists() and stamp.exists() and stamp.read_text() == stamp_text:
+        return py
+    if not py.exists():
+        if python == sys.executable:
+            venv.EnvBuilder(with_pip=True, clear=True).create(env)
+        else:
+            subprocess.run([python, "-m", "venv", "--clear", str(env)], check=True)
+    subprocess.run([str(py), "-m", "pip", "install", "-q", "--upgrade", "pip"], check=True)
+    targets = ["-e", f"{ROOT}[test]"]
+    for d in dists[1:]:
+        targets += ["-e", str(d)]
+    subprocess.run([str(py), "-m", "pip", "install", "-q", *targets], check=True)
+    stamp.write_text(stamp_text)
+    return py
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("command", choices=["setup", "demo", "test"])
+    parser.add_argument("--python", default=sys.executable, help="interpreter for the environment")
+    parser.add_argument("--venv", default=str(ROOT / ".venv"), help="where the environment lives")
+    parser.add_argument("rest", nargs=argparse.REMAINDER, help="after --: arguments for pytest or the demo")
+    args = parser.parse_args(argv)
+    rest = args.rest[1:] if args.rest[:1] == ["--"] else args.rest
+    py = setup(Path(args.venv).resolve(), args.python)
+    if args.command == "demo":
+        return subprocess.run([str(py), "-m", "numpile", "demo", *rest]).returncode
+    if args.command == "test":
+        return subprocess.run([str(py), "-m", "pytest", *rest], cwd=ROOT).returncode
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
