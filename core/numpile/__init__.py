@@ -1,3 +1,19 @@
 """numpile: a just-in-time compiler for NumPy programs with pluggable backends."""
 
 __version__ = "0.1.0"
+
+from . import config  # noqa: E402
+from .api import ExplainOutput, GraphBreak, compile, disable, explain, reset  # noqa: E402
+from .exc import BackendCompilerFailed, NumpileError, Unsupported  # noqa: E402
+from .graph import Graph, Node  # noqa: E402
+from .logs import set_logs  # noqa: E402
+
+__all__ = [
+    "__version__", "config", "compile", "disable", "explain", "reset", "set_logs",
+    "ExplainOutput", "GraphBreak", "Graph", "Node",
+    "NumpileError", "Unsupported", "BackendCompilerFailed",
+]
+
+from .logs import from_environment as _logs_from_environment  # noqa: E402
+
+_logs_from_environment()

@@ -1,0 +1,19 @@
+"""numpile's settings. Change them as attributes: `numpile.config.cache_size_limit = 16`."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+# A failing backend falls back to eager (one warning per function) instead of raising.
+suppress_errors: bool = False
+# Compiled entries kept per function; past it the function runs eagerly, with one warning.
+cache_size_limit: int = 8
+# A dimension that changed between compiles becomes symbolic in the next compile.
+automatic_dynamic_shapes: bool = True
+# Loops over known iterables are unrolled up to this many iterations, then break the graph.
+unroll_limit: int = 256
+# On-disk cache of compiled artifacts (safe to delete).
+cache_dir: Path = Path(os.environ.get("NUMPILE_CACHE_DIR", Path.home() / ".cache" / "numpile"))
+# The backends tried, in order, when numpile.compile is given none: by the device of the inputs.
+default_backends: dict = {"cpu": ["llvm", "eager"], "cuda": ["triton", "eager"]}

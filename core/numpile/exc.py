@@ -1,0 +1,38 @@
+"""numpile's exceptions."""
+
+from __future__ import annotations
+
+
+class NumpileError(Exception):
+    """Base class of every error numpile raises on its own account."""
+
+
+class Unsupported(NumpileError):
+    """The tracer met something it cannot capture. `reason` says what, `loc` where in the user's code."""
+
+    def __init__(self, reason: str, loc=None):
+        self.reason, self.loc = reason, loc
+        self.user_stack: list | None = None  # the traced user frames, outermost first
+        super().__init__(self._message())
+
+    def _message(self) -> str:
+        if self.loc is None:
+            return self.reason
+        line = self.loc.line
+        return f"{self.reason}\n  at {self.loc}" + (f": {line}" if line else "")
+
+    def at(self, loc) -> "Unsupported":
+        """The same error, placed at `loc` unless it already has a place."""
+        if self.loc is None:
+            self.loc = loc
+            self.args = (self._message(),)
+        return self
+
+
+class BackendCompilerFailed(NumpileError):
+    """A backend raised while compiling a graph."""
+
+    def __init__(self, backend: str, graph, error: BaseException):
+        self.backend, self.graph, self.error = backend, graph, error
+        super().__init__(f"backend {backend!r} failed to compile a graph of {len(graph.calls)} ops: "
+                         f"{type(error).__name__}: {error}\n{graph.tabular()}")

@@ -1,0 +1,168 @@
+"""Guards: the facts a compiled entry relies on, each a check on a Source.
+
+All guards of an entry compile into one generated function with the compiled
+frame's own signature, so a cache hit is one Python call evaluating one
+boolean expression. On a miss, `first_failure` re-checks them one by one to
+say why ("shape of x changed from (3, 3) to (4, 4)").
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from .sources import Source
+
+_MISSING = object()
+
+
+@dataclass(frozen=True)
+class Guard:
+    source: Source
+    kind: str        # a key of GUARD_KINDS
+    expected: Any
+
+    def describe(self) -> str:
+        return f"{self.source.name()}: {GUARD_KINDS[self.kind].describe(self.expected)}"
+
+    def mismatch(self, value) -> str | None:
+        """Why `value` fails this guard, or None when it passes."""
+        return GUARD_KINDS[self.kind].mismatch(self.source.name(), value, self.expected)
+
+
+@dataclass(frozen=True)
+class GuardKind:
+    # code(v, const) -> a boolean expression over the value expression v; const(obj) names a constant
+    code: Callable[[str, Callable[[Any], str], Any], str]
+    describe: Callable[[Any], str]
+    mismatch: Callable[[str, Any, Any], str | None]
+
+
+def _type_name(t) -> str:
+    return getattr(t, "__qualname__", str(t))
+
+
+def array_guard_expected(value) -> tuple:
+    """What the "array" guard remembers of an ndarray or NumPy scalar."""
+    return (type(value), value.dtype, tuple(value.shape))
+
+
+def _array_code(v, const, expected) -> str:
+    t, dtype, shape = expected
+    if t is np.ndarray:
+        return f"type({v}) is ndarray and {v}.dtype == {const(dtype)} and {v}.shape == {shape!r}"
+    return f"type({v}) is {const(t)}"  # a NumPy scalar: its type fixes dtype and shape
+
+
+def _array_mismatch(name, value, expected) -> str | None:
+    t, dtype, shape = expected
+    if type(value) is not t:
+        return f"type of {name} changed from {_type_name(t)} to {_type_name(type(value))}"
+    if value.dtype != dtype:
+        return f"dtype of {name} changed from {dtype} to {value.dtype}"
+    if tuple(value.shape) != shape:
+        return f"shape of {name} changed from {shape} to {tuple(value.shape)}"
+    return None
+
+
+def _const_code(v, const, value) -> str:
+    literal = repr(value)
+    try:
+        same = type(eval(literal, {})) is type(value) and eval(literal, {}) == value
+    except Exception:
+        same = False
+    return f"type({v}) is {type(value).__name__ if same else const(type(value))} and {v} == {literal if same else const(value)}"
+
+
+GUARD_KINDS: dict[str, GuardKind] = {
+    "type": GuardKind(
+        code=lambda v, const, t: f"type({v}) is {const(t)}",
+        describe=lambda t: f"type is {_type_name(t)}",
+        mismatch=lambda n, val, t: None if type(val) is t else f"type of {n} changed from {_type_name(t)} to {_type_name(type(val))}",
+    ),
+    "id": GuardKind(
+        code=lambda v, const, obj: f"{v} is {const(obj)}",
+        describe=lambda obj: f"is {_short_repr(obj)}",
+        mismatch=lambda n, val, obj: None if val is obj else f"{n} is now a different object ({_short_repr(val)})",
+    ),
+    "const": GuardKind(
+        code=_const_code,
+        describe=lambda value: f"== {value!r} ({type(value).__name__})",
+        mismatch=lambda n, val, value: None if type(val) is type(value) and val == value else f"{n} changed from {value!r} to {_short_repr(val)}",
+    ),
+    "array": GuardKind(
+        code=_array_code,
+        describe=lambda e: f"{_type_name(e[0])}, dtype {e[1]}, shape {e[2]}",
+        mismatch=_array_mismatch,
+    ),
+    "len": GuardKind(
+        code=lambda v, const, n: f"len({v}) == {n}",
+        describe=lambda n: f"len == {n}",
+        mismatch=lambda name, val, n: None if len(val) == n else f"length of {name} changed from {n} to {len(val)}",
+    ),
+    "keys": GuardKind(
+        code=lambda v, const, keys: f"list({v}) == {const(list(keys))}",
+        describe=lambda keys: f"keys == {list(keys)!r}",
+        mismatch=lambda n, val, keys: None if list(val) == list(keys) else f"keys of {n} changed from {list(keys)!r} to {list(val)!r}",
+    ),
+}
+
+
+def _short_repr(obj) -> str:
+    text = repr(obj)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+class GuardSet:
+    """The guards of one entry, in the order they were installed (bases before their attributes)."""
+
+    def __init__(self):
+        self._guards: dict[tuple, Guard] = {}
+
+    def add(self, source: Source, kind: str, expected) -> None:
+        key = (source, kind)
+        if key not in self._guards:
+            self._guards[key] = Guard(source, kind, expected)
+
+    def __iter__(self):
+        return iter(self._guards.values())
+
+    def __len__(self) -> int:
+        return len(self._guards)
+
+    def describe(self) -> list[str]:
+        return [g.describe() for g in self]
+
+    def code(self, const: Callable[[Any], str]) -> str:
+        """One boolean expression for all guards; each source is fetched once (walrus-bound)."""
+        bound: dict[Source, str] = {}
+        parts = []
+        for g in self:
+            expr = g.source.expr()
+            if g.source in bound:
+                v = bound[g.source]
+            elif "." in expr or "[" in expr:
+                v = f"__s{len(bound)}"
+                bound[g.source] = v
+                expr_code = GUARD_KINDS[g.kind].code(v, const, g.expected)
+                # bind on first use: replace the first occurrence of v by (v := expr)
+                parts.append(expr_code.replace(v, f"({v} := {expr})", 1))
+                continue
+            else:
+                v = expr
+            parts.append(GUARD_KINDS[g.kind].code(v, const, g.expected))
+        return " and ".join(f"({p})" for p in parts) or "True"
+
+    def first_failure(self, env: dict) -> str | None:
+        """The reason the first failing guard gives, evaluating sources with `env` as the frame."""
+        for g in self:
+            try:
+                value = eval(g.source.expr(), dict(env))
+            except Exception as e:  # the source itself is gone: an attribute deleted, a shorter list
+                return f"{g.source.name()} can no longer be read ({type(e).__name__}: {e})"
+            reason = g.mismatch(value)
+            if reason:
+                return reason
+        return None

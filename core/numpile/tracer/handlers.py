@@ -1,0 +1,544 @@
+"""Opcode handlers: one function per CPython opcode, collected into DISPATCH by name.
+
+Each handler takes the translator and the `dis.Instruction`; version
+differences are asked of bytecode_compat, never tested here by version number.
+"""
+
+from __future__ import annotations
+
+import operator
+
+from .. import config
+from ..exc import Unsupported
+from . import bytecode_compat as bc
+from .translator import InstructionTranslator, unpack_known
+from .variables import (
+    NULL, ArrayVariable, CellVariable, ConstantVariable, DictVariable, IteratorVariable,
+    ListVariable, NestedFunctionVariable, ObjectVariable, SliceVariable, TupleVariable,
+)
+
+DISPATCH: dict = {}
+
+
+def handles(*names):
+    def register(fn):
+        for name in names:
+            DISPATCH[name] = fn
+        return fn
+    return register
+
+
+Tx = InstructionTranslator
+
+
+# -- no-ops and the stack ------------------------------------------------------------------
+@handles("NOP", "RESUME", "CACHE", "EXTENDED_ARG", "COPY_FREE_VARS", "PRECALL", "NOT_TAKEN")
+def nop(tx: Tx, inst):
+    pass
+
+
+@handles("POP_TOP")
+def pop_top(tx: Tx, inst):
+    tx.pop()
+
+
+@handles("PUSH_NULL")
+def push_null(tx: Tx, inst):
+    tx.push(NULL)
+
+
+@handles("COPY")
+def copy(tx: Tx, inst):
+    tx.push(tx.stack[-inst.arg])
+
+
+@handles("SWAP")
+def swap(tx: Tx, inst):
+    tx.stack[-1], tx.stack[-inst.arg] = tx.stack[-inst.arg], tx.stack[-1]
+
+
+# -- names -----------------------------------------------------------------------------------
+@handles("LOAD_CONST")
+def load_const(tx: Tx, inst):
+    value = inst.argval
+    tx.push(ConstantVariable(value) if not hasattr(value, "co_code") else ObjectVariable(value))
+
+
+def _load_local(tx: Tx, name: str):
+    if name not in tx.locals:
+        raise Unsupported(f"local variable {name!r} referenced before assignment")
+    return tx.locals[name]
+
+
+@handles("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_CLOSURE")
+def load_fast(tx: Tx, inst):
+    tx.push(_load_local(tx, inst.argval))
+
+
+@handles("LOAD_FAST_AND_CLEAR")
+def load_fast_and_clear(tx: Tx, inst):
+    tx.push(tx.locals.pop(inst.argval, NULL))
+
+
+@handles("LOAD_FAST_LOAD_FAST")
+def load_fast_load_fast(tx: Tx, inst):
+    for name in inst.argval:
+        tx.push(_load_local(tx, name))
+
+
+@handles("STORE_FAST")
+def store_fast(tx: Tx, inst):
+    value = tx.pop()
+    if value is NULL:  # restoring a comprehension variable that was unbound (3.12+)
+        tx.locals.pop(inst.argval, None)
+    else:
+        tx.locals[inst.argval] = value
+
+
+@handles("STORE_FAST_LOAD_FAST")
+def store_fast_load_fast(tx: Tx, inst):
+    store, load = inst.argval
+    tx.locals[store] = tx.pop()
+    tx.push(_load_local(tx, load))
+
+
+@handles("STORE_FAST_STORE_FAST")
+def store_fast_store_fast(tx: Tx, inst):
+    for name in inst.argval:
+        tx.locals[name] = tx.pop()
+
+
+@handles("DELETE_FAST")
+def delete_fast(tx: Tx, inst):
+    tx.locals.pop(inst.argval, None)
+
+
+@handles("LOAD_GLOBAL")
+def load_global(tx: Tx, inst):
+    value = tx.load_global(inst.argval)
+    if bc.global_pushes_null(inst):
+        for v in bc.callable_pair(value, NULL):
+            tx.push(v)
+    else:
+        tx.push(value)
+
+
+@handles("MAKE_CELL")
+def make_cell(tx: Tx, inst):
+    tx.locals[inst.argval] = CellVariable(contents=tx.locals.get(inst.argval))
+
+
+@handles("LOAD_DEREF")
+def load_deref(tx: Tx, inst):
+    tx.push(tx.read_cell(_load_local(tx, inst.argval)))
+
+
+@handles("STORE_DEREF")
+def store_deref(tx: Tx, inst):
+    cell = tx.locals.get(inst.argval)
+    if not isinstance(cell, CellVariable) or cell.source is not None:
+        raise Unsupported(f"assigning to the enclosing function's variable {inst.argval!r} (nonlocal)")
+    cell.contents = tx.pop()
+
+
+# -- attributes and items --------------------------------------------------------------------
+@handles("LOAD_ATTR", "LOAD_METHOD")
+def load_attr(tx: Tx, inst):
+    obj = tx.pop()
+    attr = tx.getattr(obj, inst.argval)
+    if bc.attr_is_method_load(inst):
+        for v in bc.callable_pair(attr, NULL):
+            tx.push(v)
+    else:
+        tx.push(attr)
+
+
+@handles("STORE_ATTR")
+def store_attr(tx: Tx, inst):
+    obj = tx.pop()
+    raise Unsupported(f"setting attribute {inst.argval!r} of {obj.describe()} (side effects on objects are not supported yet)")
+
+
+def subscript(tx: Tx, container, index):
+    if isinstance(container, ArrayVariable):
+        return tx.apply_operator(operator.getitem, [container, index])
+    if isinstance(index, ArrayVariable):
+        raise Unsupported(f"indexing {container.describe()} with an array")
+    key = index.as_constant()
+    if isinstance(container, (TupleVariable, ListVariable)):
+        try:
+            item = container.items[key]
+        except (IndexError, TypeError) as e:
+            raise Unsupported(f"indexing {container.describe()} with {key!r} raises {type(e).__name__}") from None
+        return type(container)(list(item)) if isinstance(key, slice) else item
+    if isinstance(container, DictVariable):
+        if key not in container.items:
+            raise Unsupported(f"key {key!r} is not in the dict (KeyError)")
+        return container.items[key]
+    if container.is_constant():
+        return tx.apply_operator(operator.getitem, [container, index])
+    raise Unsupported(f"indexing {container.describe()}")
+
+
+@handles("BINARY_SUBSCR")
+def binary_subscr(tx: Tx, inst):
+    index = tx.pop()
+    tx.push(subscript(tx, tx.pop(), index))
+
+
+@handles("BINARY_SLICE")
+def binary_slice(tx: Tx, inst):
+    start, stop = tx.popn(2)
+    container = tx.pop()
+    tx.push(subscript(tx, container, _slice(start, stop, ConstantVariable(None))))
+
+
+def _slice(start, stop, step):
+    var = SliceVariable(start, stop, step)
+    return ConstantVariable(var.as_constant()) if var.is_constant() else var
+
+
+@handles("BUILD_SLICE")
+def build_slice(tx: Tx, inst):
+    parts = tx.popn(inst.arg)
+    if len(parts) == 2:
+        parts.append(ConstantVariable(None))
+    tx.push(_slice(*parts))
+
+
+@handles("STORE_SUBSCR")
+def store_subscr(tx: Tx, inst):
+    index, container, value = tx.pop(), tx.pop(), tx.pop()
+    _store_item(container, index, value)
+
+
+@handles("STORE_SLICE")
+def store_slice(tx: Tx, inst):
+    start, stop = tx.popn(2)
+    container, value = tx.pop(), tx.pop()
+    _store_item(container, _slice(start, stop, ConstantVariable(None)), value)
+
+
+def _store_item(container, index, value):
+    if isinstance(container, ArrayVariable):
+        raise Unsupported("assignment into an array (x[...] = v) is not supported yet")
+    if container.source is not None:
+        raise Unsupported(f"assignment into {container.describe()} that the caller can see (side effects are not supported yet)")
+    key = index.as_constant()
+    if isinstance(container, ListVariable):
+        if isinstance(key, slice):
+            container.items[key] = unpack_known(value, "slice assignment")
+        else:
+            container.items[key] = value
+    elif isinstance(container, DictVariable):
+        container.items[key] = value
+    else:
+        raise Unsupported(f"item assignment into {container.describe()}")
+
+
+# -- operators -------------------------------------------------------------------------------
+@handles("BINARY_OP")
+def binary_op(tx: Tx, inst):
+    fn, inplace = bc.BINARY_OPS[inst.arg]
+    rhs = tx.pop()
+    lhs = tx.pop()
+    if inplace and isinstance(lhs, ArrayVariable):
+        raise Unsupported("in-place update of an array (x op= y) is not supported yet")
+    if inplace and isinstance(lhs, ListVariable) and fn is operator.add:
+        if lhs.source is not None:
+            raise Unsupported(f"in-place extension of {lhs.describe()} that the caller can see")
+        lhs.items.extend(unpack_known(rhs, "list +="))
+        tx.push(lhs)
+        return
+    tx.push(tx.apply_operator(fn, [lhs, rhs]))
+
+
+_UNARY = {"UNARY_NEGATIVE": operator.neg, "UNARY_INVERT": operator.invert, "UNARY_POSITIVE": operator.pos}
+
+
+@handles(*_UNARY)
+def unary_op(tx: Tx, inst):
+    tx.push(tx.apply_operator(_UNARY[inst.opname], [tx.pop()]))
+
+
+@handles("UNARY_NOT")
+def unary_not(tx: Tx, inst):
+    tx.push(ConstantVariable(not tx.truth(tx.pop())))
+
+
+@handles("TO_BOOL")
+def to_bool(tx: Tx, inst):
+    tx.push(ConstantVariable(tx.truth(tx.pop())))
+
+
+@handles("COMPARE_OP")
+def compare_op(tx: Tx, inst):
+    rhs = tx.pop()
+    tx.push(tx.apply_operator(bc.compare_op(inst), [tx.pop(), rhs]))
+
+
+@handles("IS_OP")
+def is_op(tx: Tx, inst):
+    rhs, lhs = tx.pop(), tx.pop()
+    if lhs.is_constant() and rhs.is_constant():
+        same = lhs.as_constant() is rhs.as_constant()
+    elif isinstance(lhs, ObjectVariable) and isinstance(rhs, ObjectVariable):
+        same = lhs.value is rhs.value
+    elif lhs is rhs:
+        same = True
+    elif _is_none(lhs) or _is_none(rhs):
+        same = False  # a symbolic value (array, container, function) is never None
+    else:
+        raise Unsupported(f"`is` between {lhs.describe()} and {rhs.describe()}")
+    tx.push(ConstantVariable(same != bool(inst.arg)))
+
+
+def _is_none(var) -> bool:
+    return var.is_constant() and var.as_constant() is None
+
+
+@handles("CONTAINS_OP")
+def contains_op(tx: Tx, inst):
+    container, item = tx.pop(), tx.pop()
+    if isinstance(container, DictVariable):
+        found = item.as_constant() in container.items
+    elif container.is_constant() and item.is_constant():
+        found = item.as_constant() in container.as_constant()
+    elif isinstance(container, (TupleVariable, ListVariable)) and item.is_constant():
+        if not all(v.is_constant() for v in container.items):
+            raise Unsupported(f"`in` over {container.describe()} holding arrays")
+        found = item.as_constant() in [v.as_constant() for v in container.items]
+    else:
+        raise Unsupported(f"`in` with {item.describe()} and {container.describe()}")
+    tx.push(ConstantVariable(found != bool(inst.arg)))
+
+
+# -- building containers -----------------------------------------------------------------------
+@handles("BUILD_TUPLE")
+def build_tuple(tx: Tx, inst):
+    tx.push(TupleVariable(tx.popn(inst.arg)))
+
+
+@handles("BUILD_LIST")
+def build_list(tx: Tx, inst):
+    tx.push(ListVariable(tx.popn(inst.arg)))
+
+
+@handles("BUILD_MAP")
+def build_map(tx: Tx, inst):
+    flat = tx.popn(2 * inst.arg)
+    tx.push(DictVariable({flat[i].as_constant(): flat[i + 1] for i in range(0, len(flat), 2)}))
+
+
+@handles("BUILD_CONST_KEY_MAP")
+def build_const_key_map(tx: Tx, inst):
+    keys = tx.pop().as_constant()
+    tx.push(DictVariable(dict(zip(keys, tx.popn(inst.arg)))))
+
+
+@handles("LIST_APPEND")
+def list_append(tx: Tx, inst):
+    value = tx.pop()
+    tx.stack[-inst.arg].items.append(value)
+
+
+@handles("LIST_EXTEND")
+def list_extend(tx: Tx, inst):
+    values = tx.pop()
+    tx.stack[-inst.arg].items.extend(tx.unpack(values, "list extend"))
+
+
+@handles("LIST_TO_TUPLE")
+def list_to_tuple(tx: Tx, inst):
+    tx.push(TupleVariable(list(tx.pop().items)))
+
+
+@handles("MAP_ADD")
+def map_add(tx: Tx, inst):
+    value, key = tx.pop(), tx.pop()
+    tx.stack[-inst.arg].items[key.as_constant()] = value
+
+
+@handles("DICT_UPDATE", "DICT_MERGE")
+def dict_update(tx: Tx, inst):
+    other = tx.pop()
+    if not isinstance(other, DictVariable):
+        raise Unsupported(f"** unpacking of {other.describe()}")
+    tx.stack[-inst.arg].items.update(other.items)
+
+
+@handles("CALL_INTRINSIC_1")
+def call_intrinsic_1(tx: Tx, inst):
+    if inst.arg == bc.INTRINSIC_LIST_TO_TUPLE:
+        tx.push(TupleVariable(list(tx.pop().items)))
+    elif inst.arg == bc.INTRINSIC_UNARY_POSITIVE:
+        tx.push(tx.apply_operator(operator.pos, [tx.pop()]))
+    else:
+        raise Unsupported(f"CALL_INTRINSIC_1 {inst.argrepr} is not supported")
+
+
+@handles("UNPACK_SEQUENCE")
+def unpack_sequence(tx: Tx, inst):
+    items = tx.unpack(tx.pop(), "unpacking")
+    if len(items) != inst.arg:
+        raise Unsupported(f"unpacking {len(items)} values into {inst.arg} names (ValueError)")
+    for v in reversed(items):
+        tx.push(v)
+
+
+@handles("UNPACK_EX")
+def unpack_ex(tx: Tx, inst):
+    before, after = inst.arg & 0xFF, inst.arg >> 8
+    items = tx.unpack(tx.pop(), "unpacking")
+    if len(items) < before + after:
+        raise Unsupported("not enough values to unpack (ValueError)")
+    middle = ListVariable(items[before:len(items) - after])
+    for v in reversed(items[:before] + [middle] + items[len(items) - after:]):
+        tx.push(v)
+
+
+@handles("FORMAT_VALUE", "FORMAT_SIMPLE", "FORMAT_WITH_SPEC", "CONVERT_VALUE", "BUILD_STRING")
+def formatting(tx: Tx, inst):
+    raise Unsupported("f-strings are not supported yet")
+
+
+# -- calls -----------------------------------------------------------------------------------
+@handles("KW_NAMES")
+def kw_names(tx: Tx, inst):
+    tx.kw_names = bc.kw_names(tx.code, inst)
+
+
+@handles("CALL")
+def call(tx: Tx, inst):
+    names, tx.kw_names = tx.kw_names, ()
+    tx._call_with_kw(inst.arg, names)
+
+
+@handles("CALL_KW")
+def call_kw(tx: Tx, inst):
+    tx._call_with_kw(inst.arg, tx.pop().as_constant())
+
+
+@handles("CALL_FUNCTION_EX")
+def call_function_ex(tx: Tx, inst):
+    kwargs = tx.pop() if inst.arg & 1 else DictVariable({})
+    args = tx.pop()
+    first, second = tx.popn(2)
+    fn, self_var = bc.split_call_slots(first, second, lambda v: v is NULL)
+    if not isinstance(kwargs, DictVariable):
+        raise Unsupported(f"** unpacking of {kwargs.describe()}")
+    pos = tx.unpack(args, "* unpacking")
+    if self_var is not None:
+        pos = [self_var, *pos]
+    tx.push(tx.call(fn, pos, dict(kwargs.items)))
+
+
+@handles("MAKE_FUNCTION")
+def make_function(tx: Tx, inst):
+    code = tx.pop().value
+    fn = NestedFunctionVariable(code, tx.f_globals, globals_source=tx.globals_source)
+    if bc.MAKE_FUNCTION_TAKES_FLAGS:
+        for flag in (bc.FN_CLOSURE, bc.FN_ANNOTATIONS, bc.FN_KWDEFAULTS, bc.FN_DEFAULTS):
+            if inst.arg & flag:
+                _set_function_attribute(fn, flag, tx.pop())
+    tx.push(fn)
+
+
+@handles("SET_FUNCTION_ATTRIBUTE")
+def set_function_attribute(tx: Tx, inst):
+    fn = tx.pop()
+    _set_function_attribute(fn, inst.arg, tx.pop())
+    tx.push(fn)
+
+
+def _set_function_attribute(fn: NestedFunctionVariable, flag: int, value):
+    if flag == bc.FN_CLOSURE:
+        fn.closure = tuple(value.items)
+    elif flag == bc.FN_DEFAULTS:
+        fn.defaults = tuple(unpack_known(value, "defaults"))
+    elif flag == bc.FN_KWDEFAULTS:
+        fn.kwdefaults = dict(value.items) if isinstance(value, DictVariable) else \
+            {k: ConstantVariable(v) for k, v in value.as_constant().items()}
+
+
+# -- control flow ----------------------------------------------------------------------------
+@handles("RETURN_VALUE")
+def return_value(tx: Tx, inst):
+    tx.return_value = tx.pop()
+
+
+@handles("RETURN_CONST")
+def return_const(tx: Tx, inst):
+    tx.return_value = ConstantVariable(inst.argval)
+
+
+@handles("JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "JUMP", "JUMP_NO_INTERRUPT")
+def jump(tx: Tx, inst):
+    tx.jump(inst)
+
+
+def _conditional(pop_when, test):
+    def handler(tx: Tx, inst):
+        value = tx.stack[-1]
+        taken = test(tx, value)
+        if pop_when is None or pop_when != taken:  # POP_JUMP_* always pop; JUMP_IF_*_OR_POP pops when not jumping
+            tx.pop()
+        if taken:
+            tx.jump(inst)
+    return handler
+
+
+_truthy = lambda tx, v: tx.truth(v)              # noqa: E731
+_falsy = lambda tx, v: not tx.truth(v)           # noqa: E731
+_none = lambda tx, v: _is_none_checked(v)        # noqa: E731
+_not_none = lambda tx, v: not _is_none_checked(v)  # noqa: E731
+
+
+def _is_none_checked(var) -> bool:
+    if var.is_constant():
+        return var.as_constant() is None
+    return False  # arrays, containers and objects are never None
+
+
+for _names, _test in (
+    (("POP_JUMP_IF_TRUE", "POP_JUMP_FORWARD_IF_TRUE", "POP_JUMP_BACKWARD_IF_TRUE"), _truthy),
+    (("POP_JUMP_IF_FALSE", "POP_JUMP_FORWARD_IF_FALSE", "POP_JUMP_BACKWARD_IF_FALSE"), _falsy),
+    (("POP_JUMP_IF_NONE", "POP_JUMP_FORWARD_IF_NONE", "POP_JUMP_BACKWARD_IF_NONE"), _none),
+    (("POP_JUMP_IF_NOT_NONE", "POP_JUMP_FORWARD_IF_NOT_NONE", "POP_JUMP_BACKWARD_IF_NOT_NONE"), _not_none),
+):
+    handles(*_names)(_conditional(None, _test))
+handles("JUMP_IF_TRUE_OR_POP")(_conditional(True, _truthy))
+handles("JUMP_IF_FALSE_OR_POP")(_conditional(True, _falsy))
+
+
+@handles("GET_ITER")
+def get_iter(tx: Tx, inst):
+    value = tx.pop()
+    if isinstance(value, IteratorVariable):
+        tx.push(value)
+    else:
+        tx.push(IteratorVariable(tx.unpack(value, "a for loop")))
+
+
+@handles("FOR_ITER")
+def for_iter(tx: Tx, inst):
+    it = tx.stack[-1]
+    if not isinstance(it, IteratorVariable):
+        raise Unsupported(f"iterating over {it.describe()}")
+    count = tx.loop_counts[inst.offset] = tx.loop_counts.get(inst.offset, 0) + 1
+    if count > config.unroll_limit + 1:
+        raise Unsupported(f"a loop ran more than config.unroll_limit={config.unroll_limit} iterations")
+    value = it.next()
+    if value is not None:
+        tx.push(value)
+        return
+    if bc.FOR_ITER_EXIT_PUSHES_PLACEHOLDER:
+        tx.push(NULL)
+    else:
+        tx.pop()
+    tx.jump(inst)
+
+
+@handles("END_FOR")
+def end_for(tx: Tx, inst):
+    tx.popn(bc.END_FOR_POPS)

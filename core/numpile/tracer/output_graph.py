@@ -1,0 +1,136 @@
+"""State shared by a traced frame and every frame inlined into it: the Graph being
+built, the guards, and the graph inputs; `wrap` turns a real value reached through
+a Source into a Variable (installing the guards that value needs), `call_op` adds
+a registry op to the graph."""
+
+from __future__ import annotations
+
+import types
+
+import numpy as np
+
+from .. import ops
+from ..exc import Unsupported
+from ..graph import Graph, Node, map_nodes
+from ..ops import ArrayMeta
+from .guards import GuardSet, array_guard_expected
+from .sources import ItemSource, Source
+from .variables import (
+    ArrayVariable, ConstantVariable, DictVariable, ListVariable, ObjectVariable,
+    SliceVariable, TupleVariable, Variable,
+)
+
+# Values the tracer treats as known constants, guarded by type and value.
+CONSTANT_TYPES = (bool, int, float, complex, str, bytes, type(None), type(Ellipsis), slice, range, np.dtype)
+# Objects guarded by identity: a different one means different code.
+IDENTITY_TYPES = (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type, np.ufunc,
+                  types.MethodWrapperType, types.WrapperDescriptorType, types.MethodDescriptorType)
+
+
+class OutputGraph:
+    def __init__(self, frame_env: dict):
+        self.frame_env = frame_env  # names the Sources' expressions use: the arguments, __G, __C
+        self.graph = Graph()
+        self.guards = GuardSet()
+        self.input_sources: list[Source] = []
+        self.example_inputs: list = []
+        self._wrapped: dict[Source, Variable] = {}
+        self.loc = None  # the user source line being traced (SourceLoc)
+
+    # -- inputs ------------------------------------------------------------------------
+    def wrap(self, value, source: Source, *, guard: bool = True) -> Variable:
+        """The Variable for a real value reached through `source`; each source is wrapped once."""
+        if source in self._wrapped:
+            return self._wrapped[source]
+        var = self._build(value, source, guard)
+        self._wrapped[source] = var
+        return var
+
+    def _build(self, value, source: Source, guard: bool) -> Variable:
+        if isinstance(value, (np.ndarray, np.generic)):
+            if type(value) is not np.ndarray and not isinstance(value, np.generic):
+                raise Unsupported(f"{source.name()} is an ndarray subclass ({type(value).__name__}); only plain ndarrays are compiled")
+            self.guards.add(source, "array", array_guard_expected(value))
+            node = self.graph.input(_input_name(source), ArrayMeta.of(value), source.name(), self.loc)
+            self.input_sources.append(source)
+            self.example_inputs.append(value)
+            return ArrayVariable(node, source)
+        if isinstance(value, CONSTANT_TYPES):
+            if guard:
+                self.guards.add(source, "id" if value is None or value is Ellipsis else "const", value)
+            return ConstantVariable(value, source)
+        if isinstance(value, tuple):
+            self.guards.add(source, "type", type(value))
+            self.guards.add(source, "len", len(value))
+            return TupleVariable([self.wrap(v, ItemSource(source, i)) for i, v in enumerate(value)], source)
+        if isinstance(value, list):
+            self.guards.add(source, "type", type(value))
+            self.guards.add(source, "len", len(value))
+            return ListVariable([self.wrap(v, ItemSource(source, i)) for i, v in enumerate(value)], source)
+        if type(value) is dict:
+            self.guards.add(source, "type", dict)
+            self.guards.add(source, "keys", list(value))
+            return DictVariable({k: self.wrap(v, ItemSource(source, k)) for k, v in value.items()}, source)
+        if guard:
+            self.guards.add(source, "id" if isinstance(value, IDENTITY_TYPES) else "type",
+                            value if isinstance(value, IDENTITY_TYPES) else type(value))
+        return ObjectVariable(value, source)
+
+    def read_source(self, source: Source):
+        """The real value behind a Source, read now (closure cells are read at trace time)."""
+        return eval(source.expr(), dict(self.frame_env))
+
+    # -- ops ---------------------------------------------------------------------------
+    def call_op(self, op: ops.OpDef, args: tuple, kwargs: dict, method: str | None = None) -> Variable:
+        """Add `op` applied to Variables; its meta rule gives the result's shape and dtype."""
+        gargs = tuple(graph_arg(a) for a in args)
+        gkwargs = {k: graph_arg(v) for k, v in kwargs.items()}
+        try:
+            if method is None:
+                gargs, gkwargs = op.normalize(gargs, gkwargs)
+            else:
+                gargs, gkwargs = op.normalize_method(method, gargs, gkwargs)
+        except TypeError as e:
+            raise Unsupported(f"unsupported call of np.{op.name}: {e}") from None
+        metas = map_nodes((gargs, gkwargs), lambda n: n.array_meta)
+        try:
+            meta = op.meta(*metas[0], **metas[1])
+        except NotImplementedError as e:
+            raise Unsupported(str(e) or f"{op.name}: this form is not supported") from None
+        except Exception as e:  # NumPy would raise here: let the eager run raise it for real
+            raise Unsupported(f"{op.name} raises {type(e).__name__} in NumPy: {e}") from None
+        if not isinstance(meta, ArrayMeta):
+            raise Unsupported(f"{op.name} returns {len(meta)} values; multi-output ops are not supported")
+        return ArrayVariable(self.graph.call(op.name, gargs, gkwargs, meta, self.loc))
+
+    def prune_unused_inputs(self, outputs: list[Node]) -> None:
+        """Drop graph inputs nothing reads (their guards stay: the trace looked at them)."""
+        used = {id(n) for node in self.graph.nodes for n in node.inputs} | {id(n) for n in outputs}
+        keep = []
+        for node, src, ex in zip(self.graph.inputs, self.input_sources, self.example_inputs):
+            if id(node) in used:
+                keep.append((src, ex))
+            else:
+                self.graph.nodes.remove(node)
+        self.input_sources = [s for s, _ in keep]
+        self.example_inputs = [e for _, e in keep]
+
+
+def graph_arg(var: Variable):
+    """A Variable as a Graph argument: Nodes for arrays, Python constants, nested tuples/lists."""
+    if isinstance(var, ArrayVariable):
+        return var.node
+    if isinstance(var, TupleVariable):
+        return tuple(graph_arg(v) for v in var.items)
+    if isinstance(var, ListVariable):
+        return [graph_arg(v) for v in var.items]
+    if isinstance(var, SliceVariable):
+        return slice(graph_arg(var.start), graph_arg(var.stop), graph_arg(var.step))
+    if var.is_constant():
+        return var.as_constant()
+    raise Unsupported(f"{var.describe()} cannot be passed to a NumPy function in a graph")
+
+
+def _input_name(source: Source) -> str:
+    name = source.name()
+    return name[2:] if name.startswith("__") else name

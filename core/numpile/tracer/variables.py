@@ -1,0 +1,208 @@
+"""What the tracer knows about a value.
+
+Arrays are symbolic (`ArrayVariable`: a Graph node); Python scalars, strings
+and other immutable values are known exactly (`ConstantVariable`);
+containers hold Variables; any other object is known by identity
+(`ObjectVariable`) and is asked for attributes and called through the
+translator. A Variable that came from the frame's inputs carries its
+`Source`, which names it in guards and in the code that rebuilds results.
+"""
+
+from __future__ import annotations
+
+import types
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from ..exc import Unsupported
+from ..graph import Node
+from .sources import Source
+
+
+class Variable:
+    source: Source | None = None
+
+    def is_constant(self) -> bool:
+        return False
+
+    def as_constant(self):
+        """The Python value this Variable stands for, when it is fully known."""
+        raise Unsupported(f"{self.describe()} is not a constant known at compile time")
+
+    def describe(self) -> str:
+        return type(self).__name__
+
+
+@dataclass(eq=False)
+class ConstantVariable(Variable):
+    value: Any
+    source: Source | None = None
+
+    def is_constant(self) -> bool:
+        return True
+
+    def as_constant(self):
+        return self.value
+
+    def describe(self) -> str:
+        return f"constant {self.value!r}"
+
+
+@dataclass(eq=False)
+class ArrayVariable(Variable):
+    """An ndarray or NumPy scalar computed by (or fed into) the graph."""
+
+    node: Node
+    source: Source | None = None
+
+    def describe(self) -> str:
+        kind = "NumPy scalar" if self.node.meta["scalar"] else "array"
+        return f"{kind} {self.node.name} ({self.node.array_meta})"
+
+
+@dataclass(eq=False)
+class TupleVariable(Variable):
+    items: list
+    source: Source | None = None
+
+    def is_constant(self) -> bool:
+        return all(v.is_constant() for v in self.items)
+
+    def as_constant(self):
+        return tuple(v.as_constant() for v in self.items)
+
+    def describe(self) -> str:
+        return f"tuple of {len(self.items)}"
+
+
+@dataclass(eq=False)
+class ListVariable(Variable):
+    """A list; mutable, so Variables share it by reference like Python names do."""
+
+    items: list
+    source: Source | None = None
+
+    def as_constant(self):
+        return [v.as_constant() for v in self.items]
+
+    def describe(self) -> str:
+        return f"list of {len(self.items)}"
+
+
+@dataclass(eq=False)
+class DictVariable(Variable):
+    items: dict  # constant key -> Variable
+    source: Source | None = None
+
+    def as_constant(self):
+        return {k: v.as_constant() for k, v in self.items.items()}
+
+    def describe(self) -> str:
+        return f"dict of {len(self.items)}"
+
+
+@dataclass(eq=False)
+class SliceVariable(Variable):
+    """A slice whose bounds are Variables (constants in static shapes)."""
+
+    start: Variable
+    stop: Variable
+    step: Variable
+
+    def is_constant(self) -> bool:
+        return self.start.is_constant() and self.stop.is_constant() and self.step.is_constant()
+
+    def as_constant(self):
+        return slice(self.start.as_constant(), self.stop.as_constant(), self.step.as_constant())
+
+
+@dataclass(eq=False)
+class ObjectVariable(Variable):
+    """Any other Python object, known by identity: functions, modules, classes, user objects."""
+
+    value: Any
+    source: Source | None = None
+
+    def is_constant(self) -> bool:
+        return isinstance(self.value, (types.ModuleType, type, types.BuiltinFunctionType, np.ufunc))
+
+    def as_constant(self):
+        return self.value
+
+    def describe(self) -> str:
+        return f"{type(self.value).__name__} {getattr(self.value, '__qualname__', '')}".rstrip()
+
+
+@dataclass(eq=False)
+class BoundMethodVariable(Variable):
+    """`obj.method` looked up but not yet called: `fn` gets `self_var` as its first argument."""
+
+    fn: Variable
+    self_var: Variable
+    source: Source | None = None
+
+    def describe(self) -> str:
+        return f"method {self.fn.describe()}"
+
+
+@dataclass(eq=False)
+class ArrayMethodVariable(Variable):
+    """`x.sum` for an array x: becomes an op node when called."""
+
+    array: ArrayVariable
+    name: str
+
+    def describe(self) -> str:
+        return f"ndarray.{self.name}"
+
+
+@dataclass(eq=False)
+class NestedFunctionVariable(Variable):
+    """A function made by MAKE_FUNCTION inside the traced code (closures, lambdas, comprehensions)."""
+
+    code: types.CodeType
+    f_globals: dict
+    defaults: tuple = ()                         # Variables
+    kwdefaults: dict = field(default_factory=dict)
+    closure: tuple = ()                          # CellVariables
+    globals_source: Any = None                   # how guards reach f_globals: a callable name -> Source
+
+    def describe(self) -> str:
+        return f"function {self.code.co_name}"
+
+
+@dataclass(eq=False)
+class CellVariable(Variable):
+    """A closure cell. `contents` is None while the cell is empty."""
+
+    contents: Variable | None = None
+    source: Source | None = None   # set for cells of the compiled function's own closure (read-only)
+
+    def describe(self) -> str:
+        return "cell"
+
+
+@dataclass(eq=False)
+class IteratorVariable(Variable):
+    """An iterator over values known at compile time (unrolled loops)."""
+
+    items: list
+    index: int = 0
+
+    def next(self) -> Variable | None:
+        if self.index >= len(self.items):
+            return None
+        self.index += 1
+        return self.items[self.index - 1]
+
+
+class NullVariable(Variable):
+    """The NULL CPython pushes beside callables."""
+
+    def describe(self) -> str:
+        return "NULL"
+
+
+NULL = NullVariable()
