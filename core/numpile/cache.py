@@ -72,6 +72,8 @@ class CompiledFunction:
         self._backend_spec = backend
         self._backend = None
         self.fullgraph, self.dynamic, self.mode = fullgraph, dynamic, mode
+        if backend is not None:
+            self.backend  # an unknown name or a missing mode is an error now, not at the first call
         self.options = dict(options or {})
         self._self = bound_self
         self.entries: list[CacheEntry] = []
