@@ -17,6 +17,7 @@ import weakref
 from dataclasses import dataclass, field
 
 from . import config, logs
+from .backend import check_mode
 from .exc import BackendCompilerFailed, Unsupported
 from .graph import Graph
 from .tracer import Trace, TraceFailed, trace
@@ -119,10 +120,7 @@ class CompiledFunction:
                 self._backend = plugins.default_backend(config.default_backends["cpu"])
             else:
                 self._backend = plugins.resolve_backend(self._backend_spec)
-            if self.mode not in getattr(self._backend, "modes", (None,)):
-                from .backend import NumpileError
-                raise NumpileError(f"backend {self._backend.name!r} has no mode {self.mode!r}; "
-                                   f"its modes are {list(self._backend.modes)}")
+            check_mode(self._backend, self.mode)
         return self._backend
 
     @property
