@@ -42,7 +42,7 @@ def rand(rng, shape, dtype=np.float64):
     """Random non-zero data of a dtype."""
     dtype = np.dtype(dtype)
     if dtype.kind == "b":
-        return rng.random(shape) < 0.5
+        return np.asarray(rng.random(shape) < 0.5)
     if dtype.kind in "iu":
-        return rng.integers(1, 50, size=shape).astype(dtype)
-    return (rng.standard_normal(shape) + 0.1).astype(dtype)
+        return np.asarray(rng.integers(1, 50, size=shape), dtype=dtype)
+    return np.asarray(rng.standard_normal(shape) + 0.1, dtype=dtype)

@@ -4,14 +4,22 @@ __version__ = "0.1.0"
 
 from . import config  # noqa: E402
 from .api import ExplainOutput, GraphBreak, compile, disable, explain, reset  # noqa: E402
+from .backend import (  # noqa: E402
+    Backend, BackendUnavailableError, CallableBackend, Exporter, InvalidBackendError, InvalidExporterError,
+)
 from .exc import BackendCompilerFailed, NumpileError, Unsupported  # noqa: E402
 from .graph import Graph, Node  # noqa: E402
+from .hookspecs import hookimpl, hookspec  # noqa: E402
 from .logs import set_logs  # noqa: E402
+from .plugins import BackendInfo, list_backends, register_backend  # noqa: E402
 
 __all__ = [
     "__version__", "config", "compile", "disable", "explain", "reset", "set_logs",
     "ExplainOutput", "GraphBreak", "Graph", "Node",
     "NumpileError", "Unsupported", "BackendCompilerFailed",
+    "InvalidBackendError", "BackendUnavailableError", "InvalidExporterError",
+    "Backend", "CallableBackend", "Exporter", "BackendInfo",
+    "hookimpl", "hookspec", "list_backends", "register_backend",
 ]
 
 from .logs import from_environment as _logs_from_environment  # noqa: E402

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from . import cache
 from .exc import Unsupported
+from .tracer import GraphBreak
 
 
 def compile(obj=None, *, backend=None, fullgraph: bool = False, dynamic: bool | None = None,
@@ -52,17 +53,6 @@ def reset() -> None:
 
 
 @dataclass
-class GraphBreak:
-    reason: str
-    loc: object            # SourceLoc of the user line, or None
-    user_stack: list
-
-    def __str__(self) -> str:
-        where = f"{self.loc}: {self.loc.line}" if self.loc is not None else "<unknown>"
-        return f"{self.reason}\n    at {where}"
-
-
-@dataclass
 class ExplainOutput:
     graphs: list = field(default_factory=list)
     graph_count: int = 0
@@ -95,14 +85,14 @@ def explain(fn, **compile_kwargs):
         compiled = compile(fn, backend=compile_kwargs.pop("backend", "eager"), **compile_kwargs)
 
         def record(cf, event: cache.CompileEvent):
-            if cf is not compiled:
+            if cf.root is not compiled:
                 return
             entry = event.entry
             if entry.graph is not None:
                 report.graphs.append(entry.graph)
                 report.ops_per_graph.append([n.target for n in entry.graph.calls])
-            if entry.break_reason is not None:
-                report.break_reasons.append(GraphBreak(entry.break_reason, entry.break_loc, entry.user_stack))
+            if entry.graph_break is not None:
+                report.break_reasons.append(entry.graph_break)
             report.guards.append(entry.guards.describe())
             report.compile_times.append(entry.compile_seconds)
 

@@ -1,15 +1,19 @@
-"""The per-function cache: compiled entries, their guards, recompilation and its limit.
+"""The per-function cache: compiled entries, their guards, recompilation and its limit,
+and the resume functions that continue a frame after a graph break.
 
 A `CompiledFunction` is what `numpile.compile` returns. Each call runs the
 guard check of its entries, most recently used first; the first that passes
 runs. A miss traces the call, compiles the graph with the backend and adds an
-entry; code the tracer cannot capture gets an entry that runs the function
-eagerly under the same guards.
+entry; code the tracer cannot capture at all gets an entry that runs the
+function eagerly under the same guards. An entry that ends in a graph break
+returns a `TailCall` of a resume function; `__call__` runs those in a loop, so
+a loop whose body breaks does not deepen the Python stack.
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
 import time
 import types
 import warnings
@@ -17,15 +21,25 @@ import weakref
 from dataclasses import dataclass, field
 
 from . import config, logs
-from .backend import check_mode
 from .exc import BackendCompilerFailed, Unsupported
 from .graph import Graph
-from .tracer import Trace, TraceFailed, trace
+from .tracer import GraphBreak, Trace, TraceFailed, trace
 from .tracer.codegen import CodeNamespace, call_args, signature_params
 from .tracer.guards import GuardSet
+from .tracer.resume import make_resume_function, resume_code
 
 _LIVE: "weakref.WeakSet[CompiledFunction]" = weakref.WeakSet()
 _NO_SELF = object()
+_STOP = object()  # next()'s default in residual code: the iterator is exhausted
+
+
+class TailCall:
+    """Returned by residual code: continue in `target` (a ResumePoint) with `args`."""
+
+    __slots__ = ("target", "args")
+
+    def __init__(self, target, args):
+        self.target, self.args = target, args
 
 
 @dataclass
@@ -33,12 +47,15 @@ class CacheEntry:
     check: object                 # the generated guard function
     run: object                   # the generated run function (or the function itself when eager)
     guards: GuardSet
-    graph: Graph | None           # None for an entry that runs eagerly
+    graph: Graph | None           # None when nothing was captured
     backend: str
     compile_seconds: float = 0.0
-    break_reason: str | None = None
-    break_loc: object = None
-    user_stack: list = field(default_factory=list)
+    graph_break: GraphBreak | None = None
+    eager: bool = False           # the tracer could not capture this frame at all
+
+    @property
+    def break_reason(self) -> str | None:
+        return self.graph_break.reason if self.graph_break is not None else None
 
 
 @dataclass
@@ -67,25 +84,34 @@ class CompiledFunction:
 
     def __init__(self, fn: types.FunctionType, original, backend, *, fullgraph: bool = False,
                  dynamic: bool | None = None, mode: str | None = None, options: dict | None = None,
-                 bound_self=_NO_SELF):
+                 bound_self=_NO_SELF, root: "CompiledFunction | None" = None):
         self._fn = fn
         self._orig = original
         self._backend_spec = backend
         self._backend = None
         self.fullgraph, self.dynamic, self.mode = fullgraph, dynamic, mode
-        if backend is not None:
-            self.backend  # an unknown name or a missing mode is an error now, not at the first call
         self.options = dict(options or {})
         self._self = bound_self
+        self.root = root or self                         # the function the user compiled
         self.entries: list[CacheEntry] = []
         self._limit_warned = False
-        functools.update_wrapper(self, original if callable(original) and hasattr(original, "__name__") else fn,
-                                 updated=())
+        self._resume_points: dict = {}                   # (code, layout, native) -> ResumePoint, on the root
+        self._frames: dict = {}                          # function -> CompiledFunction, on the root
+        functools.update_wrapper(self, original if hasattr(original, "__name__") else fn, updated=())
         _LIVE.add(self)
+        if backend is not None:
+            self.backend  # an unknown name or a missing mode is an error now, not at the first call
 
     def __call__(self, *args, **kwargs):
         if self._self is not _NO_SELF:
             args = (self._self, *args)
+        result = self._dispatch(args, kwargs)
+        while type(result) is TailCall:
+            result = result.target.call(result.args)
+        return result
+
+    def _dispatch(self, args, kwargs):
+        """Run the first entry whose guards pass, compiling one on a miss; may return a TailCall."""
         entries = self.entries
         for i, entry in enumerate(entries):
             try:
@@ -109,43 +135,53 @@ class CompiledFunction:
         return getattr(self._orig, name)
 
     def __repr__(self) -> str:
-        return f"<numpile compiled {getattr(self._fn, '__qualname__', self._fn)} backend={self.backend_name}>"
+        return f"<numpile compiled {self._fn.__qualname__} backend={self.backend_name}>"
 
-    # -- misses --------------------------------------------------------------------------
+    # -- backends ------------------------------------------------------------------------
     @property
     def backend(self):
         if self._backend is None:
             from . import plugins
             if self._backend_spec is None:
-                self._backend = plugins.default_backend(config.default_backends["cpu"])
+                self._backend = plugins.default_backend(config.default_backends["cpu"], "cpu", self.mode)
             else:
-                self._backend = plugins.resolve_backend(self._backend_spec)
-            check_mode(self._backend, self.mode)
+                self._backend = plugins.resolve_backend(self._backend_spec, self.mode)
         return self._backend
 
     @property
     def backend_name(self) -> str:
-        spec = self._backend_spec
         if self._backend is not None:
             return self._backend.name
+        spec = self._backend_spec
         return spec if isinstance(spec, str) else getattr(spec, "name", getattr(spec, "__name__", "default"))
 
+    def _child(self, fn: types.FunctionType) -> "CompiledFunction":
+        """A compiled function for code reached from this one (a resume function, a callee run
+        from residual code) with the same backend and settings."""
+        child = CompiledFunction(fn, fn, None, fullgraph=self.fullgraph, dynamic=self.dynamic, mode=self.mode,
+                                 options=self.options, root=self.root)
+        child._backend_spec, child._backend = self._backend_spec, self.backend
+        return child
+
+    # -- misses --------------------------------------------------------------------------
     def _miss(self, args, kwargs):
         name = self._fn.__qualname__
         if len(self.entries) >= config.cache_size_limit:
             if not self._limit_warned:
                 self._limit_warned = True
                 warnings.warn(f"numpile: {name} reached config.cache_size_limit={config.cache_size_limit} "
-                              f"compiled entries; it runs eagerly from now on", RuntimeWarning, stacklevel=3)
+                              f"compiled entries; it runs eagerly from now on", RuntimeWarning, stacklevel=4)
             return self._fn(*args, **kwargs)
         if self.entries and logs.enabled("recompiles"):
             logs.get("recompiles").debug("%s", self._recompile_reason(args, kwargs))
         backend = self.backend
         t0 = time.perf_counter()
         try:
-            tr = trace(self._fn, args, kwargs)
+            tr = trace(self._fn, args, kwargs, resumable=not self.fullgraph)
         except TraceFailed as failed:
             return self._run_eagerly(failed, time.perf_counter() - t0, args, kwargs)
+        if tr.graph_break is not None:
+            self._log_break(tr.graph_break, resumed=True)
         t1 = time.perf_counter()
         entry = self._compile(tr, backend)
         t2 = time.perf_counter()
@@ -157,29 +193,42 @@ class CompiledFunction:
         ns = tr.ns
         check = _define_check(tr.guards, tr.params, ns)
         graph = tr.graph
+        body = []
         if graph.calls:
             ns.values["__compiled"] = self._backend_compile(backend, graph, tr.example_inputs)
-            inputs = ", ".join(s.expr() for s in tr.input_sources)
-            body = f"    __o = __compiled({inputs})\n    return {tr.result_expr}\n"
-        else:
-            body = f"    return {tr.result_expr}\n"
-        run = ns.define(f"def __run({tr.params}):\n{body}", "__run", f"<numpile run {self._fn.__qualname__}>")
-        return CacheEntry(check, run, tr.guards, graph if graph.calls else None, backend.name)
+            body.append(f"__o = __compiled({', '.join(s.expr() for s in tr.input_sources)})")
+        body += tr.lines
+        if tr.result_expr is not None:
+            body.append(f"return {tr.result_expr}")
+        ns.values.update({"__tail": TailCall, "__STOP": _STOP, "__frame": self.root._frame_for})
+        for i, r in enumerate(tr.resumes):
+            ns.values[f"__resume{i}"] = self.root._resume_point(self._fn, tr.code, r.layout, r.native)
+            body += r.lines
+            call = f"return __tail(__resume{i}, ({''.join(a + ', ' for a in r.args)}))"
+            body += [f"if {r.test}:", f"    {call}"] if r.test else [call]
+        source = f"def __run({tr.params}):\n" + "".join(f"    {line}\n" for line in body)
+        run = ns.define(source, "__run", f"<numpile run {self._fn.__qualname__}>")
+        return CacheEntry(check, run, tr.guards, graph if graph.calls else None, backend.name,
+                          graph_break=tr.graph_break)
 
     def _backend_compile(self, backend, graph: Graph, example_inputs: list):
+        from . import plugins
+        graph = plugins.apply_graph_passes(graph, backend.name)
         if logs.enabled("graph"):
             logs.get("graph").debug("graph of %s for backend %r:\n%s", self._fn.__qualname__, backend.name, graph.tabular())
         options = {**self.options, "mode": self.mode}
+        t0 = time.perf_counter()
         try:
             compiled = backend.compile(graph, example_inputs, options)
         except Exception as e:
             if not config.suppress_errors:
                 raise BackendCompilerFailed(backend.name, graph, e) from e
             warnings.warn(f"numpile: backend {backend.name!r} failed on {self._fn.__qualname__} "
-                          f"({type(e).__name__}: {e}); running that graph eagerly", RuntimeWarning, stacklevel=4)
+                          f"({type(e).__name__}: {e}); running that graph eagerly", RuntimeWarning, stacklevel=5)
             return graph.compile_python()
         if not callable(compiled):
             raise BackendCompilerFailed(backend.name, graph, TypeError(f"compile returned {type(compiled).__name__}, not a callable"))
+        plugins.notify_compiled(self._fn.__qualname__, backend.name, graph, time.perf_counter() - t0)
         return compiled
 
     def _run_eagerly(self, failed: TraceFailed, seconds: float, args, kwargs):
@@ -190,19 +239,22 @@ class CompiledFunction:
             raise Unsupported(f"the tracer failed: {type(err).__name__}: {err}") from err
         reason = err.reason if isinstance(err, Unsupported) else f"{type(err).__name__}: {err}"
         loc = err.loc if isinstance(err, Unsupported) else (failed.user_stack[-1] if failed.user_stack else None)
-        if logs.enabled("graph_breaks"):
-            stack = "\n".join(f"  {f}: {f.line}" for f in failed.user_stack)
-            logs.get("graph_breaks").debug("graph break in %s: %s\n%s\n  (until resumption lands, the whole frame runs eagerly)",
-                                           self._fn.__qualname__, reason, stack)
+        brk = GraphBreak(reason, loc, failed.user_stack)
+        self._log_break(brk, resumed=False)
         ns = CodeNamespace(self._fn.__globals__, self._fn.__closure__)
         params = signature_params(self._fn, ns)
         check = _define_check(failed.guards, params, ns)
         ns.values["__fn"] = self._fn
         run = ns.define(f"def __run({params}):\n    return __fn({call_args(self._fn)})\n", "__run", "<numpile eager>")
-        entry = CacheEntry(check, run, failed.guards, None, "eager (graph break)", seconds,
-                           reason, loc, failed.user_stack)
+        entry = CacheEntry(check, run, failed.guards, None, "eager", seconds, brk, eager=True)
         self._install(entry, CompileEvent(self._fn.__qualname__, entry, seconds, 0.0))
         return self._fn(*args, **kwargs)
+
+    def _log_break(self, brk: GraphBreak, resumed: bool) -> None:
+        if logs.enabled("graph_breaks"):
+            stack = "\n".join(f"  {f}: {f.line}" for f in brk.user_stack)
+            then = "the graph so far is compiled and capture resumes after it" if resumed else "the frame runs eagerly"
+            logs.get("graph_breaks").debug("graph break in %s: %s\n%s\n  (%s)", self._fn.__qualname__, brk.reason, stack, then)
 
     def _install(self, entry: CacheEntry, event: CompileEvent) -> None:
         self.entries.insert(0, entry)
@@ -216,16 +268,51 @@ class CompiledFunction:
             listener(self, event)
 
     def _recompile_reason(self, args, kwargs) -> str:
-        import inspect
         bound = inspect.signature(self._fn).bind(*args, **kwargs)
         bound.apply_defaults()
         env = {"__G": self._fn.__globals__, "__C": self._fn.__closure__ or (), **bound.arguments}
         reasons = [e.guards.first_failure(env) or "guards passed but the entry was skipped" for e in self.entries]
         return f"recompiling {self._fn.__qualname__}: " + "; ".join(reasons)
 
+    # -- what residual code calls (on the root) -------------------------------------------
+    def _resume_point(self, fn, code, layout, native: bool) -> "ResumePoint":
+        key = (code, layout, native)
+        if key not in self._resume_points:
+            self._resume_points[key] = ResumePoint(self, fn, code, layout, native)
+        return self._resume_points[key]
+
+    def _frame_for(self, callee):
+        """What residual code calls for `callee`: a Python function is compiled as its own frame."""
+        if isinstance(callee, types.FunctionType) and not getattr(callee, "_numpile_disable", False) \
+                and not callee.__code__.co_flags & 0x3A0:  # generators and coroutines run as they are
+            if callee not in self._frames:
+                self._frames[callee] = self._child(callee)
+            return self._frames[callee]
+        return callee
+
+    def all_entries(self) -> list[CacheEntry]:
+        """The entries of this function and of every resume function and callee compiled for it."""
+        return [e for cf in list(_LIVE) if cf.root is self for e in cf.entries]
+
     def reset(self) -> None:
         self.entries.clear()
         self._limit_warned = False
+
+
+class ResumePoint:
+    """A resume function of a root compiled function, made and compiled on its first call."""
+
+    def __init__(self, root: CompiledFunction, fn, code, layout, native: bool):
+        self.root, self.fn, self.code, self.layout, self.native = root, fn, code, layout, native
+        self._target = None
+
+    def call(self, args):
+        if self._target is None:
+            resume_fn = make_resume_function(self.fn, resume_code(self.code, self.layout))
+            self._target = resume_fn if self.native else self.root._child(resume_fn)
+        if self.native:
+            return self._target(*args)
+        return self._target._dispatch(args, {})
 
 
 def _define_check(guards: GuardSet, params: str, ns: CodeNamespace):

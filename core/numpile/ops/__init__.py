@@ -1,6 +1,7 @@
 """The op registry (see registry.py); importing this package fills the table."""
 
-from . import pointwise, reductions  # noqa: F401  (each module registers its rows)
+# each module registers its rows
+from . import creation, indexing, linalg, pointwise, reductions, shape  # noqa: F401
 from .registry import (
     CREATION, INDEXING, KINDS, MATMUL, POINTWISE, REDUCTION, REGISTRY, SHAPE, VIEW,
     ArrayMeta, OpDef, get, lookup_callable, lookup_method, lookup_property, register,

@@ -1,4 +1,10 @@
-"""Elementwise ops: NumPy's ufuncs, with broadcasting and NumPy 2 promotion (NEP 50)."""
+"""Elementwise ops: NumPy's single-output ufuncs, and where, clip, round, astype.
+
+Results broadcast their operands. Dtypes follow NumPy 2 promotion (NEP 50: Python
+scalars are weak), read off the same NumPy function applied to probes (meta.py), so
+NumPy's value-based refusals (an out-of-range Python int, an integer to a negative
+integer power) are raised at trace time too.
+"""
 
 from __future__ import annotations
 
@@ -6,51 +12,180 @@ import operator
 
 import numpy as np
 
-from .registry import POINTWISE, ArrayMeta, register
+from . import params
+from .meta import as_meta, broadcast_shapes, probe_call, shape_of
+from .registry import POINTWISE, ArrayMeta, reflected, register
+
+# The single-output elementwise ufuncs. Not here: the two-output divmod, modf, frexp (a
+# node has one result), isnat (datetimes only), and the generalized ufuncs matmul (a row of
+# linalg.py), vecdot, matvec, vecmat.
+UFUNCS = (
+    # arithmetic
+    np.add, np.subtract, np.multiply, np.divide, np.floor_divide, np.remainder, np.fmod,
+    np.power, np.float_power, np.negative, np.positive, np.absolute, np.fabs, np.sign,
+    np.reciprocal, np.square, np.sqrt, np.cbrt, np.conjugate, np.heaviside, np.gcd, np.lcm,
+    # exponents and logarithms
+    np.exp, np.exp2, np.expm1, np.log, np.log2, np.log10, np.log1p, np.logaddexp,
+    np.logaddexp2, np.ldexp,
+    # trigonometric and angles
+    np.sin, np.cos, np.tan, np.arcsin, np.arccos, np.arctan, np.arctan2, np.hypot,
+    np.deg2rad, np.rad2deg, np.degrees, np.radians,
+    # hyperbolic
+    np.sinh, np.cosh, np.tanh, np.arcsinh, np.arccosh, np.arctanh,
+    # rounding
+    np.floor, np.ceil, np.trunc, np.rint,
+    # floating-point inspection and manipulation
+    np.copysign, np.nextafter, np.spacing, np.signbit, np.isnan, np.isinf, np.isfinite,
+    # comparison, and elementwise extrema
+    np.greater, np.greater_equal, np.less, np.less_equal, np.equal, np.not_equal,
+    np.maximum, np.minimum, np.fmax, np.fmin,
+    # logical
+    np.logical_and, np.logical_or, np.logical_xor, np.logical_not,
+    # bitwise
+    np.bitwise_and, np.bitwise_or, np.bitwise_xor, np.invert, np.left_shift, np.right_shift,
+    np.bitwise_count,
+)
+
+# Binary operators: ufunc -> (operator function, dunder stem); ndarray has __<stem>__
+# and the reflected __r<stem>__.
+BINARY_OPERATORS = {
+    np.add: (operator.add, "add"), np.subtract: (operator.sub, "sub"),
+    np.multiply: (operator.mul, "mul"), np.divide: (operator.truediv, "truediv"),
+    np.floor_divide: (operator.floordiv, "floordiv"), np.remainder: (operator.mod, "mod"),
+    np.power: (operator.pow, "pow"), np.bitwise_and: (operator.and_, "and"),
+    np.bitwise_or: (operator.or_, "or"), np.bitwise_xor: (operator.xor, "xor"),
+    np.left_shift: (operator.lshift, "lshift"), np.right_shift: (operator.rshift, "rshift"),
+}
+# Comparisons have no reflected dunders: Python itself turns `2 < x` into `x > 2`.
+COMPARISONS = {
+    np.less: (operator.lt, "lt"), np.less_equal: (operator.le, "le"),
+    np.equal: (operator.eq, "eq"), np.not_equal: (operator.ne, "ne"),
+    np.greater: (operator.gt, "gt"), np.greater_equal: (operator.ge, "ge"),
+}
+UNARY_OPERATORS = {
+    np.negative: ((operator.neg,), "neg"), np.positive: ((operator.pos,), "pos"),
+    np.invert: ((operator.invert, operator.inv), "invert"),
+    np.absolute: ((operator.abs, abs), "abs"),
+}
 
 
-def operand_dtype(x):
-    """The dtype a ufunc sees for an operand: arrays and NumPy scalars are strong,
-    Python scalars are weak (NEP 50) and are passed as their type."""
-    if isinstance(x, (ArrayMeta, np.generic, np.ndarray)):
-        return x.dtype
-    if isinstance(x, bool):  # bool is the lowest kind, so weak and strong agree
-        return np.dtype(bool)
-    return type(x)
+def _spellings(ufunc) -> tuple[tuple, dict]:
+    """The operator functions and ndarray methods that mean `ufunc`."""
+    if ufunc in BINARY_OPERATORS:
+        fn, stem = BINARY_OPERATORS[ufunc]
+        return (fn,), {f"__{stem}__": None, f"__r{stem}__": reflected}
+    if ufunc in COMPARISONS:
+        fn, stem = COMPARISONS[ufunc]
+        return (fn,), {f"__{stem}__": None}
+    if ufunc in UNARY_OPERATORS:
+        fns, stem = UNARY_OPERATORS[ufunc]
+        return fns, {f"__{stem}__": None}
+    if ufunc is np.conjugate:
+        return (), {"conj": None, "conjugate": None}
+    return (), {}
 
 
-def broadcast_meta_shape(*operands) -> tuple:
-    return np.broadcast_shapes(*(tuple(o.shape) for o in operands if isinstance(o, (ArrayMeta, np.generic, np.ndarray))))
-
-
-def ufunc_meta(ufunc):
-    def meta(*operands):
-        shape = broadcast_meta_shape(*operands)
-        dtypes = tuple(operand_dtype(o) for o in operands) + (None,) * ufunc.nout
-        out = ufunc.resolve_dtypes(dtypes)[ufunc.nin:]
-        metas = tuple(ArrayMeta(shape, dt, scalar=not shape) for dt in out)
-        return metas[0] if ufunc.nout == 1 else metas
+def elementwise_meta(fn, *, scalar: bool = True):
+    """Meta of an elementwise NumPy function: the dtype (or NumPy's refusal) of fn on probes,
+    the broadcast shape of every operand; a NumPy scalar for a 0-d result where `scalar`."""
+    def meta(*args, **kwargs):
+        dtype = probe_call(fn, *args, **kwargs).dtype
+        shape = broadcast_shapes(*(shape_of(v) for v in (*args, *kwargs.values())))
+        return ArrayMeta(shape, dtype, scalar=scalar and not shape)
     return meta
 
 
-_UNARY_SIG = {1: lambda x: None, 2: lambda x1, x2: None}
+_SIGNATURES = {1: lambda x: None, 2: lambda x1, x2: None}
 
 
 def register_ufunc(ufunc, *, name=None, operators=(), methods=None, doc=""):
     """One row for a ufunc: np.<name>, plus the operator functions and dunder methods that mean it."""
     return register(
         name or ufunc.__name__, POINTWISE,
-        impl=ufunc, meta=ufunc_meta(ufunc), signature=_UNARY_SIG[ufunc.nin],
+        impl=ufunc, meta=elementwise_meta(ufunc), signature=_SIGNATURES[ufunc.nin],
         numpy=(ufunc, *operators), methods=methods, doc=doc or f"np.{ufunc.__name__}",
     )
 
 
-def _reflected(a, b):
-    """Adapter for ndarray.__radd__ and friends: `x.__radd__(y)` is `add(y, x)`."""
-    return (b, a), {}
+for _ufunc in UFUNCS:
+    _operators, _methods = _spellings(_ufunc)
+    register_ufunc(_ufunc, operators=_operators, methods=_methods)
 
 
-# A few rows; the families are completed in the rest of this module.
-register_ufunc(np.add, operators=(operator.add,), methods={"__add__": None, "__radd__": _reflected})
-register_ufunc(np.sin)
-register_ufunc(np.cos)
+# -- where ---------------------------------------------------------------------------------
+
+def _where_sig(condition, *xy): ...
+
+
+_where_values = elementwise_meta(np.where, scalar=False)  # np.where always returns an ndarray
+
+
+def _where_meta(condition, *xy):
+    if not xy:
+        raise NotImplementedError("where(condition) with one argument (the indices of nonzero "
+                                  "elements: a data-dependent shape) is not supported; use where(condition, x, y)")
+    return _where_values(condition, *xy)
+
+
+register("where", POINTWISE, impl=np.where, meta=_where_meta, signature=_where_sig,
+         numpy=(np.where,), doc="np.where(condition, x, y)")
+
+
+# -- clip ----------------------------------------------------------------------------------
+
+def _clip_sig(a, a_min=None, a_max=None): ...
+
+
+_ABSENT = object()  # tells "not passed" from an explicit None, as np.clip's own _NoValue does
+
+
+def _clip_call(a, a_min=_ABSENT, a_max=_ABSENT, *, min=_ABSENT, max=_ABSENT):
+    """np.clip(a, min=.., max=..) (NumPy 2.1's array-API names) as np.clip(a, a_min, a_max).
+    The mixes NumPy refuses (a_min without a_max, a_min with min=) are refused here too."""
+    if a_min is _ABSENT and a_max is _ABSENT:
+        return (a, None if min is _ABSENT else min, None if max is _ABSENT else max), {}
+    if a_min is _ABSENT or a_max is _ABSENT or min is not _ABSENT or max is not _ABSENT:
+        raise TypeError("clip() takes both a_min and a_max, or min= and max=")
+    return (a, a_min, a_max), {}
+
+
+def _clip_method(a, min=None, max=None):
+    return (a, min, max), {}
+
+
+register("clip", POINTWISE, impl=np.clip, meta=elementwise_meta(np.clip), signature=_clip_sig,
+         numpy=(np.clip,), methods={"clip": _clip_method}, adapter=_clip_call, doc="np.clip")
+
+
+# -- round ---------------------------------------------------------------------------------
+
+def _round_sig(a, decimals=0): ...
+
+
+register("round", POINTWISE, impl=np.round, meta=elementwise_meta(np.round), signature=_round_sig,
+         numpy=(np.round, np.around), methods={"round": None}, doc="np.round")
+
+
+# -- astype --------------------------------------------------------------------------------
+
+_NUMERIC_KINDS = "biufc"  # other targets (str, bytes, object) have data-dependent itemsizes or values
+
+
+def _astype_sig(x, dtype): ...
+
+
+def _astype_meta(x, dtype):
+    probe_call(np.astype, x, dtype)  # NumPy's refusals: np.astype takes arrays and NumPy scalars only
+    if dtype.kind not in _NUMERIC_KINDS:
+        raise NotImplementedError(f"astype: casting to {dtype} (not a bool, integer, float or complex dtype) is not supported")
+    x = as_meta(x)
+    return ArrayMeta(x.shape, dtype, scalar=x.scalar)  # a NumPy scalar stays a scalar
+
+
+def _astype_method(x, dtype):
+    return (x, dtype), {}
+
+
+register("astype", POINTWISE, impl=np.astype, meta=_astype_meta, signature=_astype_sig,
+         numpy=(np.astype,), methods={"astype": _astype_method},
+         convert={"dtype": np.dtype}, doc="x.astype(dtype), np.astype")

@@ -7,10 +7,19 @@ dtype of the result from the metas of the inputs, no data touched) and its
 kind. The tracer, the Graph interpreter and the backends read only this table.
 
 Canonical layout: parameters without a default are a node's positional
-`args`; parameters with a default are its `kwargs`, always all present (the
-defaults filled in). Array operands appear as Nodes in a graph, as
+`args` (a `*args` parameter contributes its items, so `where(c, x, y)` keeps
+NumPy's positional spelling); parameters with a default are its `kwargs`,
+always all present (the defaults filled in). A row's `convert` hooks give
+parameters one spelling each (dtypes as `np.dtype`, shapes as tuples of ints,
+see params.py), so backends never see `float`, `"f4"` and `np.float32` as
+three different things. Array operands appear as Nodes in a graph, as
 `ArrayMeta` in meta rules and as arrays in eager implementations; everything
 else is a plain Python constant.
+
+Meta rules return the `ArrayMeta` NumPy's result would have, raise NumPy's
+own exception type for calls NumPy rejects, and raise NotImplementedError
+(naming the op and the unsupported form) for forms the row does not capture;
+the tracer turns the latter into a graph break.
 """
 
 from __future__ import annotations
@@ -72,28 +81,43 @@ class OpDef:
     methods: dict = field(default_factory=dict)    # ndarray method name -> adapter (None: self is the first arg)
     properties: tuple = ()                          # ndarray properties that map to it: ("T",)
     doc: str = ""
+    adapter: Callable | None = None                 # rewrites a function call's (args, kwargs) before binding,
+                                                    # for NumPy spellings the signature lacks (np.clip's min=)
+    convert: dict = field(default_factory=dict)    # parameter name -> its canonical spelling (params.py)
 
     def normalize(self, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
-        """Bind a call to the canonical layout; raises TypeError naming the op on a bad call."""
+        """Bind a call of a NumPy function (or property) to the canonical layout;
+        raises TypeError naming the op on a call the row does not take."""
+        return self._bind(self.adapter, args, kwargs)
+
+    def normalize_method(self, method: str, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
+        """Canonical layout of `self_array.method(*args[1:], **kwargs)`, args[0] being the array."""
+        return self._bind(self.methods[method], args, kwargs)
+
+    def _bind(self, adapter, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
         try:
+            if adapter is not None:
+                args, kwargs = adapter(*args, **kwargs)
             bound = self.signature.bind(*args, **kwargs)
+            bound.apply_defaults()
+            for name, canonical in self.convert.items():
+                bound.arguments[name] = canonical(bound.arguments[name])
         except TypeError as e:
             raise TypeError(f"{self.name}(): {e}") from None
-        bound.apply_defaults()
         pos, kw = [], {}
         for name, p in self.signature.parameters.items():
-            if p.default is inspect.Parameter.empty:
+            if p.kind is inspect.Parameter.VAR_POSITIONAL:
+                pos.extend(bound.arguments[name])
+            elif p.default is inspect.Parameter.empty:
                 pos.append(bound.arguments[name])
             else:
                 kw[name] = bound.arguments[name]
         return tuple(pos), kw
 
-    def normalize_method(self, method: str, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
-        """Canonical layout of `self_array.method(*args[1:], **kwargs)`, args[0] being the array."""
-        adapter = self.methods[method]
-        if adapter is not None:
-            args, kwargs = adapter(*args, **kwargs)
-        return self.normalize(args, kwargs)
+
+def reflected(a, b):
+    """Method adapter of the reflected dunders: `x.__radd__(y)` is `add(y, x)`."""
+    return (b, a), {}
 
 
 REGISTRY: dict[str, OpDef] = {}
@@ -103,21 +127,26 @@ _BY_PROPERTY: dict[str, OpDef] = {}
 
 
 def register(name: str, kind: str, *, impl, meta, signature, numpy=(), methods=None,
-             properties=(), doc: str = "") -> OpDef:
+             properties=(), doc: str = "", adapter=None, convert=None) -> OpDef:
     """Add one row. `signature` is a function whose parameters are the canonical ones."""
     if name in REGISTRY:
         raise ValueError(f"op {name!r} is registered twice")
     if kind not in KINDS:
         raise ValueError(f"op {name!r}: unknown kind {kind!r}; expected one of {KINDS}")
     sig = signature if isinstance(signature, inspect.Signature) else inspect.signature(signature)
-    op = OpDef(name, kind, impl, meta, sig, tuple(numpy), dict(methods or {}), tuple(properties), doc)
+    unknown = set(convert or ()) - set(sig.parameters)
+    if unknown:
+        raise ValueError(f"op {name!r}: convert names parameters {sorted(unknown)} its signature lacks")
+    op = OpDef(name, kind, impl, meta, sig, tuple(numpy), dict(methods or {}), tuple(properties), doc,
+               adapter, dict(convert or {}))
+    spellings = ((_BY_CALLABLE, op.numpy), (_BY_METHOD, op.methods), (_BY_PROPERTY, op.properties))
+    for table, keys in spellings:
+        for key in keys:
+            if key in table:  # one spelling, one op: a second row would silently shadow the first
+                raise ValueError(f"op {name!r}: {key!r} already maps to op {table[key].name!r}")
     REGISTRY[name] = op
-    for fn in op.numpy:
-        _BY_CALLABLE[fn] = op
-    for m in op.methods:
-        _BY_METHOD[m] = op
-    for p in op.properties:
-        _BY_PROPERTY[p] = op
+    for table, keys in spellings:
+        table.update(dict.fromkeys(keys, op))
     return op
 
 

@@ -1,20 +1,51 @@
 """The bytecode tracer: `trace(fn, args, kwargs)` captures one call of `fn` as a Graph plus
-the guards it relied on and the code that rebuilds its return value."""
+the guards it relied on and the residual Python that runs after the graph: the code that
+rebuilds the return value or, at a graph break, the unsupported instruction and the tail
+call of a resume function."""
 
 from __future__ import annotations
 
 import inspect
 import types
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from ..exc import Unsupported
 from ..graph import Graph
-from .codegen import CodeNamespace, ResultBuilder, signature_params
+from . import bytecode_compat as bc
+from .codegen import CodeNamespace, Reconstructor, signature_params
 from .guards import GuardSet
 from .output_graph import OutputGraph
+from .residual import NULL_SLOT, Branch, branches_at
+from . import resume
+from .resume import ResumeLayout
 from .sources import ClosureSource, GlobalSource, LocalSource
 from .translator import InstructionTranslator
-from .variables import CellVariable
+from .variables import NULL, CellVariable
+
+
+@dataclass
+class GraphBreak:
+    """Where and why a trace stopped before the end of its frame."""
+
+    reason: str
+    loc: object                  # SourceLoc of the user line
+    user_stack: list
+
+    def __str__(self) -> str:
+        where = f"{self.loc}: {self.loc.line}" if self.loc is not None else "<unknown>"
+        return f"{self.reason}\n    at {where}"
+
+
+@dataclass
+class Resume:
+    """One way out of a graph break: run `lines`, and when `test` holds (or always), tail-call the
+    resume function for `layout` with `args`."""
+
+    test: str | None
+    lines: list
+    layout: ResumeLayout
+    args: list                   # Python expressions
+    native: bool                 # the resume function runs uncompiled
 
 
 @dataclass
@@ -23,40 +54,89 @@ class Trace:
     guards: GuardSet
     input_sources: list          # Sources of the graph inputs, in order
     example_inputs: list
-    result_expr: str             # Python expression over `__o` (graph outputs) and the frame's names
     ns: CodeNamespace
     params: str                  # the compiled function's parameter list, as source text
+    code: types.CodeType
+    lines: list                  # statements run after the graph
+    result_expr: str | None      # the frame's return value, when it ran to the end
+    resumes: list = field(default_factory=list)   # at a graph break
+    graph_break: GraphBreak | None = None
 
 
 class TraceFailed(Exception):
-    """Tracing stopped at `error`; `guards` are the facts it had relied on until then."""
+    """Tracing stopped at `error`; `guards` are the facts it had relied on until then, and `point`
+    the (offset, count) of the root-frame instruction it stopped at (None if it cannot resume)."""
 
-    def __init__(self, error: BaseException, guards: GuardSet, user_stack: list):
+    def __init__(self, error: BaseException, guards: GuardSet, user_stack: list, point):
         super().__init__(str(error))
-        self.error, self.guards, self.user_stack = error, guards, user_stack
+        self.error, self.guards, self.user_stack, self.point = error, guards, user_stack, point
 
 
-def trace(fn: types.FunctionType, args: tuple, kwargs: dict) -> Trace:
+def trace(fn: types.FunctionType, args: tuple, kwargs: dict, resumable: bool = True) -> Trace:
+    """Trace a call. At the first thing it cannot capture, trace again up to that instruction and
+    end the graph there (a graph break), unless `resumable` is False."""
+    try:
+        return _trace(fn, args, kwargs, None)
+    except TraceFailed as failed:
+        if not resumable or failed.point is None:
+            raise
+        err = failed.error
+        return _trace(fn, args, kwargs, failed.point, GraphBreak(err.reason, err.loc, failed.user_stack))
+
+
+def _trace(fn, args, kwargs, stop_at, graph_break: GraphBreak | None = None) -> Trace:
     bound = inspect.signature(fn).bind(*args, **kwargs)
     bound.apply_defaults()
     closure = fn.__closure__ or ()
-    env = {"__G": fn.__globals__, "__C": closure, **bound.arguments}
-    output = OutputGraph(env)
+    output = OutputGraph({"__G": fn.__globals__, "__C": closure, **bound.arguments})
     code = fn.__code__
     symbolic_locals = {name: output.wrap(value, LocalSource(name)) for name, value in bound.arguments.items()}
     for i, name in enumerate(code.co_freevars):
         symbolic_locals[name] = CellVariable(source=ClosureSource(i, name))
     tx = InstructionTranslator(output, code, fn.__globals__, symbolic_locals, GlobalSource)
+    tx.stop_at = stop_at
+    ns = CodeNamespace(fn.__globals__, closure)
+    rc = Reconstructor(ns)
     try:
         result = tx.run()
-        ns = CodeNamespace(fn.__globals__, closure)
-        builder = ResultBuilder(ns)
-        result_expr = builder.expr(result)
+        if result is not None:
+            result_expr, resumes = rc.expr(result), []
+        else:
+            result_expr, resumes = None, _resumes(tx, rc)
     except Exception as e:
         stack = getattr(e, "user_stack", None) or tx.user_stack()
-        raise TraceFailed(e, output.guards, stack) from e
-    output.prune_unused_inputs(builder.outputs)
-    output.graph.output(builder.outputs)
+        point = tx.current if isinstance(e, Unsupported) and stop_at is None else None
+        raise TraceFailed(e, output.guards, stack, point) from e
+    output.prune_unused_inputs(rc.outputs)
+    output.graph.output(rc.outputs)
     output.graph.guards = output.guards.describe()
-    return Trace(output.graph, output.guards, output.input_sources, output.example_inputs,
-                 result_expr, ns, signature_params(fn, ns))
+    return Trace(output.graph, output.guards, output.input_sources, output.example_inputs, ns,
+                 signature_params(fn, ns), resume.origin(code)[0], rc.lines, result_expr, resumes, graph_break)
+
+
+def _resumes(tx: InstructionTranslator, rc: Reconstructor) -> list[Resume]:
+    """The residual exits of a trace that stopped at `tx.break_inst`."""
+    code, shift = resume.origin(tx.code)
+    stack = [NULL_SLOT if v is NULL else rc.expr(v) for v in tx.stack]
+    local_args, unbound = [], []
+    for name in code.co_varnames:
+        value = tx.locals.get(name)
+        if isinstance(value, CellVariable):
+            value = value.contents
+        if value is None or value is NULL:
+            unbound.append(name)
+            local_args.append("None")
+        else:
+            local_args.append(rc.expr(value))
+    cells = [c for c in code.co_cellvars if c not in code.co_varnames
+             and isinstance(tx.locals.get(c), CellVariable) and tx.locals[c].contents is not None]
+    cell_args = [rc.expr(tx.locals[c].contents) for c in cells]
+    out = []
+    for b in branches_at(tx, tx.break_inst, stack, bc.user_protected_offsets(tx.code)):
+        layout = ResumeLayout(b.offset - shift, tuple(e is not NULL_SLOT for e in b.stack), tuple(unbound), tuple(cells))
+        values = [e for e in b.stack if e is not NULL_SLOT]
+        out.append(Resume(b.test, b.lines, layout, [*local_args, *values, *cell_args], b.native))
+    return out
+
+
+__all__ = ["trace", "Trace", "TraceFailed", "GraphBreak", "Resume", "Branch"]

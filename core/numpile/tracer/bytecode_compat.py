@@ -109,3 +109,12 @@ def user_protected_offsets(code) -> frozenset:
         if handler is not None and handler.opname == "PUSH_EXC_INFO":
             covered.update(o for o in insts if entry.start <= o < entry.end)
     return frozenset(covered)
+
+
+def cache_entries(opname: str) -> int:
+    """Inline cache code units after an instruction (3.11, 3.12 index by opcode; 3.13 by name)."""
+    import opcode
+    table = opcode._inline_cache_entries
+    if isinstance(table, dict):
+        return table.get(opname, 0)
+    return table[dis.opmap[opname]] if opname in dis.opmap else 0

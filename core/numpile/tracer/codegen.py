@@ -9,12 +9,14 @@ through their Sources, calls the compiled graph, and rebuilds the return value
 from __future__ import annotations
 
 import inspect
+import types
 
 import numpy as np
 
 from ..exc import Unsupported
 from .variables import (
-    ArrayVariable, ConstantVariable, DictVariable, ListVariable, ObjectVariable, TupleVariable, Variable,
+    ArrayMethodVariable, ArrayVariable, BoundMethodVariable, CellVariable, ConstantVariable, DictVariable,
+    IteratorVariable, ListVariable, NestedFunctionVariable, ObjectVariable, SliceVariable, TupleVariable, Variable,
 )
 
 
@@ -80,13 +82,27 @@ def _scalar(value):
     return value[()] if type(value) is np.ndarray else value
 
 
-class ResultBuilder:
-    """Python expressions that rebuild a Variable after the graph ran (`__o` holds its outputs)."""
+class Reconstructor:
+    """Python that rebuilds Variables after the graph ran (`__o` holds its outputs).
+
+    `expr(var)` is an expression for the value; objects that must be built once and shared
+    (new lists, dicts, cells, functions made in the frame) are bound to temporaries by the
+    statements collected in `lines`, which run before any expression is used.
+    """
 
     def __init__(self, ns: CodeNamespace):
         self.ns = ns
-        self.outputs: list = []  # graph nodes the result needs, in output order
-        ns.values["__scalar"] = _scalar
+        self.outputs: list = []  # graph nodes the code reads, in output order
+        self.lines: list[str] = []
+        self._temps: dict[int, str] = {}
+        ns.values.update({"__scalar": _scalar, "__make_cell": types.CellType, "__make_function": _make_function})
+
+    def _temp(self, var, build) -> str:
+        if id(var) not in self._temps:
+            name = f"__t{len(self._temps)}"
+            self._temps[id(var)] = name
+            self.lines.append(f"{name} = {build()}")
+        return self._temps[id(var)]
 
     def expr(self, var: Variable) -> str:
         if isinstance(var, ArrayVariable):
@@ -96,19 +112,37 @@ class ResultBuilder:
                 self.outputs.append(var.node)
             out = f"__o[{self.outputs.index(var.node)}]"
             return f"__scalar({out})" if var.node.meta["scalar"] else out
+        if var.source is not None:
+            return var.source.expr()
         if isinstance(var, TupleVariable):
-            inner = "".join(self.expr(v) + ", " for v in var.items)
-            return f"({inner})"
+            return "(" + "".join(self.expr(v) + ", " for v in var.items) + ")"
         if isinstance(var, ListVariable):
-            if var.source is not None:
-                return var.source.expr()
-            return "[" + ", ".join(self.expr(v) for v in var.items) + "]"
+            return self._temp(var, lambda: "[" + ", ".join(self.expr(v) for v in var.items) + "]")
         if isinstance(var, DictVariable):
-            if var.source is not None:
-                return var.source.expr()
-            return "{" + ", ".join(f"{self.ns.const(k)}: {self.expr(v)}" for k, v in var.items.items()) + "}"
-        if isinstance(var, ConstantVariable):
-            return var.source.expr() if var.source is not None else self.ns.const(var.value)
-        if isinstance(var, ObjectVariable):
-            return var.source.expr() if var.source is not None else self.ns.const(var.value)
-        raise Unsupported(f"returning {var.describe()} from compiled code is not supported")
+            return self._temp(var, lambda: "{" + ", ".join(
+                f"{self.ns.const(k)}: {self.expr(v)}" for k, v in var.items.items()) + "}")
+        if isinstance(var, (ConstantVariable, ObjectVariable)):
+            return self.ns.const(var.value)
+        if isinstance(var, SliceVariable):
+            return f"slice({self.expr(var.start)}, {self.expr(var.stop)}, {self.expr(var.step)})"
+        if isinstance(var, IteratorVariable):
+            return self._temp(var, lambda: "iter([" + ", ".join(self.expr(v) for v in var.items[var.index:]) + "])")
+        if isinstance(var, CellVariable):
+            return self._temp(var, lambda: "__make_cell()" if var.contents is None else f"__make_cell({self.expr(var.contents)})")
+        if isinstance(var, BoundMethodVariable):
+            return f"{self.expr(var.fn)}.__get__({self.expr(var.self_var)})"
+        if isinstance(var, ArrayMethodVariable):
+            return f"{self.expr(var.array)}.{var.name}"
+        if isinstance(var, NestedFunctionVariable):
+            return self._temp(var, lambda: "__make_function({}, {}, ({}), {{{}}}, ({}))".format(
+                self.ns.const(var.code), self.ns.const(var.f_globals),
+                "".join(self.expr(v) + ", " for v in var.defaults),
+                ", ".join(f"{k!r}: {self.expr(v)}" for k, v in var.kwdefaults.items()),
+                "".join(self.expr(c) + ", " for c in var.closure)))
+        raise Unsupported(f"{var.describe()} cannot be rebuilt outside the graph")
+
+
+def _make_function(code, f_globals, defaults, kwdefaults, closure):
+    fn = types.FunctionType(code, f_globals, code.co_name, defaults or None, closure or None)
+    fn.__kwdefaults__ = kwdefaults or None
+    return fn

@@ -61,17 +61,28 @@ class InstructionTranslator:
         self.stack: list[Variable] = []
         self.instructions = bc.instructions(code)
         self.index_of = {inst.offset: i for i, inst in enumerate(self.instructions)}
-        self.protected = bc.user_protected_offsets(code)
         self.ip = 0
+        self.exec_counts: dict[int, int] = {}
+        self.current: tuple | None = None    # (offset, how many times reached) of the instruction running
+        self.stop_at: tuple | None = None    # the root frame stops there: the graph break found last pass
+        self.break_inst = None
         self.kw_names: tuple = ()
         self.return_value: Variable | None = None
         self.loop_counts: dict[int, int] = {}
         self.lineno = code.co_firstlineno
 
     # -- the loop ------------------------------------------------------------------------
-    def run(self) -> Variable:
+    def run(self) -> Variable | None:
+        """Interpret until the frame returns (its value) or, for the root frame, until it reaches
+        `stop_at`, the graph break found by an earlier pass (None, with `break_inst` set)."""
         while self.return_value is None:
             inst = self.instructions[self.ip]
+            if self.parent is None:
+                count = self.exec_counts[inst.offset] = self.exec_counts.get(inst.offset, 0) + 1
+                self.current = (inst.offset, count)
+                if self.current == self.stop_at:
+                    self.break_inst = inst
+                    return None
             self.ip += 1
             if inst.positions is not None and inst.positions.lineno is not None:
                 self.lineno = inst.positions.lineno
@@ -79,8 +90,6 @@ class InstructionTranslator:
             handler = DISPATCH.get(inst.opname)
             if handler is None:
                 raise Unsupported(f"bytecode {inst.opname} is not supported yet").at(self.loc)
-            if inst.offset in self.protected:
-                raise Unsupported("code inside try/except/finally or with blocks is not supported yet").at(self.loc)
             try:
                 handler(self, inst)
             except Unsupported as e:
@@ -370,9 +379,9 @@ def _unsupported_call_reason(value) -> str:
     name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None) or type(value).__name__
     if module.split(".")[0] == "numpy":
         return f"np.{getattr(value, '__name__', name)} is not supported by numpile yet"
-    if isinstance(value, type):
-        return f"creating a {name} object is not supported"
     where = f"{module}.{name}" if module and module != "builtins" else name
+    if isinstance(value, type):
+        return f"creating a {where} object is not supported"
     return f"call to {where} cannot be compiled"
 
 

@@ -1,0 +1,68 @@
+"""What meta rules share: operands as metas or stand-ins, broadcasting, axes.
+
+Meta rules see `ArrayMeta` for array operands and plain constants for the rest. Where
+NumPy's result dtype (or its refusal of a call) is simpler to ask NumPy than to restate,
+a rule calls the NumPy function on probes: one-element arrays with the operands' dtypes
+and ndims, constants passed through unchanged so that NEP 50 weak Python scalars stay
+weak and out-of-range Python ints raise as they do on real data. No rule touches or
+allocates anything the size of its inputs.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
+
+from .registry import ArrayMeta
+
+__all__ = ["probe", "probe_call", "as_meta", "shape_of", "broadcast_shapes",
+           "normalize_axis_index", "normalize_axis_tuple"]
+
+
+def probe(x):
+    """A one-element stand-in for an array operand; constants stay as they are."""
+    if isinstance(x, ArrayMeta):
+        return np.ones((1,) * x.ndim, dtype=x.dtype)
+    return x
+
+
+def probe_call(fn, *args, **kwargs):
+    """fn on the probes of its arguments (nested in tuples and lists too), quietly:
+    the warnings of computing on ones (log(1), var with ddof=1 of one element) mean nothing."""
+    args = tuple(_probe_nested(a) for a in args)
+    kwargs = {k: _probe_nested(v) for k, v in kwargs.items()}
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return fn(*args, **kwargs)
+
+
+def _probe_nested(x):
+    if isinstance(x, (tuple, list)):
+        return type(x)(_probe_nested(v) for v in x)
+    return probe(x)
+
+
+def as_meta(x) -> ArrayMeta:
+    """The meta of an operand that NumPy converts with np.asarray (a list, a Python or NumPy scalar)."""
+    if isinstance(x, ArrayMeta):
+        return x
+    return ArrayMeta.of(x if isinstance(x, (np.ndarray, np.generic)) else np.asarray(x))
+
+
+def shape_of(x) -> tuple:
+    return x.shape if isinstance(x, ArrayMeta) else np.shape(x)
+
+
+def broadcast_shapes(*shapes: tuple) -> tuple:
+    """np.broadcast_shapes in plain arithmetic (no arrays made); ValueError on a mismatch as NumPy."""
+    ndim = max(map(len, shapes), default=0)
+    out = []
+    for i in range(-ndim, 0):
+        dims = {s[i] for s in shapes if len(s) >= -i} - {1}
+        if len(dims) > 1:
+            raise ValueError("shape mismatch: objects cannot be broadcast to a single shape: "
+                             + " ".join(str(tuple(s)) for s in shapes))
+        out.append(dims.pop() if dims else 1)
+    return tuple(out)

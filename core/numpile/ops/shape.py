@@ -1,0 +1,234 @@
+"""Views and rearrangements: reshape, transpose, swapaxes, moveaxis, expand_dims, squeeze,
+broadcast_to (views of their input), and ravel, concatenate, stack (new arrays).
+
+A view op applied to a NumPy scalar calls the scalar's method, which hands back a scalar
+again for a 0-d result; on an ndarray the result is always an ndarray.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from . import params
+from .meta import as_meta, broadcast_shapes, normalize_axis_index, normalize_axis_tuple, probe_call
+from .registry import SHAPE, VIEW, ArrayMeta, register
+
+
+def _view(a: ArrayMeta, shape: tuple) -> ArrayMeta:
+    return ArrayMeta(tuple(shape), a.dtype, scalar=a.scalar and not shape)
+
+
+def _as_tuple(axes) -> tuple:
+    return axes if isinstance(axes, tuple) else (axes,)
+
+
+def _varargs(name: str):
+    """Method adapter of x.reshape(3, 4) and x.transpose(1, 0): the varargs are the one
+    argument that np.reshape and np.transpose take (x.reshape((3, 4)) passes it as is)."""
+    def adapter(a, *values, **kwargs):
+        if kwargs:
+            raise TypeError(f"ndarray.{name}() takes no keyword arguments here: {sorted(kwargs)}")
+        if not values:
+            return (a,), {}
+        return (a, values[0] if len(values) == 1 else values), {}
+    return adapter
+
+
+# -- reshape -------------------------------------------------------------------------------
+
+def _reshape_sig(a, /, shape): ...
+
+
+def _reshape_meta(a, shape):
+    a = as_meta(a)
+    unknown = [i for i, d in enumerate(shape) if d < 0]
+    known = math.prod(d for d in shape if d >= 0)
+    if len(unknown) > 1:
+        raise ValueError("can only specify one unknown dimension")
+    if unknown and known and a.size % known == 0:
+        shape = shape[:unknown[0]] + (a.size // known,) + shape[unknown[0] + 1:]
+    elif unknown or known != a.size:
+        raise ValueError(f"cannot reshape array of size {a.size} into shape {shape}")
+    return _view(a, shape)
+
+
+register("reshape", VIEW, impl=np.reshape, meta=_reshape_meta, signature=_reshape_sig,
+         numpy=(np.reshape,), methods={"reshape": _varargs("reshape")},
+         convert={"shape": params.shape}, doc="np.reshape, x.reshape(3, 4), x.reshape((3, 4))")
+
+
+# -- transpose, swapaxes, moveaxis ---------------------------------------------------------
+
+def _transpose_sig(a, axes=None): ...
+
+
+def _transpose_meta(a, axes=None):
+    a = as_meta(a)
+    if axes is None:
+        perm = tuple(reversed(range(a.ndim)))
+    else:
+        axes = _as_tuple(axes)
+        if len(axes) != a.ndim:
+            raise ValueError("axes don't match array")
+        perm = normalize_axis_tuple(axes, a.ndim)
+    return _view(a, tuple(a.shape[i] for i in perm))
+
+
+register("transpose", VIEW, impl=np.transpose, meta=_transpose_meta, signature=_transpose_sig,
+         numpy=(np.transpose,), methods={"transpose": _varargs("transpose")}, properties=("T",),
+         convert={"axes": params.axes}, doc="np.transpose, x.transpose(1, 0), x.T")
+
+
+def _swapaxes_sig(a, axis1, axis2): ...
+
+
+def _swapaxes_meta(a, axis1, axis2):
+    a = as_meta(a)
+    i, j = normalize_axis_index(axis1, a.ndim, "axis1"), normalize_axis_index(axis2, a.ndim, "axis2")
+    shape = list(a.shape)
+    shape[i], shape[j] = shape[j], shape[i]
+    return _view(a, shape)
+
+
+register("swapaxes", VIEW, impl=np.swapaxes, meta=_swapaxes_meta, signature=_swapaxes_sig,
+         numpy=(np.swapaxes,), methods={"swapaxes": None},
+         convert={"axis1": params.integer, "axis2": params.integer}, doc="np.swapaxes")
+
+
+def _moveaxis_sig(a, source, destination): ...
+
+
+def _moveaxis_meta(a, source, destination):
+    a = as_meta(a)
+    source = normalize_axis_tuple(source, a.ndim, "source")
+    destination = normalize_axis_tuple(destination, a.ndim, "destination")
+    if len(source) != len(destination):
+        raise ValueError("`source` and `destination` arguments must have the same number of elements")
+    order = [i for i in range(a.ndim) if i not in source]
+    for dest, src in sorted(zip(destination, source)):
+        order.insert(dest, src)
+    return _view(a, tuple(a.shape[i] for i in order))
+
+
+register("moveaxis", VIEW, impl=np.moveaxis, meta=_moveaxis_meta, signature=_moveaxis_sig,
+         numpy=(np.moveaxis,), convert={"source": params.axes, "destination": params.axes},
+         doc="np.moveaxis")
+
+
+# -- expand_dims, squeeze, broadcast_to ----------------------------------------------------
+
+def _expand_dims_sig(a, axis): ...
+
+
+def _expand_dims_meta(a, axis):
+    a = as_meta(a)
+    ndim = a.ndim + len(_as_tuple(axis))
+    axes = normalize_axis_tuple(axis, ndim)
+    dims = iter(a.shape)
+    return ArrayMeta(tuple(1 if i in axes else next(dims) for i in range(ndim)), a.dtype)
+
+
+register("expand_dims", VIEW, impl=np.expand_dims, meta=_expand_dims_meta, signature=_expand_dims_sig,
+         numpy=(np.expand_dims,), convert={"axis": params.axes}, doc="np.expand_dims")
+
+
+def _squeeze_sig(a, axis=None): ...
+
+
+def _squeeze_meta(a, axis=None):
+    a = as_meta(a)
+    if axis is None:
+        axes = tuple(i for i, d in enumerate(a.shape) if d == 1)
+    else:
+        axes = normalize_axis_tuple(axis, a.ndim)
+        if any(a.shape[i] != 1 for i in axes):
+            raise ValueError("cannot select an axis to squeeze out which has size not equal to one")
+    return _view(a, tuple(d for i, d in enumerate(a.shape) if i not in axes))
+
+
+register("squeeze", VIEW, impl=np.squeeze, meta=_squeeze_meta, signature=_squeeze_sig,
+         numpy=(np.squeeze,), methods={"squeeze": None}, convert={"axis": params.axis},
+         doc="np.squeeze")
+
+
+def _broadcast_to_sig(array, shape): ...
+
+
+def _broadcast_to_meta(array, shape):
+    a = as_meta(array)
+    if any(d < 0 for d in shape):
+        raise ValueError("all elements of broadcast shape must be non-negative")
+    if len(shape) < a.ndim or broadcast_shapes(a.shape, shape) != shape:
+        raise ValueError(f"operands could not be broadcast together with remapped shapes "
+                         f"[original->remapped]: {a.shape} and requested shape {shape}")
+    return ArrayMeta(shape, a.dtype)
+
+
+register("broadcast_to", VIEW, impl=np.broadcast_to, meta=_broadcast_to_meta,
+         signature=_broadcast_to_sig, numpy=(np.broadcast_to,), convert={"shape": params.shape},
+         doc="np.broadcast_to")
+
+
+# -- ravel, concatenate, stack -------------------------------------------------------------
+
+def _ravel_sig(a): ...
+
+
+def _ravel_meta(a):
+    a = as_meta(a)
+    return ArrayMeta((a.size,), a.dtype)
+
+
+# x.flatten() is x.ravel() in a functional graph: both are a new 1-D array of the same values.
+register("ravel", SHAPE, impl=np.ravel, meta=_ravel_meta, signature=_ravel_sig,
+         numpy=(np.ravel,), methods={"ravel": None, "flatten": None}, doc="np.ravel, x.ravel(), x.flatten()")
+
+
+def _operands(op: str, arrays) -> list[ArrayMeta]:
+    if not isinstance(arrays, tuple):
+        raise NotImplementedError(f"{op}: an array as the sequence of arrays (its rows) is not supported; "
+                                  f"pass a tuple or list of arrays")
+    return [as_meta(x) for x in arrays]
+
+
+def _concatenate_sig(arrays, /, axis=0): ...
+
+
+def _concatenate_meta(arrays, axis=0):
+    metas = _operands("concatenate", arrays)
+    dtype = probe_call(np.concatenate, arrays, axis=axis).dtype  # empty sequence, 0-d, ndims, axis
+    if axis is None:
+        return ArrayMeta((sum(m.size for m in metas),), dtype)
+    first = metas[0].shape
+    axis = normalize_axis_index(axis, len(first))
+    for index, m in enumerate(metas):
+        for dim, (d, e) in enumerate(zip(first, m.shape)):
+            if dim != axis and d != e:
+                raise ValueError(f"all the input array dimensions except for the concatenation axis must "
+                                 f"match exactly, but along dimension {dim}, the array at index 0 has size "
+                                 f"{d} and the array at index {index} has size {e}")
+    return ArrayMeta(first[:axis] + (sum(m.shape[axis] for m in metas),) + first[axis + 1:], dtype)
+
+
+register("concatenate", SHAPE, impl=np.concatenate, meta=_concatenate_meta, signature=_concatenate_sig,
+         numpy=(np.concatenate,), convert={"arrays": params.sequence, "axis": params.axis_index},
+         doc="np.concatenate")
+
+
+def _stack_sig(arrays, axis=0): ...
+
+
+def _stack_meta(arrays, axis=0):
+    metas = _operands("stack", arrays)
+    dtype = probe_call(np.stack, arrays, axis=axis).dtype  # empty sequence, axis
+    shape = metas[0].shape
+    if any(m.shape != shape for m in metas):
+        raise ValueError("all input arrays must have the same shape")
+    axis = normalize_axis_index(axis, len(shape) + 1)
+    return ArrayMeta(shape[:axis] + (len(metas),) + shape[axis:], dtype)
+
+
+register("stack", SHAPE, impl=np.stack, meta=_stack_meta, signature=_stack_sig,
+         numpy=(np.stack,), convert={"arrays": params.sequence, "axis": params.integer}, doc="np.stack")

@@ -1,0 +1,555 @@
+"""The conformance suite: every registry op, as a one-op Graph, checked against NumPy eager.
+
+A case names an op, its arguments as a NumPy user writes them (array arguments given as
+`Arr` specs, made fresh from the case's own seed) and keyword arguments. `check_case`
+normalizes the call to the op's canonical layout, builds the one-op Graph, compiles it
+with the backend under test, runs it, and compares the result with NumPy's on the same
+inputs: the type (NumPy scalar or ndarray), dtype and shape exactly, the values exactly
+for integers and booleans and NaN-aware within a tight tolerance for floats. It also
+checks that the op's meta rule predicted that result and that the inputs are unchanged.
+
+A backend runs it against itself:
+
+    import pytest
+    from numpile.testing import check_case, conformance_cases
+
+    @pytest.mark.parametrize("case", conformance_cases(), ids=str)
+    def test_conformance(case):
+        check_case(case, lambda graph, example_inputs: my_backend.compile(graph, example_inputs, {}))
+
+`compile_fn(graph, example_inputs)` returns a callable that takes the graph's inputs
+positionally and returns the tuple of its outputs.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import warnings
+import zlib
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from . import ops
+from .graph import Graph
+from .ops import ArrayMeta
+from .ops.pointwise import UFUNCS
+from .ops.reductions import REDUCTIONS
+
+__all__ = ["Arr", "Case", "check_case", "conformance_cases", "assert_same_result", "DTYPES"]
+
+DTYPES = ("float32", "float64", "int32", "int64", "bool")
+_SHORT = {"float16": "f16", "float32": "f32", "float64": "f64", "int8": "i8", "int32": "i32",
+          "int64": "i64", "uint8": "u8", "bool": "b", "complex128": "c128"}
+# Relative tolerance per float dtype: a few ulps of reassociation over small reductions.
+RTOL = {"float16": 2e-3, "float32": 1e-5, "float64": 1e-12, "complex64": 1e-5, "complex128": 1e-12}
+
+
+@dataclass(frozen=True)
+class Arr:
+    """An array argument of a case: made fresh from the case's seed, never all zeros.
+
+    Floats are uniform in [low, high], integers uniform in [ceil(low), floor(high)]
+    (ilow/ihigh override that range), booleans random. `nonzero` keeps values away from
+    zero (divisors); `special` puts NaN, inf, -inf and -0.0 among float values. `layout`
+    makes a non-contiguous input: "T" (a transposed view), "rev" (negative strides on
+    every axis) or "step" (every other element of the last axis). `scalar` makes a NumPy
+    scalar instead of a 0-d array.
+    """
+
+    shape: tuple
+    dtype: str = "float64"
+    low: float = -4.0
+    high: float = 4.0
+    ilow: int | None = None
+    ihigh: int | None = None
+    nonzero: bool = False
+    special: bool = False
+    layout: str = "C"
+    scalar: bool = False
+
+    def make(self, rng: np.random.Generator):
+        shape = tuple(self.shape)
+        if self.layout == "T":
+            base = self._values(rng, shape[::-1]).T
+        elif self.layout == "step" and shape:
+            base = self._values(rng, shape[:-1] + (2 * shape[-1],))[..., ::2]
+        elif self.layout == "rev":
+            base = self._values(rng, shape)[(slice(None, None, -1),) * len(shape)]
+        else:
+            base = self._values(rng, shape)
+        return base[()] if self.scalar else base
+
+    def _values(self, rng, shape):
+        dtype = np.dtype(self.dtype)
+        if dtype.kind == "b":
+            values = np.ones(shape, bool) if self.nonzero else rng.random(shape) < 0.5
+        elif dtype.kind in "iu":
+            low = math.ceil(self.low) if self.ilow is None else self.ilow
+            high = math.floor(self.high) if self.ihigh is None else self.ihigh
+            values = rng.integers(low, high + 1, size=shape)
+            if self.nonzero:
+                values[values == 0] = high if high != 0 else low
+        else:
+            values = rng.uniform(self.low, self.high, size=shape)
+            if self.nonzero:
+                values[np.abs(values) < 0.1] = 0.5
+            if self.special:
+                flat = values.reshape(-1)
+                flat[:4] = (np.nan, np.inf, -np.inf, -0.0)[:flat.size]
+        values = values.astype(dtype)
+        if values.size and not values.any():  # never all zeros
+            values.reshape(-1)[0] = 1
+        return values
+
+    def __str__(self) -> str:
+        text = f"{_SHORT.get(self.dtype, self.dtype)}[{','.join(map(str, self.shape))}]"
+        text += "" if self.layout == "C" else f".{self.layout}"
+        return text + (".nan" if self.special else "") + (".scalar" if self.scalar else "")
+
+
+@dataclass(frozen=True)
+class Case:
+    """One call of one op. `values=False`: NumPy leaves the values unspecified (np.empty),
+    so only the type, dtype and shape are compared."""
+
+    op: str
+    args: tuple = ()
+    kwargs: dict = field(default_factory=dict)
+    values: bool = True
+    id: str = ""
+
+    @property
+    def seed(self) -> int:
+        return zlib.crc32(str(self).encode())
+
+    def inputs(self) -> list:
+        """The array arguments, fresh from the case's seed, in the order they appear."""
+        rng = np.random.default_rng(self.seed)
+        specs: list[Arr] = []
+        _map_specs((self.args, self.kwargs), lambda s: specs.append(s) or s)
+        return [s.make(rng) for s in specs]
+
+    def bind(self, values: list) -> tuple[tuple, dict]:
+        """args and kwargs with the Arr specs replaced by `values`, in order."""
+        it = iter(values)
+        return _map_specs((self.args, self.kwargs), lambda s: next(it))
+
+    def __str__(self) -> str:
+        return self.id or _describe(self)
+
+
+def _map_specs(value, fn):
+    if isinstance(value, Arr):
+        return fn(value)
+    if isinstance(value, (tuple, list)):
+        return type(value)(_map_specs(v, fn) for v in value)
+    if isinstance(value, dict):
+        return {k: _map_specs(v, fn) for k, v in value.items()}
+    return value
+
+
+def _render(value) -> str:
+    if isinstance(value, Arr):
+        return str(value)
+    if isinstance(value, tuple):
+        return "(" + ",".join(map(_render, value)) + ("," if len(value) == 1 else "") + ")"
+    if isinstance(value, list):
+        return "[" + ",".join(map(_render, value)) + "]"
+    if isinstance(value, slice):
+        return ":".join("" if b is None else str(b) for b in (value.start, value.stop, value.step))
+    if value is Ellipsis:
+        return "..."
+    if isinstance(value, type):
+        return value.__name__
+    return str(value)
+
+
+def _describe(case: Case) -> str:
+    parts = [_render(a) for a in case.args] + [f"{k}={_render(v)}" for k, v in case.kwargs.items()]
+    return f"{case.op}({','.join(parts)})"
+
+
+# -- checking ----------------------------------------------------------------------------------
+
+def check_case(case: Case, compile_fn) -> None:
+    """Run `case` through `compile_fn(graph, example_inputs) -> callable` and compare with NumPy.
+    Raises AssertionError saying what differs."""
+    op = ops.get(case.op)
+    inputs = case.inputs()
+    pristine = [_copy(x) for x in inputs]
+    args, kwargs = op.normalize(*case.bind(inputs))
+
+    graph = Graph()
+    nodes = [graph.input(f"x{i}", ArrayMeta.of(x)) for i, x in enumerate(inputs)]
+    node_of = {id(x): n for x, n in zip(inputs, nodes)}
+    meta_of = {id(x): ArrayMeta.of(x) for x in inputs}
+    graph_args, graph_kwargs = _substitute((args, kwargs), node_of)
+    meta_args, meta_kwargs = _substitute((args, kwargs), meta_of)
+    meta = op.meta(*meta_args, **meta_kwargs)
+    graph.output([graph.call(op.name, graph_args, graph_kwargs, meta)])
+
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        ref_args, ref_kwargs = _substitute((args, kwargs), {id(x): _copy(x) for x in inputs})
+        expected = op.impl(*ref_args, **ref_kwargs)
+        compiled = compile_fn(graph, list(inputs))
+        outputs = compiled(*inputs)
+
+    assert meta == ArrayMeta.of(expected), f"{case}: meta rule says {meta}, NumPy gives {ArrayMeta.of(expected)}"
+    assert isinstance(outputs, (tuple, list)) and len(outputs) == 1, \
+        f"{case}: the compiled graph must return a tuple of its 1 output, got {type(outputs).__name__}"
+    assert_same_result(outputs[0], expected, what=str(case), values=case.values)
+    for i, (x, before) in enumerate(zip(inputs, pristine)):
+        assert np.array_equal(x, before, equal_nan=x.dtype.kind in "fc"), f"{case}: input {i} was modified"
+
+
+def _copy(x):
+    """A copy that keeps the input's type (np.copy turns a NumPy scalar into a 0-d array)."""
+    return x.copy() if isinstance(x, np.ndarray) else x
+
+
+def _substitute(value, table: dict):
+    """Replace the inputs (by identity) inside nested args with their Nodes, metas or copies."""
+    if id(value) in table and isinstance(value, (np.ndarray, np.generic)):
+        return table[id(value)]
+    if isinstance(value, (tuple, list)):
+        return type(value)(_substitute(v, table) for v in value)
+    if isinstance(value, dict):
+        return {k: _substitute(v, table) for k, v in value.items()}
+    return value
+
+
+def assert_same_result(actual, expected, what: str = "", values: bool = True) -> None:
+    """Same type (NumPy scalar vs ndarray), dtype and shape; equal values (floats: NaN-aware,
+    within RTOL of the dtype, relative to the result's largest finite magnitude)."""
+    assert type(actual) is type(expected), f"{what}: type {type(actual).__name__}, NumPy gives {type(expected).__name__}"
+    assert actual.dtype == expected.dtype, f"{what}: dtype {actual.dtype}, NumPy gives {expected.dtype}"
+    assert actual.shape == expected.shape, f"{what}: shape {actual.shape}, NumPy gives {expected.shape}"
+    if not values:
+        return
+    if expected.dtype.kind in "fc":
+        rtol = RTOL[expected.dtype.name]
+        finite = np.abs(expected[np.isfinite(expected)]) if expected.size else np.zeros(0)
+        atol = rtol * max(1.0, float(finite.max()) if finite.size else 1.0)
+        ok = np.allclose(actual, expected, rtol=rtol, atol=atol, equal_nan=True)
+    else:
+        ok = np.array_equal(actual, expected)
+    assert ok, f"{what}: values differ\n got:      {actual!r}\n expected: {expected!r}"
+
+
+# -- the cases ----------------------------------------------------------------------------------
+
+@functools.cache
+def _all_cases() -> tuple[Case, ...]:
+    cases: list[Case] = []
+    for build in _BUILDERS:
+        cases.extend(build())
+    seen: dict[str, int] = {}
+    named = []
+    for case in cases:
+        base = _describe(case)
+        seen[base] = seen.get(base, 0) + 1
+        named.append(replace(case, id=base if seen[base] == 1 else f"{base}#{seen[base]}"))
+    return tuple(named)
+
+
+def conformance_cases(names=None) -> list[Case]:
+    """The conformance cases, each with a readable unique `id` (also `str(case)`); only
+    those of the ops in `names` if given."""
+    return [c for c in _all_cases() if names is None or c.op in names]
+
+
+def _preferred(accepts, dtypes=("float64", "int64", "bool")) -> str:
+    return next(dt for dt in dtypes if accepts(dt))
+
+
+# Value ranges that keep ufunc operands inside the function's domain and integers from
+# overflowing (the defaults, [-4, 4], suit the rest): name -> one dict of Arr fields per operand.
+_POSITIVE = dict(low=0.1, high=6.0, ilow=1, ihigh=6)
+_UNIT = dict(low=-0.95, high=0.95, ilow=-1, ihigh=1)
+_NONZERO = dict(nonzero=True)
+UFUNC_DOMAINS = {
+    "log": [_POSITIVE], "log2": [_POSITIVE], "log10": [_POSITIVE], "sqrt": [_POSITIVE],
+    "log1p": [dict(low=-0.9, high=6.0, ilow=0, ihigh=6)],
+    "arcsin": [_UNIT], "arccos": [_UNIT], "arctanh": [_UNIT],
+    "arccosh": [dict(low=1.05, high=6.0, ilow=1, ihigh=6)],
+    "tan": [dict(low=-1.4, high=1.4, ilow=-1, ihigh=1)],
+    "reciprocal": [_NONZERO],
+    "divide": [{}, _NONZERO], "floor_divide": [{}, _NONZERO], "remainder": [{}, _NONZERO],
+    "fmod": [{}, _NONZERO],
+    "power": [dict(low=0.1, high=3.0, ilow=-3, ihigh=3), dict(low=-2.0, high=2.0, ilow=0, ihigh=3)],
+    "float_power": [dict(low=0.1, high=3.0, ilow=-3, ihigh=3), dict(low=-2.0, high=2.0, ilow=-2, ihigh=3)],
+    "left_shift": [dict(ilow=-50, ihigh=50), dict(ilow=0, ihigh=5)],
+    "right_shift": [dict(ilow=-50, ihigh=50), dict(ilow=0, ihigh=5)],
+    "ldexp": [{}, dict(ilow=-3, ihigh=3)],
+    "gcd": [dict(ilow=-20, ihigh=20), dict(ilow=-20, ihigh=20)],
+    "lcm": [dict(ilow=-20, ihigh=20), dict(ilow=-20, ihigh=20)],
+}
+
+
+def _python_scalar(domain: dict, kind: type):
+    """A Python scalar inside an operand's domain (operators with weak scalars: x + 2.5)."""
+    if kind is bool:
+        return True
+    if kind is int:
+        return domain.get("ihigh", math.floor(domain.get("high", 4.0))) or 1
+    low, high = domain.get("low", -4.0), domain.get("high", 4.0)
+    return round(low + 0.7 * (high - low), 2) or 0.5
+
+
+def _ufunc_accepts(ufunc, operands) -> bool:
+    """Whether NumPy has a loop for these operands (asked of the ufunc, not of a meta rule)."""
+    def dtype_of(x):
+        return np.dtype(x.dtype) if isinstance(x, Arr) else np.dtype(bool) if isinstance(x, bool) else type(x)
+    try:
+        ufunc.resolve_dtypes(tuple(map(dtype_of, operands)) + (None,))
+    except TypeError:
+        return False
+    return True
+
+
+def _ufunc_cases() -> list[Case]:
+    cases = []
+    for ufunc in UFUNCS:
+        name, n = ufunc.__name__, ufunc.nin
+        domains = UFUNC_DOMAINS.get(name, [{}] * n)
+
+        def arrs(shapes, dtypes, **extra):
+            return tuple(Arr(tuple(s), dt, **{**domains[i], **extra}) for i, (s, dt) in enumerate(zip(shapes, dtypes)))
+
+        def ok(dt):
+            return _ufunc_accepts(ufunc, arrs([()] * n, [dt] * n))
+
+        best = _preferred(ok)
+        calls = [arrs([(3, 4)] * n, [dt] * n) for dt in DTYPES]
+        calls += [arrs([()] * n, [best] * n),                                  # 0-d: a NumPy scalar result
+                  arrs([(0, 3)] + [(3,)] * (n - 1), [best] * n)]               # empty
+        calls += [arrs([(3, 4)] * n, [best] * n, layout=lay) for lay in ("T", "rev", "step")]
+        calls += [arrs([(2, 3)] * n, [dt] * n, special=True) for dt in ("float32", "float64")]
+        if n == 1:
+            calls.append(arrs([()], [best], scalar=True))
+        else:
+            calls += [arrs([(2, 3, 4), (3, 1)], [best] * 2), arrs([(5,), ()], [best] * 2),
+                      (Arr((), best, **domains[0], scalar=True), Arr((4,), best, **domains[1]))]
+            calls += [arrs([(3, 4)] * 2, pair) for pair in (("int32", "float32"), ("float32", "float64"),
+                                                           ("bool", "int64"), ("int32", "int64"),
+                                                           ("float32", "int64"), ("float64", "int32"))]
+            calls += [(arrs([(3, 4)], [dt])[0], _python_scalar(domains[1], kind))
+                      for dt, kind in (("float32", float), ("int32", int), ("float32", int), ("int64", float),
+                                       ("bool", bool), ("bool", int))]
+            calls.append((_python_scalar(domains[0], float), arrs([(3, 4)] * 2, ["float32"] * 2)[1]))
+        cases += [Case(name, call) for call in calls if _ufunc_accepts(ufunc, call)]
+    return cases
+
+
+def _pointwise_cases() -> list[Case]:
+    a = Arr((3, 4))
+    cond = Arr((3, 4), "bool")
+    cases = [Case("where", (cond, a, Arr((3, 4), "float32"))),
+             Case("where", (Arr((3, 1), "bool"), Arr((1, 4), "int32"), Arr((4,), "float32"))),
+             Case("where", (cond, Arr((3, 4), "float32"), 0.5)),
+             Case("where", (cond, 1, 2.5)),
+             Case("where", (Arr((), "bool"), Arr(()), Arr(()))),
+             Case("where", (Arr((3, 4)), a, Arr((4,), "int64"))),
+             Case("where", (Arr((0, 4), "bool"), Arr((4,)), 0.0)),
+             Case("where", (Arr((3, 4), "bool", layout="T"), Arr((3, 4), special=True), Arr((3, 4), layout="rev"))),
+             Case("where", (Arr((), "bool", scalar=True), Arr((), scalar=True), Arr((), "int32", scalar=True)))]
+    cases += [Case("where", (cond, Arr((3, 4), dt), Arr((3, 4), dt))) for dt in DTYPES]
+
+    cases += [Case("clip", (a, -1.0, 1.0)), Case("clip", (Arr((3, 4), "int32"), 0, 2)),
+              Case("clip", (Arr((3, 4), "float32"), None, 0.5)), Case("clip", (Arr((3, 4), "float32"), -0.5, None)),
+              Case("clip", (a, Arr((4,), low=-2, high=-1), Arr((3, 1), low=1, high=2))),
+              Case("clip", (Arr((3, 4), "int32"), 0, 1.5)), Case("clip", (Arr((3, 4), "int64"), -2, 2)),
+              Case("clip", (Arr(()), 0, 1)), Case("clip", (Arr((), scalar=True), 0, 1)),
+              Case("clip", (Arr((0, 3)), 0, 1)), Case("clip", (Arr((3, 4), special=True), -1.0, 1.0)),
+              Case("clip", (Arr((3, 4), layout="T"), -1.0, 1.0)), Case("clip", (Arr((3, 4), layout="step"), -1.0, 1.0)),
+              Case("clip", (Arr((3, 4), "float32"),), dict(min=-1.0, max=1.0))]
+
+    cases += [Case("round", (Arr((3, 4), dt),)) for dt in DTYPES]
+    cases += [Case("round", (Arr((3, 4), "float32"), 1)), Case("round", (Arr((3, 4), low=-400, high=400), -1)),
+              Case("round", (Arr((3, 4), "int32", ilow=-400, ihigh=400), -1)), Case("round", (Arr((3, 4), "int64"), 2)),
+              Case("round", (Arr(()),)), Case("round", (Arr((), "float32", scalar=True), 1)),
+              Case("round", (Arr((2, 3), special=True), 2)), Case("round", (Arr((3, 4), layout="rev"),)),
+              Case("round", (Arr((0, 2)),))]
+
+    cases += [Case("astype", (Arr((3, 4), src), dst)) for src in DTYPES for dst in DTYPES]
+    cases += [Case("astype", (Arr((2, 3), special=True), "float32")), Case("astype", (Arr(()), "int32")),
+              Case("astype", (Arr((), scalar=True), np.float32)), Case("astype", (Arr((0, 3), "int32"), float)),
+              Case("astype", (Arr((3, 4), layout="T"), "int64")), Case("astype", (Arr((3, 4), "int32", layout="step"), "f4")),
+              Case("astype", (Arr((3, 4), "float32"), "float16")), Case("astype", (Arr((3, 4), "int64"), "uint8"))]
+    return cases
+
+
+def _reduction_cases() -> list[Case]:
+    cases = []
+    for name, (fns, method, sig, convert, empty_error) in REDUCTIONS.items():
+        domain = dict(low=-1.5, high=1.5, ilow=-2, ihigh=2, nonzero=True) if name == "prod" else {}
+        A = functools.partial(Arr, **domain)
+        one_axis = name in ("argmax", "argmin")
+        cases += [Case(name, (A((3, 4, 5), dt),)) for dt in DTYPES]
+        cases += [Case(name, (A((3, 4, 5), dt),), dict(axis=1)) for dt in DTYPES]
+        axes = [0, -1, 2] + ([] if one_axis else [(0, 2), (), (-1, 0, 1)])
+        cases += [Case(name, (A((3, 4, 5)),), dict(axis=ax)) for ax in axes]
+        cases += [Case(name, (A((3, 4, 5)),), dict(axis=ax, keepdims=True)) for ax in (None, 1, *([] if one_axis else [(0, 2)]))]
+        cases += [Case(name, (A(()),)), Case(name, (A((), "float32", scalar=True),)),
+                  Case(name, (A((), "int32"),), dict(keepdims=True)), Case(name, (A((7,), "int32"),), dict(axis=0)),
+                  Case(name, (A((0, 4)),), dict(axis=1)), Case(name, (A((4, 0), "int32"),), dict(axis=0)),
+                  Case(name, (A((3, 4), special=True),), dict(axis=1)), Case(name, (A((2, 3), "float32", special=True),)),
+                  Case(name, (A((3, 4, 5), layout="T"),), dict(axis=0)), Case(name, (A((3, 4), "int32", layout="rev"),)),
+                  Case(name, (A((3, 4), layout="step"),), dict(axis=-1))]
+        if empty_error is None:
+            cases += [Case(name, (A((0, 4)),)), Case(name, (A((3, 0), "int64"),), dict(axis=1))]
+        if "dtype" in convert:
+            cases += [Case(name, (A((3, 4), "int32"),), dict(dtype="float32")),
+                      Case(name, (A((3, 4), "float32"),), dict(axis=0, dtype=np.float64)),
+                      Case(name, (A((3, 4), "bool"),), dict(dtype=int))]
+    cases += [Case(name, (Arr((3, 4), dt),), dict(axis=ax, ddof=1)) for name in ("var", "std")
+              for dt, ax in (("float64", None), ("float32", 0), ("int32", 1))]
+    return cases
+
+
+_PRODUCT_SHAPES = [((3, 4), (4, 5)), ((4,), (4, 5)), ((3, 4), (4,)), ((4,), (4,)),
+                   ((2, 3, 4), (4, 5)), ((0, 4), (4, 3)), ((3, 0), (0, 4))]
+
+
+def _linalg_cases() -> list[Case]:
+    cases = []
+    for name, extra in (("matmul", [((2, 1, 3, 4), (5, 4, 2)), ((4,), (2, 4, 3)), ((2, 3, 4), (4,))]),
+                        ("dot", [((2, 3, 4), (5, 4, 6)), ((4,), (2, 4, 3)), ((3,), ())])):
+        cases += [Case(name, (Arr(a), Arr(b))) for a, b in _PRODUCT_SHAPES + extra]
+        cases += [Case(name, (Arr((3, 4), dt), Arr((4, 5), dt))) for dt in DTYPES]
+        cases += [Case(name, (Arr((3, 4), x), Arr((4, 2), y)))
+                  for x, y in (("float32", "int32"), ("int64", "float32"), ("bool", "int32"), ("float32", "float64"))]
+        cases += [Case(name, (Arr((3, 4), layout="T"), Arr((4, 5), layout="T"))),
+                  Case(name, (Arr((3, 4), layout="rev"), Arr((4, 5), layout="step"))),
+                  Case(name, (Arr((3, 4), "int32", layout="step"), Arr((4,), "int32", layout="rev"))),
+                  Case(name, (Arr((2, 3), special=True), Arr((3, 2)))),
+                  Case(name, (Arr((16, 32), "float32"), Arr((32, 8), "float32")))]
+    cases += [Case("dot", (Arr(()), Arr((3, 4)))), Case("dot", (2.5, Arr((3,), "float32"))),
+              Case("dot", (Arr((3, 4), "int32"), 2)), Case("dot", (Arr((), scalar=True), Arr((), scalar=True)))]
+    return cases
+
+
+def _shape_cases() -> list[Case]:
+    a = Arr((3, 4))
+    cube = Arr((2, 3, 4))
+    cases = [Case("reshape", (Arr((3, 4), dt), (4, 3))) for dt in DTYPES]
+    cases += [Case("reshape", (a, shape)) for shape in ((2, -1), 12, -1, (2, 2, 3), (-1, 1, 2), [6, 2])]
+    cases += [Case("reshape", (Arr(()), (1, 1))), Case("reshape", (Arr(()), ())), Case("reshape", (Arr((1,)), ())),
+              Case("reshape", (Arr((), scalar=True), ())), Case("reshape", (Arr((), scalar=True), (1,))),
+              Case("reshape", (Arr((0, 3)), (3, 0))), Case("reshape", (Arr((0, 3)), (-1, 5))),
+              Case("reshape", (Arr((3, 4), layout="T"), (12,))), Case("reshape", (Arr((3, 4), layout="rev"), (2, 6))),
+              Case("reshape", (Arr((3, 4), "int32", layout="step"), (6, -1)))]
+
+    cases += [Case("transpose", (Arr((2, 3, 4), dt),)) for dt in DTYPES]
+    cases += [Case("transpose", (cube, axes)) for axes in ((1, 0, 2), (-1, 0, 1), [2, 1, 0], (0, 1, 2))]
+    cases += [Case("transpose", (Arr(()),)), Case("transpose", (Arr((), scalar=True),)), Case("transpose", (Arr((5,)),)),
+              Case("transpose", (Arr((0, 3)),)), Case("transpose", (Arr((3, 4), layout="T"),)),
+              Case("transpose", (Arr((2, 3, 4), "int32", layout="rev"), (1, 2, 0)))]
+
+    cases += [Case("swapaxes", (Arr((2, 3, 4), dt), 0, 2)) for dt in DTYPES]
+    cases += [Case("swapaxes", (cube, -1, 0)), Case("swapaxes", (Arr((3,)), 0, 0)),
+              Case("swapaxes", (Arr((3, 4), layout="step"), 0, 1)), Case("swapaxes", (Arr((0, 3)), 0, 1))]
+
+    cases += [Case("moveaxis", (Arr((2, 3, 4), dt), 0, -1)) for dt in DTYPES]
+    cases += [Case("moveaxis", (cube, (0, 1), (-1, 0))), Case("moveaxis", (cube, [2], [0])),
+              Case("moveaxis", (cube, (), ())), Case("moveaxis", (Arr((), scalar=True), (), ())),
+              Case("moveaxis", (Arr((2, 3, 4), layout="T"), 1, 0))]
+
+    cases += [Case("expand_dims", (Arr((3, 4), dt), 0)) for dt in DTYPES]
+    cases += [Case("expand_dims", (a, ax)) for ax in (-1, 2, (0, 3), [1, -1])]
+    cases += [Case("expand_dims", (Arr(()), 0)), Case("expand_dims", (Arr((), scalar=True), 0)),
+              Case("expand_dims", (Arr((3, 4), layout="rev"), 1))]
+
+    squeezable = Arr((1, 3, 1))
+    cases += [Case("squeeze", (Arr((1, 3, 1), dt),)) for dt in DTYPES]
+    cases += [Case("squeeze", (squeezable,), dict(axis=ax)) for ax in (0, -1, (0, 2), ())]
+    cases += [Case("squeeze", (Arr(()),)), Case("squeeze", (Arr((1,)),)), Case("squeeze", (Arr((1, 1)),)),
+              Case("squeeze", (Arr((), scalar=True),)), Case("squeeze", (Arr((1, 0, 1)),)),
+              Case("squeeze", (Arr((3, 1), layout="T"),))]
+
+    cases += [Case("broadcast_to", (Arr((3, 1), dt), (2, 3, 4))) for dt in DTYPES]
+    cases += [Case("broadcast_to", (Arr(()), (3,))), Case("broadcast_to", (Arr((4,)), (0, 4))),
+              Case("broadcast_to", (Arr((3,)), 3)), Case("broadcast_to", (Arr((), scalar=True), ())),
+              Case("broadcast_to", (Arr((1, 4), layout="rev"), (3, 4)))]
+
+    cases += [Case("ravel", (Arr((3, 4), dt),)) for dt in DTYPES]
+    cases += [Case("ravel", (Arr((3, 4), layout=lay),)) for lay in ("T", "rev", "step")]
+    cases += [Case("ravel", (Arr(()),)), Case("ravel", (Arr((), scalar=True),)), Case("ravel", (Arr((0, 3)),))]
+
+    cases += [Case("concatenate", ((Arr((2, 3), dt), Arr((4, 3), dt)),)) for dt in DTYPES]
+    cases += [Case("concatenate", ((Arr((2, 3)), Arr((2, 5), "int32")),), dict(axis=1)),
+              Case("concatenate", ([Arr((2, 3)), Arr((2, 1)), Arr((2, 2), "float32")], -1)),
+              Case("concatenate", ((Arr((2, 3)), Arr((5,), "int64")),), dict(axis=None)),
+              Case("concatenate", ((Arr(()), Arr((), "int32")),), dict(axis=None)),
+              Case("concatenate", ((Arr((0, 3)), Arr((2, 3), "bool")),)),
+              Case("concatenate", ((Arr((3,)),),)),
+              Case("concatenate", ((Arr((3, 4), layout="T"), Arr((3, 4), layout="rev")), 1))]
+
+    cases += [Case("stack", ((Arr((2, 3), dt), Arr((2, 3), dt)),)) for dt in DTYPES]
+    cases += [Case("stack", ((Arr((2, 3)), Arr((2, 3), "int32"), Arr((2, 3), "float32")),), dict(axis=ax))
+              for ax in (1, 2, -1)]
+    cases += [Case("stack", ([Arr(()), Arr((), scalar=True)],)), Case("stack", ((Arr((0, 2)), Arr((0, 2))), 1)),
+              Case("stack", ((Arr((3, 4), layout="step"), Arr((3, 4), layout="T")),))]
+    return cases
+
+
+_INDEXES = (1, -1, (1, 2), (1, 2, 3), (-1, -2, -3), slice(1, 3), slice(None, None, -1), slice(None, None, 2),
+            slice(-1, 0, -2), (Ellipsis, 1), (None, 1), (slice(None), None, 0), (1, Ellipsis, slice(None, None, -1)),
+            (), Ellipsis, slice(10, 20), (0, 0, Ellipsis), (slice(1, None), slice(None, 2), slice(None, None, 3)),
+            (None, Ellipsis, None))
+
+
+def _indexing_cases() -> list[Case]:
+    cases = [Case("getitem", (Arr((4, 5, 6)), index)) for index in _INDEXES]
+    cases += [Case("getitem", (Arr((4, 5, 6), dt), (1, slice(None, None, -1)))) for dt in DTYPES]
+    cases += [Case("getitem", (Arr((4, 5, 6), "int32"), (2, 3, 4)))]
+    cases += [Case("getitem", (Arr(()), index)) for index in ((), Ellipsis, None)]
+    cases += [Case("getitem", (Arr((), scalar=True), index)) for index in ((), Ellipsis, None)]
+    cases += [Case("getitem", (Arr((4, 5), layout=lay), (1, slice(None, None, -2)))) for lay in ("T", "rev", "step")]
+    cases += [Case("getitem", (Arr((0, 3)), (slice(None), 1))), Case("getitem", (Arr((3,)), np.int64(2)))]
+    return cases
+
+
+def _creation_cases() -> list[Case]:
+    cases = []
+    for name in ("zeros", "ones", "empty"):
+        values = name != "empty"
+        cases += [Case(name, (shape,), values=values) for shape in ((3, 4), 5, (), (0, 3), [2, 2])]
+        cases += [Case(name, ((2, 3),), dict(dtype=dt), values=values) for dt in DTYPES]
+        cases += [Case(name, ((2,), float), values=values)]
+    for name in ("zeros_like", "ones_like", "empty_like"):
+        values = name != "empty_like"
+        cases += [Case(name, (Arr((3, 4), dt),), values=values) for dt in DTYPES]
+        cases += [Case(name, (Arr((3, 4)),), dict(dtype="int32"), values=values),
+                  Case(name, (Arr((3, 4), "float32"),), dict(shape=(2, 5)), values=values),
+                  Case(name, (Arr((), scalar=True),), values=values),
+                  Case(name, (Arr((3, 4), layout="T"),), values=values),
+                  Case(name, (Arr((3, 4)),), dict(dtype=bool, shape=7), values=values)]
+    cases += [Case("full", args) for args in (((3, 4), 2.5), ((3, 4), 7), ((2,), True), ((), 1.5),
+                                               ((2, 3), Arr((3,), "float32")), ((2, 3), Arr((), "int32")),
+                                               ((2, 3), np.float32(1.5)), ((0, 2), 1))]
+    cases += [Case("full", ((3, 4), 2.5), dict(dtype=dt)) for dt in DTYPES]
+    cases += [Case("full_like", args) for args in ((Arr((3, 4)), 2.5), (Arr((3, 4), "int32"), 2.7),
+                                                    (Arr((3, 4)), Arr((4,), "int32")), (Arr((), scalar=True), 3),
+                                                    (Arr((2, 2), "bool"), 1))]
+    cases += [Case("full_like", (Arr((3, 4)), 3), dict(dtype="float32", shape=(2, 3)))]
+    cases += [Case("arange", args) for args in ((5,), (1, 7, 2), (0.0, 1.0, 0.1), (5, 0), (10, 0, -3), (2.5,),
+                                                 (-3.2, 4.1, 0.7), (0, 1, 1 / 3), (np.float32(0), np.float32(2)),
+                                                 (True,), (0, 5, None))]
+    cases += [Case("arange", (0, 5), dict(dtype=dt)) for dt in ("float32", "int32", "int64", "float64")]
+    cases += [Case("linspace", args) for args in ((0, 1), (0, 1, 5), (0, 1, 5, False), (0, 1, 0), (0, 1, 1),
+                                                   (np.float32(-1), 2, 4), (Arr((3,)), Arr((3,)), 4),
+                                                   (Arr((2, 3), "float32"), 5.0, 3), (Arr((2,), "int32"), 9, 3))]
+    cases += [Case("linspace", (-2, 3, 7), dict(dtype="int64")), Case("linspace", (0, Arr((2,)), 4), dict(axis=1)),
+              Case("linspace", (Arr((2, 3)), 1.0, 3), dict(axis=-1)), Case("linspace", (1, 2, 5), dict(dtype="float32"))]
+    cases += [Case("eye", args) for args in ((3,), (3, 4), (3, 4, 1), (4, 3, -2), (0,), (3, None, 5))]
+    cases += [Case("eye", (3,), dict(dtype=dt)) for dt in DTYPES]
+    cases += [Case("identity", args) for args in ((3,), (4, "bool"), (0,), (2, np.int32))]
+    return cases
+
+
+_BUILDERS = (_ufunc_cases, _pointwise_cases, _reduction_cases, _linalg_cases, _shape_cases, _indexing_cases,
+             _creation_cases)

@@ -1,0 +1,163 @@
+"""Residual code at a graph break: the instruction the tracer could not capture, run as
+ordinary Python, followed by a tail call of the resume function that continues the
+original bytecode after it.
+
+`EMITTERS` maps an opcode to a function that writes its Python equivalent over the
+expressions of the live stack and says where execution resumes; a conditional jump
+gives two branches. An instruction with no emitter, or one inside a try/with block
+(whose handlers must see its exceptions), resumes *at* the instruction in an
+uncompiled resume function, which runs the rest of the frame natively.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from . import bytecode_compat as bc
+
+NULL_SLOT = None  # a stack slot holding CPython's NULL
+
+
+@dataclass
+class Branch:
+    test: str | None                 # Python condition for this branch; None: always taken
+    lines: list = field(default_factory=list)
+    stack: list = field(default_factory=list)   # expressions, NULL_SLOT for NULLs, bottom first
+    offset: int = 0                  # where the resume function restarts the original code
+    native: bool = False             # resume uncompiled, at the instruction itself
+
+
+def _next(tx, inst) -> int:
+    return tx.instructions[tx.index_of[inst.offset] + 1].offset
+
+
+def _result(tx, inst, s, pops: int, line: str) -> list[Branch]:
+    return [Branch(None, [line], s[:len(s) - pops] + ["__r"], _next(tx, inst))]
+
+
+def _call(tx, inst, s, argc: int, kw_names: tuple) -> list[Branch]:
+    args = s[len(s) - argc:]
+    nkw = len(kw_names)
+    pos = args[:argc - nkw]
+    kws = [f"{k}={v}" for k, v in zip(kw_names, args[argc - nkw:])]
+    first, second = s[len(s) - argc - 2], s[len(s) - argc - 1]
+    fn, self_expr = bc.split_call_slots(first, second, lambda e: e is NULL_SLOT)
+    if self_expr is not None:
+        pos = [self_expr, *pos]
+    line = f"__r = __frame({fn})({', '.join([*pos, *kws])})"
+    return [Branch(None, [line], s[:len(s) - argc - 2] + ["__r"], _next(tx, inst))]
+
+
+def _emit_call(tx, inst, s):
+    return _call(tx, inst, s, inst.arg, tx.kw_names)
+
+
+def _emit_call_kw(tx, inst, s):
+    return _call(tx, inst, s[:-1], inst.arg, tx.stack[-1].as_constant())
+
+
+def _emit_call_function_ex(tx, inst, s):
+    kwargs = s[-1] if inst.arg & 1 else "{}"
+    rest = s[:-1] if inst.arg & 1 else s
+    args = rest[-1]
+    first, second = rest[-3], rest[-2]
+    fn, self_expr = bc.split_call_slots(first, second, lambda e: e is NULL_SLOT)
+    lead = f"{self_expr}, " if self_expr is not None else ""
+    line = f"__r = __frame({fn})({lead}*{args}, **{kwargs})"
+    return [Branch(None, [line], rest[:-3] + ["__r"], _next(tx, inst))]
+
+
+def _jump(test_fmt: str, keep_on_jump: bool = False, keep_otherwise: bool = False):
+    def emit(tx, inst, s):
+        cond = test_fmt.format(s[-1])
+        taken = Branch(cond, [], s if keep_on_jump else s[:-1], inst.argval)
+        fallthrough = Branch(None, [], s if keep_otherwise else s[:-1], _next(tx, inst))
+        return [taken, fallthrough]
+    return emit
+
+
+def _binary_op(tx, inst, s):
+    fn, inplace = bc.BINARY_OPS[inst.arg]
+    symbol = inst.argrepr.rstrip("=") if inplace else inst.argrepr
+    a, b = s[-2], s[-1]
+    if inplace:
+        return [Branch(None, [f"__r = {a}", f"__r {symbol}= {b}"], s[:-2] + ["__r"], _next(tx, inst))]
+    return _result(tx, inst, s, 2, f"__r = {a} {symbol} {b}")
+
+
+def _compare_op(tx, inst, s):
+    symbol = inst.argval[5:-1] if inst.argval.startswith("bool(") else inst.argval
+    expr = f"{s[-2]} {symbol} {s[-1]}"
+    return _result(tx, inst, s, 2, f"__r = bool({expr})" if inst.argval.startswith("bool(") else f"__r = {expr}")
+
+
+def _load_attr(tx, inst, s):
+    line = f"__r = {s[-1]}.{inst.argval}"
+    if bc.attr_is_method_load(inst):
+        return [Branch(None, [line], s[:-1] + list(bc.callable_pair("__r", NULL_SLOT)), _next(tx, inst))]
+    return _result(tx, inst, s, 1, line)
+
+
+def _for_iter(tx, inst, s):
+    exhausted = s + ["None"] if bc.FOR_ITER_EXIT_PUSHES_PLACEHOLDER else s[:-1]
+    return [
+        Branch("__r is __STOP", [f"__r = next({s[-1]}, __STOP)"], exhausted, inst.argval),
+        Branch(None, [], s + ["__r"], _next(tx, inst)),
+    ]
+
+
+def _unpack_sequence(tx, inst, s):
+    names = [f"__u{i}" for i in range(inst.arg)]
+    target = ", ".join(names) + ("," if inst.arg == 1 else "")
+    return [Branch(None, [f"{target} = {s[-1]}"], s[:-1] + names[::-1], _next(tx, inst))]
+
+
+def _statement(fmt: str, pops: int):
+    def emit(tx, inst, s):
+        return [Branch(None, [fmt.format(*s[len(s) - pops:], name=inst.argval)], s[:len(s) - pops], _next(tx, inst))]
+    return emit
+
+
+def _expression(fmt: str, pops: int):
+    def emit(tx, inst, s):
+        return _result(tx, inst, s, pops, "__r = " + fmt.format(*s[len(s) - pops:], arg=inst.arg))
+    return emit
+
+
+EMITTERS = {
+    "CALL": _emit_call,
+    "CALL_KW": _emit_call_kw,
+    "CALL_FUNCTION_EX": _emit_call_function_ex,
+    "BINARY_OP": _binary_op,
+    "COMPARE_OP": _compare_op,
+    "LOAD_ATTR": _load_attr,
+    "LOAD_METHOD": _load_attr,
+    "FOR_ITER": _for_iter,
+    "UNPACK_SEQUENCE": _unpack_sequence,
+    "GET_ITER": _expression("iter({0})", 1),
+    "TO_BOOL": _expression("bool({0})", 1),
+    "UNARY_NOT": _expression("not {0}", 1),
+    "UNARY_NEGATIVE": _expression("-{0}", 1),
+    "UNARY_INVERT": _expression("~{0}", 1),
+    "UNARY_POSITIVE": _expression("+{0}", 1),
+    "BINARY_SUBSCR": _expression("{0}[{1}]", 2),
+    "BINARY_SLICE": _expression("{0}[{1}:{2}]", 3),
+    "IS_OP": _expression("({0} is not {1}) if {arg} else ({0} is {1})", 2),
+    "CONTAINS_OP": _expression("({0} not in {1}) if {arg} else ({0} in {1})", 2),
+    "STORE_SUBSCR": _statement("{1}[{2}] = {0}", 3),
+    "STORE_SLICE": _statement("{1}[{2}:{3}] = {0}", 4),
+    "STORE_ATTR": _statement("{1}.{name} = {0}", 2),
+    "JUMP_IF_TRUE_OR_POP": _jump("{}", keep_on_jump=True),
+    "JUMP_IF_FALSE_OR_POP": _jump("not {}", keep_on_jump=True),
+}
+for _prefix, _fmt in (("TRUE", "{}"), ("FALSE", "not {}"), ("NONE", "{} is None"), ("NOT_NONE", "{} is not None")):
+    for _name in (f"POP_JUMP_IF_{_prefix}", f"POP_JUMP_FORWARD_IF_{_prefix}", f"POP_JUMP_BACKWARD_IF_{_prefix}"):
+        EMITTERS[_name] = _jump(_fmt)
+
+
+def branches_at(tx, inst, stack_exprs: list, protected: frozenset) -> list[Branch]:
+    """The residual branches for a break at `inst`, given the stack as expressions."""
+    emitter = EMITTERS.get(inst.opname)
+    if emitter is None or inst.offset in protected:
+        return [Branch(None, [], list(stack_exprs), inst.offset, native=True)]
+    return emitter(tx, inst, list(stack_exprs))
