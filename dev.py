@@ -56,9 +56,9 @@ def main(argv=None) -> int:
     parser.add_argument("command", choices=["setup", "demo", "test"])
     parser.add_argument("--python", default=sys.executable, help="interpreter for the environment")
     parser.add_argument("--venv", default=str(ROOT / ".venv"), help="where the environment lives")
-    parser.add_argument("rest", nargs=argparse.REMAINDER, help="after --: arguments for pytest or the demo")
-    args = parser.parse_args(argv)
-    rest = args.rest[1:] if args.rest[:1] == ["--"] else args.rest
+    argv = sys.argv[1:] if argv is None else list(argv)
+    rest = argv[argv.index("--") + 1:] if "--" in argv else []  # arguments for pytest or the demo
+    args = parser.parse_args(argv[:argv.index("--")] if "--" in argv else argv)
     py = setup(Path(args.venv).resolve(), args.python)
     if args.command == "demo":
         return subprocess.run([str(py), "-m", "numpile", "demo", *rest]).returncode

@@ -90,7 +90,10 @@ def _trace(fn, args, kwargs, stop_at, graph_break: GraphBreak | None = None) -> 
     closure = fn.__closure__ or ()
     output = OutputGraph({"__G": fn.__globals__, "__C": closure, **bound.arguments})
     code = fn.__code__
-    symbolic_locals = {name: output.wrap(value, LocalSource(name)) for name, value in bound.arguments.items()}
+    # parameters in code order; inspect renames a comprehension's ".0" to "implicit0", which is the
+    # name generated code uses, while the bytecode keeps ".0"
+    symbolic_locals = {local: output.wrap(value, LocalSource(name))
+                       for local, (name, value) in zip(code.co_varnames, bound.arguments.items())}
     for i, name in enumerate(code.co_freevars):
         symbolic_locals[name] = CellVariable(source=ClosureSource(i, name))
     tx = InstructionTranslator(output, code, fn.__globals__, symbolic_locals, GlobalSource)
@@ -99,6 +102,7 @@ def _trace(fn, args, kwargs, stop_at, graph_break: GraphBreak | None = None) -> 
     rc = Reconstructor(ns)
     try:
         result = tx.run()
+        rc.replay(output.mutated)
         if result is not None:
             result_expr, resumes = rc.expr(result), []
         else:

@@ -183,37 +183,36 @@ def _is_numpy_scalar_type(fn) -> bool:
 
 
 # -- container methods ---------------------------------------------------------------------------
-def _mutable(container) -> None:
-    if container.source is not None:
-        raise Unsupported(f"mutating {container.describe()} that the caller can see (side effects are not supported yet)")
+def _mutated(tx, container) -> None:
+    tx.output.mark_mutated(container)
 
 
 def _list_append(tx, args, kwargs):
     lst, value = args
-    _mutable(lst)
     lst.items.append(value)
+    _mutated(tx, lst)
     return ConstantVariable(None)
 
 
 def _list_extend(tx, args, kwargs):
     lst, values = args
-    _mutable(lst)
     lst.items.extend(tx.unpack(values, "list.extend()"))
+    _mutated(tx, lst)
     return ConstantVariable(None)
 
 
 def _list_insert(tx, args, kwargs):
     lst, index, value = args
-    _mutable(lst)
     lst.items.insert(index.as_constant(), value)
+    _mutated(tx, lst)
     return ConstantVariable(None)
 
 
 def _list_pop(tx, args, kwargs):
     lst = args[0]
-    _mutable(lst)
     if not lst.items:
         raise Unsupported("pop from an empty list (IndexError)")
+    _mutated(tx, lst)
     return lst.items.pop(args[1].as_constant() if len(args) > 1 else -1)
 
 
@@ -235,8 +234,8 @@ def _dict_get(tx, args, kwargs):
 
 def _dict_update(tx, args, kwargs):
     d = args[0]
-    _mutable(d)
     d.items.update(_dict(tx, args[1:], kwargs).items)
+    _mutated(tx, d)
     return ConstantVariable(None)
 
 

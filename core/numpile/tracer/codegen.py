@@ -104,6 +104,15 @@ class Reconstructor:
             self.lines.append(f"{name} = {build()}")
         return self._temps[id(var)]
 
+    def replay(self, mutated: list) -> None:
+        """Statements that give the caller's mutated lists and dicts their traced contents."""
+        for c in mutated:
+            if isinstance(c, ListVariable):
+                self.lines.append(f"{c.source.expr()}[:] = [{', '.join(self.expr(v) for v in c.items)}]")
+            else:
+                items = ", ".join(f"{self.ns.const(k)}: {self.expr(v)}" for k, v in c.items.items())
+                self.lines += [f"{c.source.expr()}.clear()", f"{c.source.expr()}.update({{{items}}})"]
+
     def expr(self, var: Variable) -> str:
         if isinstance(var, ArrayVariable):
             if var.node.op == "input":

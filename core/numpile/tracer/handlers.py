@@ -209,21 +209,19 @@ def build_slice(tx: Tx, inst):
 @handles("STORE_SUBSCR")
 def store_subscr(tx: Tx, inst):
     index, container, value = tx.pop(), tx.pop(), tx.pop()
-    _store_item(container, index, value)
+    _store_item(tx, container, index, value)
 
 
 @handles("STORE_SLICE")
 def store_slice(tx: Tx, inst):
     start, stop = tx.popn(2)
     container, value = tx.pop(), tx.pop()
-    _store_item(container, _slice(start, stop, ConstantVariable(None)), value)
+    _store_item(tx, container, _slice(start, stop, ConstantVariable(None)), value)
 
 
-def _store_item(container, index, value):
+def _store_item(tx, container, index, value):
     if isinstance(container, ArrayVariable):
         raise Unsupported("assignment into an array (x[...] = v) is not supported yet")
-    if container.source is not None:
-        raise Unsupported(f"assignment into {container.describe()} that the caller can see (side effects are not supported yet)")
     key = index.as_constant()
     if isinstance(container, ListVariable):
         if isinstance(key, slice):
@@ -234,6 +232,7 @@ def _store_item(container, index, value):
         container.items[key] = value
     else:
         raise Unsupported(f"item assignment into {container.describe()}")
+    tx.output.mark_mutated(container)
 
 
 # -- operators -------------------------------------------------------------------------------
@@ -245,9 +244,8 @@ def binary_op(tx: Tx, inst):
     if inplace and isinstance(lhs, ArrayVariable):
         raise Unsupported("in-place update of an array (x op= y) is not supported yet")
     if inplace and isinstance(lhs, ListVariable) and fn is operator.add:
-        if lhs.source is not None:
-            raise Unsupported(f"in-place extension of {lhs.describe()} that the caller can see")
-        lhs.items.extend(unpack_known(rhs, "list +="))
+        lhs.items.extend(tx.unpack(rhs, "list +="))
+        tx.output.mark_mutated(lhs)
         tx.push(lhs)
         return
     tx.push(tx.apply_operator(fn, [lhs, rhs]))
@@ -339,13 +337,17 @@ def build_const_key_map(tx: Tx, inst):
 @handles("LIST_APPEND")
 def list_append(tx: Tx, inst):
     value = tx.pop()
-    tx.stack[-inst.arg].items.append(value)
+    target = tx.stack[-inst.arg]
+    target.items.append(value)
+    tx.output.mark_mutated(target)
 
 
 @handles("LIST_EXTEND")
 def list_extend(tx: Tx, inst):
     values = tx.pop()
-    tx.stack[-inst.arg].items.extend(tx.unpack(values, "list extend"))
+    target = tx.stack[-inst.arg]
+    target.items.extend(tx.unpack(values, "list extend"))
+    tx.output.mark_mutated(target)
 
 
 @handles("LIST_TO_TUPLE")
@@ -356,7 +358,9 @@ def list_to_tuple(tx: Tx, inst):
 @handles("MAP_ADD")
 def map_add(tx: Tx, inst):
     value, key = tx.pop(), tx.pop()
-    tx.stack[-inst.arg].items[key.as_constant()] = value
+    target = tx.stack[-inst.arg]
+    target.items[key.as_constant()] = value
+    tx.output.mark_mutated(target)
 
 
 @handles("DICT_UPDATE", "DICT_MERGE")
@@ -364,7 +368,9 @@ def dict_update(tx: Tx, inst):
     other = tx.pop()
     if not isinstance(other, DictVariable):
         raise Unsupported(f"** unpacking of {other.describe()}")
-    tx.stack[-inst.arg].items.update(other.items)
+    target = tx.stack[-inst.arg]
+    target.items.update(other.items)
+    tx.output.mark_mutated(target)
 
 
 @handles("CALL_INTRINSIC_1")

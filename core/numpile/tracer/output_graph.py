@@ -35,6 +35,7 @@ class OutputGraph:
         self.input_sources: list[Source] = []
         self.example_inputs: list = []
         self._wrapped: dict[Source, Variable] = {}
+        self.mutated: list[Variable] = []  # the caller's lists and dicts changed by the trace, in order
         self.loc = None  # the user source line being traced (SourceLoc)
 
     # -- inputs ------------------------------------------------------------------------
@@ -56,9 +57,9 @@ class OutputGraph:
             self.example_inputs.append(value)
             return ArrayVariable(node, source)
         if isinstance(value, CONSTANT_TYPES):
-            if guard:
-                self.guards.add(source, "id" if value is None or value is Ellipsis else "const", value)
-            return ConstantVariable(value, source)
+            kind = "id" if value is None or value is Ellipsis else "const"
+            install = (lambda: self.guards.add(source, kind, value)) if guard else None
+            return ConstantVariable(value, source, install)
         if isinstance(value, tuple):
             self.guards.add(source, "type", type(value))
             self.guards.add(source, "len", len(value))
@@ -75,6 +76,11 @@ class OutputGraph:
             self.guards.add(source, "id" if isinstance(value, IDENTITY_TYPES) else "type",
                             value if isinstance(value, IDENTITY_TYPES) else type(value))
         return ObjectVariable(value, source)
+
+    def mark_mutated(self, container: Variable) -> None:
+        """Note a change to a list or dict; one the caller can see is replayed after the graph."""
+        if container.source is not None and all(c is not container for c in self.mutated):
+            self.mutated.append(container)
 
     def read_source(self, source: Source):
         """The real value behind a Source, read now (closure cells are read at trace time)."""

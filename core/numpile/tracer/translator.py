@@ -165,17 +165,20 @@ class InstructionTranslator:
 
     def _object_attr(self, obj: Variable, name: str) -> Variable:
         value = obj.as_constant() if obj.is_constant() else obj.value
-        try:
-            static = _getattr_static(value, name)
-        except AttributeError:
-            raise Unsupported(f"{obj.describe()} has no attribute {name!r}") from None
         if isinstance(value, types.ModuleType):
-            attr = getattr(value, name)
+            try:
+                attr = getattr(value, name)  # modules may load attributes lazily (np.random)
+            except AttributeError:
+                raise Unsupported(f"module {value.__name__} has no attribute {name!r}") from None
             # module attributes that are code or namespaces are taken as constant, like Dynamo does;
             # data (arrays, numbers) read from a module is guarded
             guarded = not isinstance(attr, (types.FunctionType, types.BuiltinFunctionType, type,
                                             types.ModuleType, np.ufunc))
             return self._wrap_attr(obj, name, attr, guard=guarded)
+        try:
+            static = _getattr_static(value, name)
+        except AttributeError:
+            raise Unsupported(f"{obj.describe()} has no attribute {name!r}") from None
         if isinstance(static, (types.FunctionType, staticmethod, classmethod)) and name not in getattr(value, "__dict__", {}):
             if isinstance(static, staticmethod):
                 return ObjectVariable(static.__func__)
@@ -255,7 +258,7 @@ class InstructionTranslator:
             return result
         if isinstance(value, types.FunctionType):
             return self.inline_call(value, args, kwargs, fn.source)
-        if isinstance(value, types.MethodType):
+        if isinstance(value, types.MethodType) and isinstance(value.__func__, types.FunctionType):
             self_src = AttrSource(fn.source, "__self__") if fn.source else None
             func_src = AttrSource(fn.source, "__func__") if fn.source else None
             self_var = self.output.wrap(value.__self__, self_src) if self_src else ObjectVariable(value.__self__)
@@ -300,7 +303,12 @@ class InstructionTranslator:
         for name, cell in zip(code.co_freevars, fn.closure):
             symbolic_locals[name] = cell
         child = InstructionTranslator(self.output, code, fn.f_globals, symbolic_locals, fn.globals_source, parent=self)
-        return child.run()
+        try:
+            return child.run()
+        except Unsupported:
+            raise
+        except Exception as e:  # the callee raised at compile time: calling it for real will too
+            raise Unsupported(f"{code.co_name}() raised {type(e).__name__} while being traced: {e}") from e
 
     @property
     def root(self) -> "InstructionTranslator":
@@ -377,6 +385,8 @@ def _getattr_static(value, name):
 def _unsupported_call_reason(value) -> str:
     module = getattr(value, "__module__", None) or ""
     name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None) or type(value).__name__
+    if module.startswith("numpy.random") or isinstance(getattr(value, "__self__", None), np.random.Generator):
+        return f"{name}: random draws run as Python, never captured as constants"
     if module.split(".")[0] == "numpy":
         return f"np.{getattr(value, '__name__', name)} is not supported by numpile yet"
     where = f"{module}.{name}" if module and module != "builtins" else name

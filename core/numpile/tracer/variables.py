@@ -35,10 +35,20 @@ class Variable:
         return type(self).__name__
 
 
-@dataclass(eq=False)
 class ConstantVariable(Variable):
-    value: Any
-    source: Source | None = None
+    """A value known at compile time. One read from the frame's inputs is guarded only once the
+    trace uses the value: passed through untouched (to residual code, to a resume function), it
+    costs no guard and no recompilation when it changes."""
+
+    def __init__(self, value, source: Source | None = None, pending_guard=None):
+        self._value, self.source, self._pending_guard = value, source, pending_guard
+
+    @property
+    def value(self):
+        if self._pending_guard is not None:
+            install, self._pending_guard = self._pending_guard, None
+            install()
+        return self._value
 
     def is_constant(self) -> bool:
         return True
@@ -47,7 +57,7 @@ class ConstantVariable(Variable):
         return self.value
 
     def describe(self) -> str:
-        return f"constant {self.value!r}"
+        return f"constant {self._value!r}"
 
 
 @dataclass(eq=False)

@@ -1,0 +1,273 @@
+"""Graph breaks that resume: SPEC-tutorial.md items 4, 6, 7, 8, 9, 10, and breaks inside loops,
+try/except, with blocks, nested calls and comprehensions, on every supported Python."""
+
+import numpy as np
+import pytest
+import scipy.fft
+
+import numpile
+from conftest import assert_same, rand
+
+
+def recording_backend():
+    graphs = []
+
+    def backend(graph, example_inputs):
+        graphs.append(graph)
+        return graph
+    return backend, graphs
+
+
+def compare(compiled, fn, *args):
+    assert_same(compiled(*args), fn(*args))
+
+
+def count_graphs(compiled) -> int:
+    return sum(e.graph is not None for e in compiled.all_entries())
+
+
+# 4. data-dependent control flow
+def f1(x, y):
+    return -y if x.sum() < 0 else y
+
+
+def test_4_data_dependent_control_flow(rng):
+    compiled = numpile.compile(f1, backend="eager")
+    x, y = rand(rng, (5,)), rand(rng, (5,))
+    for a in (x, -x, np.abs(x), -np.abs(x)):
+        compare(compiled, f1, a, y)
+
+
+# 6. non-NumPy functions
+def f3(x):
+    x = x * 2
+    x = scipy.fft.dct(x)
+    return x * 2
+
+
+def test_6_scipy_call_between_two_graphs(rng):
+    backend, graphs = recording_backend()
+    compiled = numpile.compile(f3, backend=backend)
+    for _ in range(2):
+        compare(compiled, f3, rand(rng, (8,)))
+    assert [[n.target for n in g.calls] for g in graphs] == [["multiply"], ["multiply"]]
+
+
+# 7, 8, 9. bar: three graphs over two calls, explain, fullgraph
+def bar(a, b):
+    x = a / (np.abs(a) + 1)
+    if b.sum() < 0:
+        b = b * -1
+    return x * b
+
+
+BAR_IF_LINE = bar.__code__.co_firstlineno + 2
+
+
+def test_7_custom_backend_gets_three_graphs(rng, capsys):
+    graphs = []
+
+    def custom_backend(graph, example_inputs):
+        graph.print_tabular()
+        graphs.append(graph)
+        return graph
+    compiled = numpile.compile(bar, backend=custom_backend)
+    a, b = rand(rng, (10,)), np.abs(rand(rng, (10,)))
+    compare(compiled, bar, a, b)
+    compare(compiled, bar, a, -b)
+    compare(compiled, bar, a, b)     # both branches compiled: nothing new
+    compare(compiled, bar, a, -b)
+    ops = [[n.target for n in g.calls] for g in graphs]
+    assert ops == [["absolute", "add", "divide", "sum", "less"], ["multiply"], ["multiply", "multiply"]]
+    assert "opcode" in capsys.readouterr().out
+
+
+def test_8_explain(rng):
+    a, b = rand(rng, (10,)), np.abs(rand(rng, (10,)))
+    report = numpile.explain(bar)(a, b)
+    assert report.graph_count == 2 and report.graph_break_count == 1
+    [brk] = report.break_reasons
+    assert "data-dependent jump" in brk.reason
+    assert brk.loc.lineno == BAR_IF_LINE and brk.loc.filename == __file__
+    assert "if b.sum() < 0:" in str(report)
+    assert report.ops_per_graph == [["absolute", "add", "divide", "sum", "less"], ["multiply"]]
+    text = str(report)
+    assert "Graph count: 2" in text and "Graph break count: 1" in text and "Ops of graph 1" in text
+
+
+def test_9_fullgraph(rng):
+    with pytest.raises(numpile.Unsupported) as info:
+        numpile.compile(bar, fullgraph=True, backend="eager")(rand(rng, (3,)), rand(rng, (3,)))
+    assert "data-dependent jump" in str(info.value)
+    assert f"{__file__}:{BAR_IF_LINE}" in str(info.value)
+
+
+# 10. breaks on unsupported calls (I/O)
+def test_10_np_save_runs_once_per_call(rng, tmp_path):
+    path = tmp_path / "y.npy"
+
+    def f(x):
+        y = x ** 2 / 2
+        np.save(path, y)
+        z = y ** 3 / 6
+        return z
+    backend, graphs = recording_backend()
+    compiled = numpile.compile(f, backend=backend)
+    for _ in range(2):
+        x = rand(rng, (4,))
+        assert_same(compiled(x), f(x))
+        np.testing.assert_allclose(np.load(path), x ** 2 / 2)
+        path.unlink()
+    assert len(graphs) == 2
+
+
+# breaks in loops, blocks, nested calls and comprehensions
+def loop_with_print(x, n):
+    for t in range(n):
+        x = np.sin(x) + 0.5
+        if t == 1:
+            print("step", t)
+    return x
+
+
+def test_break_inside_for_loop(rng, capsys):
+    compiled = numpile.compile(loop_with_print, backend="eager")
+    for _ in range(2):
+        compare(compiled, loop_with_print, rand(rng, (3,)), 4)
+    assert capsys.readouterr().out.count("step 1") == 4
+
+
+def data_loop(x):
+    total = x
+    while total.sum() < 100:            # the condition needs data: a break every iteration
+        total = total * 2 + 1
+    return total
+
+
+def test_break_in_while_loop_on_data(rng):
+    compiled = numpile.compile(data_loop, backend="eager")
+    for _ in range(3):
+        compare(compiled, data_loop, np.abs(rand(rng, (4,))))
+
+
+def long_loop(x):
+    for i in range(3000):               # past the unroll limit: the loop runs as Python, its body compiled
+        x = x * 0.999 + 0.001
+    return x
+
+
+def test_long_loop_breaks_without_deep_recursion(rng):
+    compiled = numpile.compile(long_loop, backend="eager")
+    compare(compiled, long_loop, rand(rng, (3,)))
+
+
+def with_try(x, d):
+    y = np.sin(x)
+    try:
+        y = y + d["missing"]
+    except KeyError:
+        y = y * 2
+    finally:
+        y = y + 1
+    return y
+
+
+def test_try_except_finally(rng):
+    compiled = numpile.compile(with_try, backend="eager")
+    for _ in range(2):
+        compare(compiled, with_try, rand(rng, (3,)), {"a": 1})
+    compare(compiled, with_try, rand(rng, (3,)), {"missing": 3.0})
+
+
+def with_errstate(x):
+    y = x * 2
+    with np.errstate(divide="ignore"):
+        z = 1 / (y - y)
+    return z + y
+
+
+def test_with_block(rng):
+    compiled = numpile.compile(with_errstate, backend="eager")
+    for _ in range(2):
+        compare(compiled, with_errstate, rand(rng, (3,)))
+
+
+def opaque(x):
+    print("inside opaque")
+    return x * 3
+
+
+def caller(x):
+    y = np.cos(x)
+    z = opaque(y)          # cannot be inlined: called from residual code, compiled as its own frame
+    return z + y
+
+
+def test_nested_call_compiled_as_own_frame(rng, capsys):
+    backend, graphs = recording_backend()
+    compiled = numpile.compile(caller, backend=backend)
+    for _ in range(2):
+        compare(compiled, caller, rand(rng, (3,)))
+    ops = sorted(tuple(n.target for n in g.calls) for g in graphs)
+    assert ("multiply",) in ops      # opaque's own graph, after its print
+    assert capsys.readouterr().out.count("inside opaque") == 4
+
+
+def comprehension_with_break(xs):
+    return [float(v.sum()) * 2 for v in xs]
+
+
+def dict_and_set_comprehensions(x):
+    rows = {i: np.sin(row) for i, row in enumerate(x)}
+    total = sum(v.sum() for v in rows.values())
+    return rows, float(total)
+
+
+def test_comprehensions_with_breaks(rng):
+    compiled = numpile.compile(comprehension_with_break, backend="eager")
+    compare(compiled, comprehension_with_break, [rand(rng, (3,)), rand(rng, (2,))])
+    compiled = numpile.compile(dict_and_set_comprehensions, backend="eager")
+    compare(compiled, dict_and_set_comprehensions, rand(rng, (3, 2)))
+
+
+# what breaks, and says so
+def float_of_array(x):
+    return x * float(x.sum())
+
+
+def item_of_array(x):
+    return x * x.sum().item()
+
+
+def bool_mask(x):
+    return x[x > 0] * 2
+
+
+def nonzero(x):
+    return np.nonzero(x > 0)[0] + 1
+
+
+def random_draw(x):
+    return x + np.random.rand(*x.shape)
+
+
+@pytest.mark.parametrize("fn, reason", [
+    (float_of_array, "float() of an array"),
+    (item_of_array, "ndarray.item"),
+    (bool_mask, "advanced indexing"),
+    (nonzero, "nonzero"),
+])
+def test_unsupported_things_break_with_a_reason(rng, fn, reason):
+    compiled = numpile.compile(fn, backend="eager")
+    for _ in range(2):
+        compare(compiled, fn, rand(rng, (6,)))
+    assert any(reason in (e.break_reason or "") for e in compiled.all_entries()), \
+        [e.break_reason for e in compiled.all_entries()]
+
+
+def test_random_draws_are_never_constants(rng):
+    compiled = numpile.compile(random_draw, backend="eager")
+    x = rand(rng, (4,))
+    first, second = compiled(x), compiled(x)
+    assert not np.array_equal(first, second)
+    assert "random" in compiled.entries[0].break_reason
