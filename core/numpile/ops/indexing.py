@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import operator
 
+import numpy as np
+
 from . import params
 from .meta import as_meta
-from .registry import VIEW, ArrayMeta, register
+from .registry import INDEXING, VIEW, ArrayMeta, register
 
 
 def _getitem_sig(a, index): ...
@@ -32,14 +34,14 @@ def _kind(item) -> str:
     if isinstance(item, slice):
         bounds = (item.start, item.stop, item.step)
         if any(isinstance(b, ArrayMeta) for b in bounds):
-            raise NotImplementedError(f"getitem: a slice with array bounds ({item}) is not supported")
+            raise NotImplementedError(f"a slice with array bounds ({item}) is not supported")
         if not all(b is None or _is_int(b) for b in bounds):
             raise TypeError("slice indices must be integers or None or have an __index__ method")
         return "slice"
     if isinstance(item, (float, complex, str, bytes)):
         raise IndexError("only integers, slices (`:`), ellipsis (`...`), numpy.newaxis (`None`) "
                          "and integer or boolean arrays are valid indices")
-    raise NotImplementedError(f"getitem: advanced indexing (an index of type {type(item).__name__}) "
+    raise NotImplementedError(f"advanced indexing (an index of type {type(item).__name__}) "
                               f"is not supported; only integers, slices, None and Ellipsis are")
 
 
@@ -79,3 +81,28 @@ def _getitem_meta(a, index):
 register("getitem", VIEW, impl=operator.getitem, meta=_getitem_meta, signature=_getitem_sig,
          numpy=(operator.getitem,), methods={"__getitem__": None}, convert={"index": params.index},
          doc="a[index], basic indexing")
+
+
+# The functional form of `a[index] = value`, which the tracer uses to capture in-place updates:
+# no NumPy spelling maps to it.
+def _setitem_sig(a, index, value): ...
+
+
+def _setitem(a, index, value):
+    out = a.copy()
+    out[index] = value  # NumPy's assignment casting (unsafe) and broadcasting
+    return out
+
+
+def _setitem_meta(a, index, value):
+    a = as_meta(a)
+    if a.scalar:
+        raise TypeError(f"'numpy.{a.dtype.type.__name__}' object does not support item assignment")
+    target = _getitem_meta(a, index)
+    if isinstance(value, ArrayMeta) and np.broadcast_shapes(value.shape, target.shape) != target.shape:
+        raise ValueError(f"could not broadcast input array from shape {value.shape} into shape {target.shape}")
+    return ArrayMeta(a.shape, a.dtype)
+
+
+register("setitem", INDEXING, impl=_setitem, meta=_setitem_meta, signature=_setitem_sig,
+         convert={"index": params.index}, doc="a copy of a with a[index] = value")

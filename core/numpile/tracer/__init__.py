@@ -99,9 +99,11 @@ def _trace(fn, args, kwargs, stop_at, graph_break: GraphBreak | None = None) -> 
     tx = InstructionTranslator(output, code, fn.__globals__, symbolic_locals, GlobalSource)
     tx.stop_at = stop_at
     ns = CodeNamespace(fn.__globals__, closure)
-    rc = Reconstructor(ns)
+    rc = Reconstructor(ns, output.refresh)
     try:
         result = tx.run()
+        output.check_disjoint_updates()
+        rc.write_back(output.mutated_arrays)
         rc.replay(output.mutated)
         if result is not None:
             result_expr, resumes = rc.expr(result), []

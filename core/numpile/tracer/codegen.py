@@ -90,8 +90,9 @@ class Reconstructor:
     statements collected in `lines`, which run before any expression is used.
     """
 
-    def __init__(self, ns: CodeNamespace):
+    def __init__(self, ns: CodeNamespace, refresh=lambda var: None):
         self.ns = ns
+        self.refresh = refresh  # brings a view up to date with its updated base
         self.outputs: list = []  # graph nodes the code reads, in output order
         self.lines: list[str] = []
         self._temps: dict[int, str] = {}
@@ -104,6 +105,17 @@ class Reconstructor:
             self.lines.append(f"{name} = {build()}")
         return self._temps[id(var)]
 
+    def node_expr(self, node) -> str:
+        if node not in self.outputs:
+            self.outputs.append(node)
+        out = f"__o[{self.outputs.index(node)}]"
+        return f"__scalar({out})" if node.meta["scalar"] else out
+
+    def write_back(self, arrays: list) -> None:
+        """Statements that copy the new values of the caller's updated arrays into them."""
+        for var in arrays:
+            self.lines.append(f"{var.source.expr()}[...] = {self.node_expr(var.node)}")
+
     def replay(self, mutated: list) -> None:
         """Statements that give the caller's mutated lists and dicts their traced contents."""
         for c in mutated:
@@ -115,12 +127,10 @@ class Reconstructor:
 
     def expr(self, var: Variable) -> str:
         if isinstance(var, ArrayVariable):
-            if var.node.op == "input":
-                return var.source.expr()  # the caller's own array, identity kept
-            if var.node not in self.outputs:
-                self.outputs.append(var.node)
-            out = f"__o[{self.outputs.index(var.node)}]"
-            return f"__scalar({out})" if var.node.meta["scalar"] else out
+            if var.source is not None:
+                return var.source.expr()  # the caller's own array (written back if updated), identity kept
+            self.refresh(var)
+            return self.node_expr(var.node)
         if var.source is not None:
             return var.source.expr()
         if isinstance(var, TupleVariable):

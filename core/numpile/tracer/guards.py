@@ -97,6 +97,11 @@ GUARD_KINDS: dict[str, GuardKind] = {
         describe=lambda e: f"{_type_name(e[0])}, dtype {e[1]}, shape {e[2]}",
         mismatch=_array_mismatch,
     ),
+    "disjoint": GuardKind(  # an array updated in place shares no memory with another input
+        code=lambda v, const, other: f"not {const(np.may_share_memory)}({v}, {other.expr()})",
+        describe=lambda other: f"shares no memory with {other.name()}",
+        mismatch=lambda n, val, other: None,  # explained by the caller's arrays, not one value
+    ),
     "len": GuardKind(
         code=lambda v, const, n: f"len({v}) == {n}",
         describe=lambda n: f"len == {n}",

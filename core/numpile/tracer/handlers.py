@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import operator
 
-from .. import config
+from .. import config, ops
 from ..exc import Unsupported
 from . import bytecode_compat as bc
 from .translator import InstructionTranslator, unpack_known
@@ -221,7 +221,9 @@ def store_slice(tx: Tx, inst):
 
 def _store_item(tx, container, index, value):
     if isinstance(container, ArrayVariable):
-        raise Unsupported("assignment into an array (x[...] = v) is not supported yet")
+        updated = tx.output.call_op(ops.get("setitem"), (container, index, value), {})
+        tx.output.mutate(container, updated)
+        return
     key = index.as_constant()
     if isinstance(container, ListVariable):
         if isinstance(key, slice):
@@ -241,8 +243,11 @@ def binary_op(tx: Tx, inst):
     fn, inplace = bc.BINARY_OPS[inst.arg]
     rhs = tx.pop()
     lhs = tx.pop()
-    if inplace and isinstance(lhs, ArrayVariable):
-        raise Unsupported("in-place update of an array (x op= y) is not supported yet")
+    if inplace and isinstance(lhs, ArrayVariable) and not lhs.node.meta["scalar"]:
+        result = tx.apply_operator(fn, [lhs, rhs])
+        tx.output.mutate(lhs, tx.in_place_result(lhs, result, fn.__name__))
+        tx.push(lhs)  # the same array, updated
+        return
     if inplace and isinstance(lhs, ListVariable) and fn is operator.add:
         lhs.items.extend(tx.unpack(rhs, "list +="))
         tx.output.mark_mutated(lhs)

@@ -36,6 +36,7 @@ class OutputGraph:
         self.example_inputs: list = []
         self._wrapped: dict[Source, Variable] = {}
         self.mutated: list[Variable] = []  # the caller's lists and dicts changed by the trace, in order
+        self.mutated_arrays: list[ArrayVariable] = []  # the caller's arrays updated in place, in order
         self.loc = None  # the user source line being traced (SourceLoc)
 
     # -- inputs ------------------------------------------------------------------------
@@ -89,8 +90,8 @@ class OutputGraph:
     # -- ops ---------------------------------------------------------------------------
     def call_op(self, op: ops.OpDef, args: tuple, kwargs: dict, method: str | None = None) -> Variable:
         """Add `op` applied to Variables; its meta rule gives the result's shape and dtype."""
-        gargs = tuple(graph_arg(a) for a in args)
-        gkwargs = {k: graph_arg(v) for k, v in kwargs.items()}
+        gargs = tuple(self.graph_arg(a) for a in args)
+        gkwargs = {k: self.graph_arg(v) for k, v in kwargs.items()}
         try:
             if method is None:
                 gargs, gkwargs = op.normalize(gargs, gkwargs)
@@ -107,7 +108,65 @@ class OutputGraph:
             raise Unsupported(f"{op.name} raises {type(e).__name__} in NumPy: {e}") from None
         if not isinstance(meta, ArrayMeta):
             raise Unsupported(f"{op.name} returns {len(meta)} values; multi-output ops are not supported")
-        return ArrayVariable(self.graph.call(op.name, gargs, gkwargs, meta, self.loc))
+        result = ArrayVariable(self.graph.call(op.name, gargs, gkwargs, meta, self.loc))
+        if op.kind == ops.VIEW and args and isinstance(args[0], ArrayVariable):
+            base = args[0]
+            result.base, result.view_op, result.base_version = base, (op, tuple(args[1:]), dict(kwargs), method), base.version
+        return result
+
+    # -- in-place updates --------------------------------------------------------------
+    def refresh(self, var: ArrayVariable) -> None:
+        """Make a view again from its base when the base was updated since."""
+        if var.base is None:
+            return
+        self.refresh(var.base)
+        if var.base_version != var.base.version:
+            op, rest, kwargs, method = var.view_op
+            var.node = self.call_op(op, (var.base, *rest), kwargs, method).node
+            var.base_version = var.base.version
+            var.version += 1
+
+    def mutate(self, var: ArrayVariable, value: ArrayVariable) -> None:
+        """`var`'s data becomes `value`, which has var's shape and dtype: a new node for var, or for
+        the base of a view, through a functional setitem."""
+        self.refresh(var)
+        if var.base is None:
+            var.node = value.node
+            var.version += 1
+            if var.source is not None and all(v is not var for v in self.mutated_arrays):
+                self.mutated_arrays.append(var)
+            return
+        op, rest, kwargs, method = var.view_op
+        if op.name != "getitem" or method is not None:
+            raise Unsupported(f"in-place update of an array through a {op.name} view is not supported yet")
+        self.mutate(var.base, self.call_op(ops.get("setitem"), (var.base, *rest, value), {}))
+
+    def check_disjoint_updates(self) -> None:
+        """An updated input must not share memory with another input (else the write-back would
+        differ from NumPy's order of effects); guarded for later calls."""
+        for var in self.mutated_arrays:
+            mine = self.read_source(var.source)
+            for source, other in zip(self.input_sources, self.example_inputs):
+                if source == var.source or not isinstance(other, np.ndarray):
+                    continue
+                if np.may_share_memory(mine, other):
+                    raise Unsupported(f"{var.source.name()} is updated in place and shares memory with {source.name()}")
+                self.guards.add(var.source, "disjoint", source)
+
+    def graph_arg(self, var: Variable):
+        """A Variable as a Graph argument: Nodes for arrays, Python constants, nested tuples/lists."""
+        if isinstance(var, ArrayVariable):
+            self.refresh(var)
+            return var.node
+        if isinstance(var, TupleVariable):
+            return tuple(self.graph_arg(v) for v in var.items)
+        if isinstance(var, ListVariable):
+            return [self.graph_arg(v) for v in var.items]
+        if isinstance(var, SliceVariable):
+            return slice(self.graph_arg(var.start), self.graph_arg(var.stop), self.graph_arg(var.step))
+        if var.is_constant():
+            return var.as_constant()
+        raise Unsupported(f"{var.describe()} cannot be passed to a NumPy function in a graph")
 
     def prune_unused_inputs(self, outputs: list[Node]) -> None:
         """Drop graph inputs nothing reads (their guards stay: the trace looked at them)."""
@@ -120,21 +179,6 @@ class OutputGraph:
                 self.graph.nodes.remove(node)
         self.input_sources = [s for s, _ in keep]
         self.example_inputs = [e for _, e in keep]
-
-
-def graph_arg(var: Variable):
-    """A Variable as a Graph argument: Nodes for arrays, Python constants, nested tuples/lists."""
-    if isinstance(var, ArrayVariable):
-        return var.node
-    if isinstance(var, TupleVariable):
-        return tuple(graph_arg(v) for v in var.items)
-    if isinstance(var, ListVariable):
-        return [graph_arg(v) for v in var.items]
-    if isinstance(var, SliceVariable):
-        return slice(graph_arg(var.start), graph_arg(var.stop), graph_arg(var.step))
-    if var.is_constant():
-        return var.as_constant()
-    raise Unsupported(f"{var.describe()} cannot be passed to a NumPy function in a graph")
 
 
 def _input_name(source: Source) -> str:

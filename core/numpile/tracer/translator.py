@@ -45,6 +45,17 @@ _ARRAY_FACTS = {
 }
 
 
+def _fill(tx: "InstructionTranslator", arr: ArrayVariable, args, kwargs) -> Variable:
+    (value,) = args
+    filled = tx.output.call_op(ops.get("full_like"), (arr, value), {})
+    tx.output.mutate(arr, tx.in_place_result(arr, filled, "ndarray.fill"))
+    return ConstantVariable(None)
+
+
+# ndarray methods that update the array in place: name -> handler(tx, array, args, kwargs)
+MUTATING_METHODS = {"fill": _fill}
+
+
 class InstructionTranslator:
     def __init__(self, output: OutputGraph, code: types.CodeType, f_globals: dict,
                  symbolic_locals: dict, globals_source, parent: "InstructionTranslator | None" = None):
@@ -159,7 +170,7 @@ class InstructionTranslator:
         op = ops.lookup_property(name)
         if op is not None:
             return self.output.call_op(op, (arr,), {}, method=None)
-        if ops.lookup_method(name) is not None:
+        if ops.lookup_method(name) is not None or name in MUTATING_METHODS:
             return ArrayMethodVariable(arr, name)
         raise Unsupported(f"ndarray.{name} is not supported by numpile yet")
 
@@ -232,9 +243,25 @@ class InstructionTranslator:
         return call_builtin(self, fn, args, {}) or _raise(
             Unsupported(f"operator {fn.__name__} on {', '.join(a.describe() for a in args)}"))
 
+    def in_place_result(self, target: ArrayVariable, result: Variable, what: str) -> ArrayVariable:
+        """`result` as NumPy writes it into `target` for an in-place op or `out=`: same shape, cast
+        to target's dtype under "same_kind" casting."""
+        have, want = result.node.array_meta, target.node.array_meta
+        if have.shape != want.shape:
+            raise Unsupported(f"{what} into an array of shape {want.shape} from shape {have.shape} "
+                              "(NumPy raises: non-broadcastable output operand)")
+        if have.dtype != want.dtype:
+            if not np.can_cast(have.dtype, want.dtype, "same_kind"):
+                raise Unsupported(f"{what}: NumPy cannot cast the result from {have.dtype} to {want.dtype} "
+                                  "with casting rule 'same_kind' (UFuncTypeError)")
+            result = self.output.call_op(ops.get("astype"), (result, ConstantVariable(want.dtype)), {})
+        return result
+
     # -- calls ---------------------------------------------------------------------------
     def call(self, fn: Variable, args: list[Variable], kwargs: dict[str, Variable]) -> Variable:
         if isinstance(fn, ArrayMethodVariable):
+            if fn.name in MUTATING_METHODS:
+                return MUTATING_METHODS[fn.name](self, fn.array, args, kwargs)
             op = ops.lookup_method(fn.name)
             return self.output.call_op(op, (fn.array, *args), kwargs, method=fn.name)
         if isinstance(fn, BoundMethodVariable):
@@ -249,6 +276,8 @@ class InstructionTranslator:
         value = fn.as_constant() if fn.is_constant() else fn.value
         op = ops.lookup_callable(value)
         if op is not None:
+            if "out" in kwargs:
+                return self.call_with_out(op, args, dict(kwargs))
             return self.output.call_op(op, tuple(args), kwargs)
         result = call_container_method(self, value, args, kwargs)
         if result is not None:
@@ -267,6 +296,19 @@ class InstructionTranslator:
         if not isinstance(value, type) and isinstance(call, types.FunctionType):
             return self.inline_call(call, [fn, *args], kwargs)  # a callable object; its type is guarded
         raise Unsupported(_unsupported_call_reason(value))
+
+    def call_with_out(self, op, args, kwargs) -> Variable:
+        """`np.add(a, b, out=c)`: the result written into c, which is returned."""
+        out = kwargs.pop("out")
+        if isinstance(out, TupleVariable) and len(out.items) == 1:
+            out = out.items[0]
+        if out.is_constant() and out.as_constant() is None:
+            return self.output.call_op(op, tuple(args), kwargs)
+        if not isinstance(out, ArrayVariable) or out.node.meta["scalar"]:
+            raise Unsupported(f"out= of {op.name} must be an array, not {out.describe()}")
+        result = self.output.call_op(op, tuple(args), kwargs)
+        self.output.mutate(out, self.in_place_result(out, result, f"{op.name}(out=...)"))
+        return out
 
     def inline_call(self, func: types.FunctionType, args, kwargs, source: Source | None = None) -> Variable:
         """Trace a call of a user Python function in place."""

@@ -62,10 +62,19 @@ class ConstantVariable(Variable):
 
 @dataclass(eq=False)
 class ArrayVariable(Variable):
-    """An ndarray or NumPy scalar computed by (or fed into) the graph."""
+    """An ndarray or NumPy scalar computed by (or fed into) the graph.
+
+    The graph is functional, so an in-place update gives the Variable a new `node` and bumps its
+    `version`. A view (`base` set) remembers how it was made from its base (`view_op`, the op and
+    its other arguments) and is made again from the base's newest value when the base changed.
+    """
 
     node: Node
-    source: Source | None = None
+    source: Source | None = None      # set for the caller's arrays: they are written back if updated
+    base: "ArrayVariable | None" = None
+    view_op: tuple = ()               # (op, args after the base, kwargs, method name or None)
+    base_version: int = 0
+    version: int = 0
 
     def describe(self) -> str:
         kind = "NumPy scalar" if self.node.meta["scalar"] else "array"
