@@ -22,6 +22,7 @@ import numpy as np
 
 from . import ops
 from .ops import ArrayMeta
+from .shapes import SYMBOL_PATTERN, SymInt, evaluate
 
 
 @dataclass(frozen=True)
@@ -70,18 +71,21 @@ class Node:
         return self.name
 
 
-def map_nodes(value, fn):
-    """Apply fn to every Node inside a (possibly nested) tuple/list/dict/slice of arguments."""
+def map_nodes(value, fn, sym_fn=None):
+    """Apply fn to every Node (and sym_fn, if given, to every SymInt) inside a possibly nested
+    tuple/list/dict/slice of arguments."""
     if isinstance(value, Node):
         return fn(value)
+    if sym_fn is not None and isinstance(value, SymInt):
+        return sym_fn(value)
     if isinstance(value, tuple):
-        return tuple(map_nodes(v, fn) for v in value)
+        return tuple(map_nodes(v, fn, sym_fn) for v in value)
     if isinstance(value, list):
-        return [map_nodes(v, fn) for v in value]
+        return [map_nodes(v, fn, sym_fn) for v in value]
     if isinstance(value, dict):
-        return {k: map_nodes(v, fn) for k, v in value.items()}
+        return {k: map_nodes(v, fn, sym_fn) for k, v in value.items()}
     if isinstance(value, slice):
-        return slice(map_nodes(value.start, fn), map_nodes(value.stop, fn), map_nodes(value.step, fn))
+        return slice(map_nodes(value.start, fn, sym_fn), map_nodes(value.stop, fn, sym_fn), map_nodes(value.step, fn, sym_fn))
     return value
 
 
@@ -108,6 +112,7 @@ class Graph:
     def __init__(self):
         self.nodes: list[Node] = []
         self.guards: list[str] = []  # the guards of the cache entry this graph serves, readable
+        self.symbols: list = []      # symbol i of a dynamic dim -> (input node, dim), for SymInt arguments
         self._names: dict[str, int] = {}
 
     # -- building ----------------------------------------------------------------------
@@ -164,6 +169,21 @@ class Graph:
                 return n.args[0]
         return ()
 
+    def symbols_used(self) -> set[int]:
+        """The indices of the symbols that node arguments use (their values are needed at run time)."""
+        found: set[int] = set()
+        for n in self.nodes:
+            map_nodes((n.args, n.kwargs), lambda node: node,
+                      lambda sym: found.update(int(i) for i in SYMBOL_PATTERN.findall(sym.expr)) or sym)
+        return found
+
+    def render_symbolic(self, sym: SymInt) -> str:
+        """A SymInt argument as Python over the inputs' shapes: `(x.shape[0] // 2)`."""
+        def sub(m):
+            node, dim = self.symbols[int(m.group(1))]
+            return f"{node.name}.shape[{dim}]"
+        return "(" + SYMBOL_PATTERN.sub(sub, sym.expr) + ")"
+
     def tabular(self) -> str:
         rows = [("opcode", "name", "target", "args", "kwargs", "meta", "source")]
         for n in self.nodes:
@@ -190,7 +210,7 @@ class Graph:
                 lines.append(f"    # {_short(loc.filename)}:{loc.lineno}: {loc.line}")
                 last_loc = loc
             if n.op == "call":
-                lines.append(f"    {n.name} = {_render_call(n)}")
+                lines.append(f"    {n.name} = {_render_call(n, self.render_symbolic)}")
             elif n.op == "constant":
                 lines.append(f"    {n.name} = {render_constant(n.args[0])}")
             elif n.op == "output":
@@ -214,9 +234,12 @@ class Graph:
             raise TypeError(f"graph takes {len(params)} inputs ({', '.join(p.name for p in params)}), got {len(inputs)}")
         env: dict[Node, Any] = dict(zip(params, inputs))
         look = env.__getitem__
+        sizes = [env[node].shape[dim] if node in env else None for node, dim in
+                 (s if s is not None else (None, 0) for s in self.symbols)]
+        value = lambda sym: evaluate(sym.expr, sizes)  # noqa: E731
         for n in self.nodes:
             if n.op == "call":
-                env[n] = ops.get(n.target).impl(*map_nodes(n.args, look), **map_nodes(n.kwargs, look))
+                env[n] = ops.get(n.target).impl(*map_nodes(n.args, look, value), **map_nodes(n.kwargs, look, value))
             elif n.op == "constant":
                 env[n] = n.args[0]
             elif n.op == "output":
@@ -258,16 +281,18 @@ def _canon(value) -> str:
     return f"{type(value).__name__}:{render_constant(value)}"
 
 
-def _render_arg(value) -> str:
+def _render_arg(value, sym=repr) -> str:
     if isinstance(value, Node):
         return value.name
+    if isinstance(value, SymInt):
+        return sym(value)
     if isinstance(value, tuple):
-        inner = ", ".join(_render_arg(v) for v in value)
+        inner = ", ".join(_render_arg(v, sym) for v in value)
         return f"({inner},)" if len(value) == 1 else f"({inner})"
     if isinstance(value, list):
-        return "[" + ", ".join(_render_arg(v) for v in value) + "]"
+        return "[" + ", ".join(_render_arg(v, sym) for v in value) + "]"
     if isinstance(value, slice):
-        return f"slice({_render_arg(value.start)}, {_render_arg(value.stop)}, {_render_arg(value.step)})"
+        return f"slice({_render_arg(value.start, sym)}, {_render_arg(value.stop, sym)}, {_render_arg(value.step, sym)})"
     return render_constant(value)
 
 
@@ -282,10 +307,10 @@ def _spelling(op) -> str:
     return f"impl_{op.name}"
 
 
-def _render_call(n: Node) -> str:
+def _render_call(n: Node, sym) -> str:
     op = ops.get(n.target)
-    args = [_render_arg(a) for a in n.args]
-    args += [f"{k}={_render_arg(v)}" for k, v in n.kwargs.items()]
+    args = [_render_arg(a, sym) for a in n.args]
+    args += [f"{k}={_render_arg(v, sym)}" for k, v in n.kwargs.items()]
     return f"{_spelling(op)}({', '.join(args)})"
 
 

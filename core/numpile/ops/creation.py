@@ -107,9 +107,9 @@ def _arange_sig(start_or_stop, /, stop=None, step=1, *, dtype=None): ...
 def _arange_meta(start_or_stop, stop=None, step=1, *, dtype=None):
     bounds = [b for b in (start_or_stop, stop, step) if b is not None]
     if any(isinstance(b, ArrayMeta) for b in bounds):
-        raise NotImplementedError("arange: array-valued start/stop/step are not supported (the length would depend on data)")
+        raise NotImplementedError("array-valued start/stop/step are not supported (the length would depend on data)")
     if any(isinstance(b, (complex, np.complexfloating)) for b in bounds):
-        raise NotImplementedError("arange: complex start/stop/step are not supported")
+        raise NotImplementedError("complex start/stop/step are not supported")
     start, stop = (0, start_or_stop) if stop is None else (start_or_stop, stop)
     step = 1 if step is None else step
     if step == 0:

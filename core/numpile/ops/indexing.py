@@ -11,7 +11,7 @@ import operator
 import numpy as np
 
 from . import params
-from .meta import as_meta
+from .meta import as_meta, broadcast_shapes
 from .registry import INDEXING, VIEW, ArrayMeta, register
 
 
@@ -99,8 +99,11 @@ def _setitem_meta(a, index, value):
     if a.scalar:
         raise TypeError(f"'numpy.{a.dtype.type.__name__}' object does not support item assignment")
     target = _getitem_meta(a, index)
-    if isinstance(value, ArrayMeta) and np.broadcast_shapes(value.shape, target.shape) != target.shape:
-        raise ValueError(f"could not broadcast input array from shape {value.shape} into shape {target.shape}")
+    if isinstance(value, ArrayMeta):
+        if broadcast_shapes(value.shape, target.shape) != target.shape:
+            raise ValueError(f"could not broadcast input array from shape {value.shape} into shape {target.shape}")
+    else:  # a constant must fit the dtype, as NumPy checks when assigning (int8 <- 300 overflows)
+        np.empty((), a.dtype)[()] = value
     return ArrayMeta(a.shape, a.dtype)
 
 

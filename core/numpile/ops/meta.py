@@ -25,34 +25,41 @@ def probe(x):
     """A one-element stand-in for an array operand; constants stay as they are."""
     if isinstance(x, ArrayMeta):
         return np.ones((1,) * x.ndim, dtype=x.dtype)
-    return x
+    return _constant(x)
 
 
 def probe_call(fn, *args, **kwargs):
-    """fn on the probes of its arguments (nested in tuples and lists too), quietly:
-    the warnings of computing on ones (log(1), var with ddof=1 of one element) mean nothing."""
-    args = tuple(_probe_nested(a) for a in args)
-    kwargs = {k: _probe_nested(v) for k, v in kwargs.items()}
+    """fn on the probes of its arguments, quietly: the warnings of computing on ones
+    (log(1), var with ddof=1 of one element) mean nothing."""
+    args = tuple(map(probe, args))
+    kwargs = {k: probe(v) for k, v in kwargs.items()}
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
         return fn(*args, **kwargs)
-
-
-def _probe_nested(x):
-    if isinstance(x, (tuple, list)):
-        return type(x)(_probe_nested(v) for v in x)
-    return probe(x)
 
 
 def as_meta(x) -> ArrayMeta:
     """The meta of an operand that NumPy converts with np.asarray (a list, a Python or NumPy scalar)."""
     if isinstance(x, ArrayMeta):
         return x
+    x = _constant(x)
     return ArrayMeta.of(x if isinstance(x, (np.ndarray, np.generic)) else np.asarray(x))
 
 
+def _constant(x):
+    """A constant operand. A list or tuple holding arrays is one that NumPy would stack into
+    an array: no row captures that (np.asarray would make an object array of metas)."""
+    if isinstance(x, (list, tuple)) and _holds_array(x):
+        raise NotImplementedError("a list or tuple of arrays as one operand (NumPy stacks it) is not supported")
+    return x
+
+
+def _holds_array(x) -> bool:
+    return isinstance(x, ArrayMeta) or isinstance(x, (list, tuple)) and any(map(_holds_array, x))
+
+
 def shape_of(x) -> tuple:
-    return x.shape if isinstance(x, ArrayMeta) else np.shape(x)
+    return x.shape if isinstance(x, ArrayMeta) else np.shape(_constant(x))
 
 
 def broadcast_shapes(*shapes: tuple) -> tuple:

@@ -12,7 +12,6 @@ import operator
 
 import numpy as np
 
-from . import params
 from .meta import as_meta, broadcast_shapes, probe_call, shape_of
 from .registry import POINTWISE, ArrayMeta, reflected, register
 
@@ -67,22 +66,13 @@ UNARY_OPERATORS = {
     np.invert: ((operator.invert, operator.inv), "invert"),
     np.absolute: ((operator.abs, abs), "abs"),
 }
-
-
-def _spellings(ufunc) -> tuple[tuple, dict]:
-    """The operator functions and ndarray methods that mean `ufunc`."""
-    if ufunc in BINARY_OPERATORS:
-        fn, stem = BINARY_OPERATORS[ufunc]
-        return (fn,), {f"__{stem}__": None, f"__r{stem}__": reflected}
-    if ufunc in COMPARISONS:
-        fn, stem = COMPARISONS[ufunc]
-        return (fn,), {f"__{stem}__": None}
-    if ufunc in UNARY_OPERATORS:
-        fns, stem = UNARY_OPERATORS[ufunc]
-        return fns, {f"__{stem}__": None}
-    if ufunc is np.conjugate:
-        return (), {"conj": None, "conjugate": None}
-    return (), {}
+# ufunc -> (operator functions, ndarray methods) that mean it
+SPELLINGS = {
+    **{u: ((fn,), {f"__{stem}__": None, f"__r{stem}__": reflected}) for u, (fn, stem) in BINARY_OPERATORS.items()},
+    **{u: ((fn,), {f"__{stem}__": None}) for u, (fn, stem) in COMPARISONS.items()},
+    **{u: (fns, {f"__{stem}__": None}) for u, (fns, stem) in UNARY_OPERATORS.items()},
+    np.conjugate: ((), {"conj": None, "conjugate": None}),
+}
 
 
 def elementwise_meta(fn, *, scalar: bool = True):
@@ -108,7 +98,7 @@ def register_ufunc(ufunc, *, name=None, operators=(), methods=None, doc=""):
 
 
 for _ufunc in UFUNCS:
-    _operators, _methods = _spellings(_ufunc)
+    _operators, _methods = SPELLINGS.get(_ufunc, ((), {}))
     register_ufunc(_ufunc, operators=_operators, methods=_methods)
 
 
@@ -122,7 +112,7 @@ _where_values = elementwise_meta(np.where, scalar=False)  # np.where always retu
 
 def _where_meta(condition, *xy):
     if not xy:
-        raise NotImplementedError("where(condition) with one argument (the indices of nonzero "
+        raise NotImplementedError("the one-argument form where(condition) (the indices of nonzero "
                                   "elements: a data-dependent shape) is not supported; use where(condition, x, y)")
     return _where_values(condition, *xy)
 
@@ -177,7 +167,7 @@ def _astype_sig(x, dtype): ...
 def _astype_meta(x, dtype):
     probe_call(np.astype, x, dtype)  # NumPy's refusals: np.astype takes arrays and NumPy scalars only
     if dtype.kind not in _NUMERIC_KINDS:
-        raise NotImplementedError(f"astype: casting to {dtype} (not a bool, integer, float or complex dtype) is not supported")
+        raise NotImplementedError(f"casting to {dtype} (not a bool, integer, float or complex dtype) is not supported")
     x = as_meta(x)
     return ArrayMeta(x.shape, dtype, scalar=x.scalar)  # a NumPy scalar stays a scalar
 

@@ -44,8 +44,10 @@ REDUCTIONS = {
 
 
 def reduced_axes(axis, ndim: int) -> tuple[int, ...]:
-    """The non-negative axes an `axis=` names (None: all); AxisError/ValueError as NumPy."""
-    if axis is None:
+    """The non-negative axes an `axis=` names (None: all); AxisError/ValueError as NumPy.
+    A 0-d array has none, though NumPy's reductions take an int axis 0 or -1 for it (the
+    probe has already raised where NumPy would: mean/var/std, axis tuples)."""
+    if axis is None or ndim == 0:
         return tuple(range(ndim))
     if isinstance(axis, tuple):
         return normalize_axis_tuple(axis, ndim)

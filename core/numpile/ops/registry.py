@@ -18,12 +18,13 @@ else is a plain Python constant.
 
 Meta rules return the `ArrayMeta` NumPy's result would have, raise NumPy's
 own exception type for calls NumPy rejects, and raise NotImplementedError
-(naming the op and the unsupported form) for forms the row does not capture;
-the tracer turns the latter into a graph break.
+saying what is unsupported for forms the row does not capture (`register`
+prefixes the op's name); the tracer turns the latter into a graph break.
 """
 
 from __future__ import annotations
 
+import functools
 import inspect
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -137,7 +138,7 @@ def register(name: str, kind: str, *, impl, meta, signature, numpy=(), methods=N
     unknown = set(convert or ()) - set(sig.parameters)
     if unknown:
         raise ValueError(f"op {name!r}: convert names parameters {sorted(unknown)} its signature lacks")
-    op = OpDef(name, kind, impl, meta, sig, tuple(numpy), dict(methods or {}), tuple(properties), doc,
+    op = OpDef(name, kind, impl, _naming(name, meta), sig, tuple(numpy), dict(methods or {}), tuple(properties), doc,
                adapter, dict(convert or {}))
     spellings = ((_BY_CALLABLE, op.numpy), (_BY_METHOD, op.methods), (_BY_PROPERTY, op.properties))
     for table, keys in spellings:
@@ -148,6 +149,18 @@ def register(name: str, kind: str, *, impl, meta, signature, numpy=(), methods=N
     for table, keys in spellings:
         table.update(dict.fromkeys(keys, op))
     return op
+
+
+def _naming(name: str, meta):
+    """The meta rule, its NotImplementedError messages prefixed with the op's name (the graph
+    break reason a user reads)."""
+    @functools.wraps(meta)
+    def named(*args, **kwargs):
+        try:
+            return meta(*args, **kwargs)
+        except NotImplementedError as e:
+            raise NotImplementedError(f"{name}: {e}") from None
+    return named
 
 
 def lookup_callable(fn) -> OpDef | None:

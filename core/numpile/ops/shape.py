@@ -12,7 +12,7 @@ import math
 import numpy as np
 
 from . import params
-from .meta import as_meta, broadcast_shapes, normalize_axis_index, normalize_axis_tuple, probe_call
+from .meta import as_meta, broadcast_shapes, normalize_axis_index, normalize_axis_tuple, probe, probe_call
 from .registry import SHAPE, VIEW, ArrayMeta, register
 
 
@@ -141,6 +141,8 @@ def _squeeze_meta(a, axis=None):
     a = as_meta(a)
     if axis is None:
         axes = tuple(i for i, d in enumerate(a.shape) if d == 1)
+    elif a.ndim == 0 and isinstance(axis, int) and axis in (0, -1):
+        axes = ()  # NumPy takes an int axis 0 or -1 of a 0-d array (not in a tuple) as no axis
     else:
         axes = normalize_axis_tuple(axis, a.ndim)
         if any(a.shape[i] != 1 for i in axes):
@@ -186,10 +188,10 @@ register("ravel", SHAPE, impl=np.ravel, meta=_ravel_meta, signature=_ravel_sig,
          numpy=(np.ravel,), methods={"ravel": None, "flatten": None}, doc="np.ravel, x.ravel(), x.flatten()")
 
 
-def _operands(op: str, arrays) -> list[ArrayMeta]:
+def _operands(arrays) -> list[ArrayMeta]:
     if not isinstance(arrays, tuple):
-        raise NotImplementedError(f"{op}: an array as the sequence of arrays (its rows) is not supported; "
-                                  f"pass a tuple or list of arrays")
+        raise NotImplementedError("an array as the sequence of arrays (its rows) is not supported; "
+                                  "pass a tuple or list of arrays")
     return [as_meta(x) for x in arrays]
 
 
@@ -197,8 +199,9 @@ def _concatenate_sig(arrays, /, axis=0): ...
 
 
 def _concatenate_meta(arrays, axis=0):
-    metas = _operands("concatenate", arrays)
-    dtype = probe_call(np.concatenate, arrays, axis=axis).dtype  # empty sequence, 0-d, ndims, axis
+    metas = _operands(arrays)
+    # the probe raises NumPy's errors for an empty sequence, 0-d arrays, unequal ndims, the axis
+    dtype = probe_call(np.concatenate, [probe(m) for m in metas], axis=axis).dtype
     if axis is None:
         return ArrayMeta((sum(m.size for m in metas),), dtype)
     first = metas[0].shape
@@ -221,8 +224,8 @@ def _stack_sig(arrays, axis=0): ...
 
 
 def _stack_meta(arrays, axis=0):
-    metas = _operands("stack", arrays)
-    dtype = probe_call(np.stack, arrays, axis=axis).dtype  # empty sequence, axis
+    metas = _operands(arrays)
+    dtype = probe_call(np.stack, [probe(m) for m in metas], axis=axis).dtype  # raises for an empty sequence
     shape = metas[0].shape
     if any(m.shape != shape for m in metas):
         raise ValueError("all input arrays must have the same shape")

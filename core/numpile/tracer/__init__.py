@@ -10,7 +10,9 @@ import types
 from dataclasses import dataclass, field
 
 from ..exc import Unsupported
+from .. import shapes
 from ..graph import Graph
+from ..shapes import DynamicDims
 from . import bytecode_compat as bc
 from .codegen import CodeNamespace, Reconstructor, signature_params
 from .guards import GuardSet
@@ -72,23 +74,25 @@ class TraceFailed(Exception):
         self.error, self.guards, self.user_stack, self.point = error, guards, user_stack, point
 
 
-def trace(fn: types.FunctionType, args: tuple, kwargs: dict, resumable: bool = True) -> Trace:
+def trace(fn: types.FunctionType, args: tuple, kwargs: dict, resumable: bool = True,
+          dynamic: DynamicDims | None = None) -> Trace:
     """Trace a call. At the first thing it cannot capture, trace again up to that instruction and
-    end the graph there (a graph break), unless `resumable` is False."""
+    end the graph there (a graph break), unless `resumable` is False. `dynamic` says which input
+    dims are symbolic."""
     try:
-        return _trace(fn, args, kwargs, None)
+        return _trace(fn, args, kwargs, None, dynamic)
     except TraceFailed as failed:
         if not resumable or failed.point is None:
             raise
         err = failed.error
-        return _trace(fn, args, kwargs, failed.point, GraphBreak(err.reason, err.loc, failed.user_stack))
+        return _trace(fn, args, kwargs, failed.point, dynamic, GraphBreak(err.reason, err.loc, failed.user_stack))
 
 
-def _trace(fn, args, kwargs, stop_at, graph_break: GraphBreak | None = None) -> Trace:
+def _trace(fn, args, kwargs, stop_at, dynamic, graph_break: GraphBreak | None = None) -> Trace:
     bound = inspect.signature(fn).bind(*args, **kwargs)
     bound.apply_defaults()
     closure = fn.__closure__ or ()
-    output = OutputGraph({"__G": fn.__globals__, "__C": closure, **bound.arguments})
+    output = OutputGraph({"__G": fn.__globals__, "__C": closure, **bound.arguments}, dynamic)
     code = fn.__code__
     # parameters in code order; inspect renames a comprehension's ".0" to "implicit0", which is the
     # name generated code uses, while the bytecode keeps ".0"
@@ -99,9 +103,10 @@ def _trace(fn, args, kwargs, stop_at, graph_break: GraphBreak | None = None) -> 
     tx = InstructionTranslator(output, code, fn.__globals__, symbolic_locals, GlobalSource)
     tx.stop_at = stop_at
     ns = CodeNamespace(fn.__globals__, closure)
-    rc = Reconstructor(ns, output.refresh)
+    rc = Reconstructor(ns, output.refresh, output.shape_env)
     try:
-        result = tx.run()
+        with shapes.active(output.shape_env):
+            result = tx.run()
         output.check_disjoint_updates()
         rc.write_back(output.mutated_arrays)
         rc.replay(output.mutated)
@@ -109,6 +114,7 @@ def _trace(fn, args, kwargs, stop_at, graph_break: GraphBreak | None = None) -> 
             result_expr, resumes = rc.expr(result), []
         else:
             result_expr, resumes = None, _resumes(tx, rc)
+        output.guard_shapes()
     except Exception as e:
         stack = getattr(e, "user_stack", None) or tx.user_stack()
         point = tx.current if isinstance(e, Unsupported) and stop_at is None else None

@@ -14,6 +14,7 @@ import types
 import numpy as np
 
 from ..exc import Unsupported
+from ..shapes import SymInt
 from .variables import (
     ArrayMethodVariable, ArrayVariable, BoundMethodVariable, CellVariable, ConstantVariable, DictVariable,
     IteratorVariable, ListVariable, NestedFunctionVariable, ObjectVariable, SliceVariable, TupleVariable, Variable,
@@ -90,9 +91,10 @@ class Reconstructor:
     statements collected in `lines`, which run before any expression is used.
     """
 
-    def __init__(self, ns: CodeNamespace, refresh=lambda var: None):
+    def __init__(self, ns: CodeNamespace, refresh=lambda var: None, shape_env=None):
         self.ns = ns
         self.refresh = refresh  # brings a view up to date with its updated base
+        self.shape_env = shape_env  # renders symbolic dims as expressions over the frame's arrays
         self.outputs: list = []  # graph nodes the code reads, in output order
         self.lines: list[str] = []
         self._temps: dict[int, str] = {}
@@ -140,6 +142,8 @@ class Reconstructor:
         if isinstance(var, DictVariable):
             return self._temp(var, lambda: "{" + ", ".join(
                 f"{self.ns.const(k)}: {self.expr(v)}" for k, v in var.items.items()) + "}")
+        if isinstance(var, ConstantVariable) and isinstance(var.value, SymInt):
+            return f"({self.shape_env.source_expr(var.value.expr)})"
         if isinstance(var, (ConstantVariable, ObjectVariable)):
             return self.ns.const(var.value)
         if isinstance(var, SliceVariable):

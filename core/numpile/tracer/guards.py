@@ -15,9 +15,6 @@ import numpy as np
 
 from .sources import Source
 
-_MISSING = object()
-
-
 @dataclass(frozen=True)
 class Guard:
     source: Source
@@ -44,16 +41,22 @@ def _type_name(t) -> str:
     return getattr(t, "__qualname__", str(t))
 
 
-def array_guard_expected(value) -> tuple:
-    """What the "array" guard remembers of an ndarray or NumPy scalar."""
-    return (type(value), value.dtype, tuple(value.shape))
+def array_guard_expected(value, dynamic_dims=()) -> tuple:
+    """What the "array" guard remembers of an ndarray or NumPy scalar: its type, dtype and shape,
+    with None for the dims that are symbolic (their relations are guarded on their own)."""
+    shape = tuple(None if i in dynamic_dims else d for i, d in enumerate(value.shape))
+    return (type(value), value.dtype, shape)
 
 
 def _array_code(v, const, expected) -> str:
     t, dtype, shape = expected
-    if t is np.ndarray:
-        return f"type({v}) is ndarray and {v}.dtype == {const(dtype)} and {v}.shape == {shape!r}"
-    return f"type({v}) is {const(t)}"  # a NumPy scalar: its type fixes dtype and shape
+    if t is not np.ndarray:
+        return f"type({v}) is {const(t)}"  # a NumPy scalar: its type fixes dtype and shape
+    head = f"type({v}) is ndarray and {v}.dtype == {const(dtype)}"
+    if None not in shape:
+        return f"{head} and {v}.shape == {shape!r}"
+    dims = "".join(f" and {v}.shape[{i}] == {d}" for i, d in enumerate(shape) if d is not None)
+    return f"{head} and {v}.ndim == {len(shape)}{dims}"
 
 
 def _array_mismatch(name, value, expected) -> str | None:
@@ -62,9 +65,14 @@ def _array_mismatch(name, value, expected) -> str | None:
         return f"type of {name} changed from {_type_name(t)} to {_type_name(type(value))}"
     if value.dtype != dtype:
         return f"dtype of {name} changed from {dtype} to {value.dtype}"
-    if tuple(value.shape) != shape:
-        return f"shape of {name} changed from {shape} to {tuple(value.shape)}"
+    if len(value.shape) != len(shape) or any(d is not None and d != v for d, v in zip(shape, value.shape)):
+        return f"shape of {name} changed from {_shape_text(shape)} to {tuple(value.shape)}"
     return None
+
+
+def _shape_text(shape) -> str:
+    text = ", ".join("?" if d is None else str(d) for d in shape)
+    return f"({text},)" if len(shape) == 1 else f"({text})"
 
 
 def _const_code(v, const, value) -> str:
@@ -94,13 +102,18 @@ GUARD_KINDS: dict[str, GuardKind] = {
     ),
     "array": GuardKind(
         code=_array_code,
-        describe=lambda e: f"{_type_name(e[0])}, dtype {e[1]}, shape {e[2]}",
+        describe=lambda e: f"{_type_name(e[0])}, dtype {e[1]}, shape {_shape_text(e[2])}",
         mismatch=_array_mismatch,
     ),
     "disjoint": GuardKind(  # an array updated in place shares no memory with another input
         code=lambda v, const, other: f"not {const(np.may_share_memory)}({v}, {other.expr()})",
         describe=lambda other: f"shares no memory with {other.name()}",
         mismatch=lambda n, val, other: None,  # explained by the caller's arrays, not one value
+    ),
+    "expr": GuardKind(  # a relation between dynamic dims the trace relied on; the source is the expression
+        code=lambda v, const, _: v,
+        describe=lambda _: "holds",
+        mismatch=lambda n, val, _: None if val else f"{n} no longer holds",
     ),
     "len": GuardKind(
         code=lambda v, const, n: f"len({v}) == {n}",

@@ -14,7 +14,8 @@ from ..exc import Unsupported
 from ..graph import Graph, Node, map_nodes
 from ..ops import ArrayMeta
 from .guards import GuardSet, array_guard_expected
-from .sources import ItemSource, Source
+from ..shapes import DynamicDims, ShapeEnv
+from .sources import ExprSource, ItemSource, Source
 from .variables import (
     ArrayVariable, ConstantVariable, DictVariable, ListVariable, ObjectVariable,
     SliceVariable, TupleVariable, Variable,
@@ -27,9 +28,17 @@ IDENTITY_TYPES = (types.FunctionType, types.BuiltinFunctionType, types.ModuleTyp
                   types.MethodWrapperType, types.WrapperDescriptorType, types.MethodDescriptorType)
 
 
+# Ops whose result always views their first argument: updates of one are seen through the other.
+ALWAYS_VIEWS = frozenset({"getitem", "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze", "broadcast_to"})
+# Ops that view or copy depending on strides, which metas do not know.
+MAYBE_VIEWS = frozenset({"reshape", "ravel"})
+
+
 class OutputGraph:
-    def __init__(self, frame_env: dict):
+    def __init__(self, frame_env: dict, dynamic: DynamicDims | None = None):
         self.frame_env = frame_env  # names the Sources' expressions use: the arguments, __G, __C
+        self.dynamic = dynamic or DynamicDims()
+        self.shape_env = ShapeEnv()
         self.graph = Graph()
         self.guards = GuardSet()
         self.input_sources: list[Source] = []
@@ -52,8 +61,12 @@ class OutputGraph:
         if isinstance(value, (np.ndarray, np.generic)):
             if type(value) is not np.ndarray and not isinstance(value, np.generic):
                 raise Unsupported(f"{source.name()} is an ndarray subclass ({type(value).__name__}); only plain ndarrays are compiled")
-            self.guards.add(source, "array", array_guard_expected(value))
-            node = self.graph.input(_input_name(source), ArrayMeta.of(value), source.name(), self.loc)
+            dims = [i for i, d in enumerate(np.shape(value)) if self.dynamic.wants(source.name(), i, d)]
+            self.guards.add(source, "array", array_guard_expected(value, dims))
+            shape = tuple(self.shape_env.new_symbol(source.expr(), i, d) if i in dims else d
+                          for i, d in enumerate(np.shape(value)))
+            meta = ArrayMeta(shape, value.dtype, isinstance(value, np.generic))
+            node = self.graph.input(_input_name(source), meta, source.name(), self.loc)
             self.input_sources.append(source)
             self.example_inputs.append(value)
             return ArrayVariable(node, source)
@@ -109,7 +122,8 @@ class OutputGraph:
         if not isinstance(meta, ArrayMeta):
             raise Unsupported(f"{op.name} returns {len(meta)} values; multi-output ops are not supported")
         result = ArrayVariable(self.graph.call(op.name, gargs, gkwargs, meta, self.loc))
-        if op.kind == ops.VIEW and args and isinstance(args[0], ArrayVariable):
+        if (op.name in ALWAYS_VIEWS or op.name in MAYBE_VIEWS and method != "flatten") \
+                and args and isinstance(args[0], ArrayVariable):
             base = args[0]
             result.base, result.view_op, result.base_version = base, (op, tuple(args[1:]), dict(kwargs), method), base.version
         return result
@@ -122,6 +136,9 @@ class OutputGraph:
         self.refresh(var.base)
         if var.base_version != var.base.version:
             op, rest, kwargs, method = var.view_op
+            if op.name in MAYBE_VIEWS:
+                raise Unsupported(f"an array updated in place is read through a {op.name} result, "
+                                  "which NumPy makes a view or a copy depending on its strides")
             var.node = self.call_op(op, (var.base, *rest), kwargs, method).node
             var.base_version = var.base.version
             var.version += 1
@@ -168,9 +185,18 @@ class OutputGraph:
             return var.as_constant()
         raise Unsupported(f"{var.describe()} cannot be passed to a NumPy function in a graph")
 
+    def guard_shapes(self) -> None:
+        """The relations between symbolic dims the trace relied on become guards."""
+        for expr in self.shape_env.guards:
+            self.guards.add(ExprSource(self.shape_env.source_expr(expr)), "expr", None)
+
     def prune_unused_inputs(self, outputs: list[Node]) -> None:
-        """Drop graph inputs nothing reads (their guards stay: the trace looked at them)."""
+        """Drop graph inputs nothing reads (their guards stay: the trace looked at them); an input
+        whose symbolic dims a node's arguments use is read."""
         used = {id(n) for node in self.graph.nodes for n in node.inputs} | {id(n) for n in outputs}
+        symbol_owners = {expr: node for node, expr in zip(self.graph.inputs, (s.expr() for s in self.input_sources))}
+        for index in self.graph.symbols_used():
+            used.add(id(symbol_owners[self.shape_env.symbols[index][0]]))
         keep = []
         for node, src, ex in zip(self.graph.inputs, self.input_sources, self.example_inputs):
             if id(node) in used:
@@ -179,6 +205,9 @@ class OutputGraph:
                 self.graph.nodes.remove(node)
         self.input_sources = [s for s, _ in keep]
         self.example_inputs = [e for _, e in keep]
+        by_expr = {s.expr(): node for s, node in zip(self.input_sources, self.graph.inputs)}
+        self.graph.symbols = [(by_expr[array], dim) if array in by_expr else None
+                              for array, dim in self.shape_env.symbols]
 
 
 def _input_name(source: Source) -> str:

@@ -80,3 +80,16 @@ class ItemSource(Source):
 
     def root(self) -> Source:
         return self.base.root()
+
+
+@dataclass(frozen=True)
+class ExprSource(Source):
+    """A Python expression over the frame's values, e.g. a relation between two dims."""
+
+    code: str
+
+    def expr(self) -> str:
+        return f"({self.code})"
+
+    def name(self) -> str:
+        return self.code

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import builtins
 import dis
+import math
 import operator
 import types
 
@@ -39,9 +40,9 @@ _ARRAY_FACTS = {
     "shape": lambda m: m.shape,
     "ndim": lambda m: len(m.shape),
     "dtype": lambda m: m.dtype,
-    "size": lambda m: int(np.prod(m.shape, dtype=np.int64)),
+    "size": lambda m: math.prod(m.shape),
     "itemsize": lambda m: m.dtype.itemsize,
-    "nbytes": lambda m: int(np.prod(m.shape, dtype=np.int64)) * m.dtype.itemsize,
+    "nbytes": lambda m: math.prod(m.shape) * m.dtype.itemsize,
 }
 
 
@@ -275,7 +276,7 @@ class InstructionTranslator:
     def call_object(self, fn: Variable, args: list[Variable], kwargs: dict[str, Variable]) -> Variable:
         value = fn.as_constant() if fn.is_constant() else fn.value
         op = ops.lookup_callable(value)
-        if op is not None:
+        if op is not None and (_is_numpy(value) or _has_array(args, kwargs)):
             if "out" in kwargs:
                 return self.call_with_out(op, args, dict(kwargs))
             return self.output.call_op(op, tuple(args), kwargs)
@@ -394,6 +395,17 @@ class InstructionTranslator:
 
 
 # -- helpers -------------------------------------------------------------------------------
+
+def _is_numpy(fn) -> bool:
+    return (getattr(fn, "__module__", None) or "").split(".")[0] == "numpy" or isinstance(fn, np.ufunc)
+
+
+def _has_array(args, kwargs) -> bool:
+    """Whether an array is among the arguments (a builtin like abs() of constants stays Python)."""
+    def has(v):
+        return isinstance(v, ArrayVariable) or isinstance(v, (TupleVariable, ListVariable)) and any(map(has, v.items))
+    return any(map(has, (*args, *kwargs.values())))
+
 
 def _raise(e):
     raise e

@@ -1,0 +1,189 @@
+"""Symbolic dimensions for dynamic shapes.
+
+A `SymInt` stands for a dimension that may change between calls. It carries an
+expression over the shape symbols (`s0`, `s1`, ...) and its value for the call
+being traced (its *hint*). Arithmetic on SymInts gives SymInts; any decision
+(`==`, `<`, `bool`, using it as a Python int) is taken on the hint and recorded
+as a guard on the active `ShapeEnv`, so the compiled code is reused exactly when
+the same decisions hold. Meta rules therefore compute shapes with plain Python
+arithmetic and comparisons, and never hash a dimension.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from dataclasses import dataclass, field
+
+SYMBOL_PATTERN = re.compile(r"\bs(\d+)\b")
+
+
+class ShapeEnv:
+    """The symbols of one trace (each the size of a dimension of an input) and the guards
+    the trace relied on, as Python expressions over the symbols."""
+
+    def __init__(self):
+        self.symbols: list[tuple[str, int]] = []   # per symbol: (source expression of the array, dim)
+        self.hints: list[int] = []
+        self.guards: list[str] = []
+
+    def new_symbol(self, array_expr: str, dim: int, hint: int) -> "SymInt":
+        self.symbols.append((array_expr, dim))
+        self.hints.append(hint)
+        return SymInt(f"s{len(self.symbols) - 1}", hint)
+
+    def record(self, expr: str) -> None:
+        if expr not in self.guards:
+            self.guards.append(expr)
+
+    def source_expr(self, expr: str, array_name=None) -> str:
+        """`expr` with each symbol replaced by the dimension it stands for: `x.shape[0] // 2`.
+        `array_name(i)` can name symbol i's array differently (e.g. by a graph input's name)."""
+        def sub(m):
+            array, dim = self.symbols[int(m.group(1))]
+            return f"{array_name(int(m.group(1))) if array_name else array}.shape[{dim}]"
+        return SYMBOL_PATTERN.sub(sub, expr)
+
+
+_active: list[ShapeEnv] = []
+
+
+@contextlib.contextmanager
+def active(env: ShapeEnv):
+    """Decisions on SymInts made inside are guards of `env`."""
+    _active.append(env)
+    try:
+        yield env
+    finally:
+        _active.pop()
+
+
+def _decide(expr: str, value: bool) -> bool:
+    if _active:
+        _active[-1].record(expr if value else f"not ({expr})")
+    return value
+
+
+def _expr(x) -> str:
+    return x.expr if isinstance(x, SymInt) else repr(int(x))
+
+
+def _hint(x) -> int:
+    return x.hint if isinstance(x, SymInt) else int(x)
+
+
+def _is_int(x) -> bool:
+    return isinstance(x, SymInt) or (isinstance(x, int) and not isinstance(x, bool))
+
+
+class SymInt:
+    __slots__ = ("expr", "hint")
+
+    def __init__(self, expr: str, hint: int):
+        self.expr, self.hint = expr, int(hint)
+
+    def __repr__(self) -> str:
+        return self.expr
+
+    # arithmetic gives new symbols
+    def _binary(self, other, sym: str, fn, reverse=False):
+        if not _is_int(other):
+            return NotImplemented
+        a, b = (other, self) if reverse else (self, other)
+        return SymInt(f"({_expr(a)} {sym} {_expr(b)})", fn(_hint(a), _hint(b)))
+
+    def __add__(self, o): return self._binary(o, "+", lambda a, b: a + b)
+    def __radd__(self, o): return self._binary(o, "+", lambda a, b: a + b, True)
+    def __sub__(self, o): return self._binary(o, "-", lambda a, b: a - b)
+    def __rsub__(self, o): return self._binary(o, "-", lambda a, b: a - b, True)
+    def __mul__(self, o): return self._binary(o, "*", lambda a, b: a * b)
+    def __rmul__(self, o): return self._binary(o, "*", lambda a, b: a * b, True)
+    def __floordiv__(self, o): return self._binary(o, "//", lambda a, b: a // b)
+    def __rfloordiv__(self, o): return self._binary(o, "//", lambda a, b: a // b, True)
+    def __mod__(self, o): return self._binary(o, "%", lambda a, b: a % b)
+    def __rmod__(self, o): return self._binary(o, "%", lambda a, b: a % b, True)
+    def __neg__(self): return SymInt(f"(-{self.expr})", -self.hint)
+    def __pos__(self): return self
+
+    def __truediv__(self, o):  # a float result is a value, not a dimension
+        return self.specialize() / o
+
+    def __rtruediv__(self, o):
+        return o / self.specialize()
+
+    # decisions are guards
+    def _compare(self, other, sym: str, fn):
+        if not _is_int(other):
+            return NotImplemented
+        return _decide(f"{_expr(self)} {sym} {_expr(other)}", fn(self.hint, _hint(other)))
+
+    def __eq__(self, o): return self._compare(o, "==", lambda a, b: a == b)
+    def __ne__(self, o): return self._compare(o, "!=", lambda a, b: a != b)
+    def __lt__(self, o): return self._compare(o, "<", lambda a, b: a < b)
+    def __le__(self, o): return self._compare(o, "<=", lambda a, b: a <= b)
+    def __gt__(self, o): return self._compare(o, ">", lambda a, b: a > b)
+    def __ge__(self, o): return self._compare(o, ">=", lambda a, b: a >= b)
+
+    def __bool__(self) -> bool:
+        return _decide(f"{self.expr} != 0", self.hint != 0)
+
+    def specialize(self) -> int:
+        """The value as a plain int; guarded to stay this value."""
+        _decide(f"{self.expr} == {self.hint}", True)
+        return self.hint
+
+    __index__ = specialize
+    __int__ = specialize
+
+    def __hash__(self):
+        raise TypeError("a symbolic dimension cannot be hashed (it may equal several values)")
+
+
+def hint(x) -> int:
+    """The value of a dimension for the call being traced."""
+    return _hint(x)
+
+
+def is_symbolic(shape) -> bool:
+    return any(isinstance(d, SymInt) for d in shape)
+
+
+def evaluate(expr: str, symbol_values: list[int]) -> int:
+    """The value of a symbolic expression for given symbol values."""
+    return eval(SYMBOL_PATTERN.sub(lambda m: str(symbol_values[int(m.group(1))]), expr), {})
+
+
+@dataclass
+class DynamicDims:
+    """Which input dimensions a trace makes symbolic: "all", or per source name a set of dims."""
+
+    all: bool = False
+    per_source: dict = field(default_factory=dict)
+
+    def wants(self, source_name: str, dim: int, size: int) -> bool:
+        if size in (0, 1):  # 0 and 1 change broadcasting and emptiness: always specialised
+            return False
+        return self.all or dim in self.per_source.get(source_name, ())
+
+
+def slice_length(s: slice, size):
+    """len(range(*s.indices(size))) for a size that may be symbolic; the comparisons it makes on
+    the size become guards."""
+    if not isinstance(size, SymInt):
+        return len(range(*s.indices(size)))
+    step = 1 if s.step is None else s.step
+    if step > 0:
+        lo, hi = 0, size
+        start = lo if s.start is None else _clamp(s.start, size, lo, hi)
+        stop = hi if s.stop is None else _clamp(s.stop, size, lo, hi)
+        return max(0, (stop - start + step - 1) // step)
+    lo, hi = -1, size - 1
+    start = hi if s.start is None else _clamp(s.start, size, lo, hi)
+    stop = lo if s.stop is None else _clamp(s.stop, size, lo, hi)
+    return max(0, (start - stop - step - 1) // -step)
+
+
+def _clamp(bound: int, size, lo, hi):
+    """A slice bound as slice.indices resolves it: negatives count from the end, then clamped to [lo, hi]."""
+    value = bound + size if bound < 0 else bound
+    return max(lo, min(value, hi))
