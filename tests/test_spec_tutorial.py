@@ -143,11 +143,11 @@ def test_12_cache_size_limit(rng):
     old = numpile.config.cache_size_limit
     numpile.config.cache_size_limit = 2
     try:
-        compiled(np.ones(1))
-        compiled(np.ones(2))
+        compiled(np.ones(3, np.float64))
+        compiled(np.ones(3, np.float32))
         with pytest.warns(RuntimeWarning, match="cache_size_limit"):
-            assert_same(compiled(np.ones(3)), np.ones(3) + 1)
-        assert_same(compiled(np.ones(4)), np.ones(4) + 1)   # eager, and no second warning
+            assert_same(compiled(np.ones(3, np.int32)), np.ones(3, np.int32) + 1)
+        assert_same(compiled(np.ones(3, np.int64)), np.ones(3, np.int64) + 1)  # eager, no second warning
     finally:
         numpile.config.cache_size_limit = old
     assert len(compiled.entries) == 2

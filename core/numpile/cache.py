@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from . import config, logs
 from .exc import BackendCompilerFailed, Unsupported
 from .graph import Graph
+from .shapes import DynamicDims
 from .tracer import GraphBreak, Trace, TraceFailed, trace
 from .tracer.codegen import CodeNamespace, call_args, signature_params
 from .tracer.guards import GuardSet
@@ -97,6 +98,7 @@ class CompiledFunction:
         self._limit_warned = False
         self._resume_points: dict = {}                   # (code, layout, native) -> ResumePoint, on the root
         self._frames: dict = {}                          # function -> CompiledFunction, on the root
+        self._dynamic = DynamicDims(all=dynamic is True)  # grows as dims change between compiles
         functools.update_wrapper(self, original if hasattr(original, "__name__") else fn, updated=())
         _LIVE.add(self)
         if backend is not None:
@@ -176,8 +178,9 @@ class CompiledFunction:
             logs.get("recompiles").debug("%s", self._recompile_reason(args, kwargs))
         backend = self.backend
         t0 = time.perf_counter()
+        dynamic = self._dynamic_dims(args, kwargs, backend)
         try:
-            tr = trace(self._fn, args, kwargs, resumable=not self.fullgraph)
+            tr = trace(self._fn, args, kwargs, resumable=not self.fullgraph, dynamic=dynamic)
         except TraceFailed as failed:
             return self._run_eagerly(failed, time.perf_counter() - t0, args, kwargs)
         if tr.graph_break is not None:
@@ -188,6 +191,34 @@ class CompiledFunction:
         entry.compile_seconds = t2 - t0
         self._install(entry, CompileEvent(name, entry, t1 - t0, t2 - t1))
         return entry.run(*args, **kwargs)
+
+    def _dynamic_dims(self, args, kwargs, backend) -> DynamicDims | None:
+        """Which dims this compile makes symbolic: all with dynamic=True; with automatic dynamic
+        shapes, every dim of an input whose size differs from what an earlier entry was compiled
+        for; none with dynamic=False or for a backend without dynamic shapes."""
+        if self.dynamic is False or not getattr(backend, "supports_dynamic_shapes", False):
+            return None
+        if self.dynamic is None and config.automatic_dynamic_shapes and self.entries:
+            env = self._frame_env(args, kwargs)
+            for entry in self.entries:
+                for guard in entry.guards:
+                    if guard.kind != "array":
+                        continue
+                    try:
+                        now = eval(guard.source.expr(), dict(env)).shape
+                    except Exception:
+                        continue
+                    before = guard.expected[2]
+                    changed = {i for i, (b, n) in enumerate(zip(before, now)) if b is not None and b != n}
+                    if len(now) == len(before) and changed:
+                        self._dynamic.per_source.setdefault(guard.source.name(), set()).update(changed)
+        return self._dynamic
+
+    def _frame_env(self, args, kwargs) -> dict:
+        """The names Sources' expressions use, for this call."""
+        bound = inspect.signature(self._fn).bind(*args, **kwargs)
+        bound.apply_defaults()
+        return {"__G": self._fn.__globals__, "__C": self._fn.__closure__ or (), **bound.arguments}
 
     def _compile(self, tr: Trace, backend) -> CacheEntry:
         ns = tr.ns
@@ -268,9 +299,7 @@ class CompiledFunction:
             listener(self, event)
 
     def _recompile_reason(self, args, kwargs) -> str:
-        bound = inspect.signature(self._fn).bind(*args, **kwargs)
-        bound.apply_defaults()
-        env = {"__G": self._fn.__globals__, "__C": self._fn.__closure__ or (), **bound.arguments}
+        env = self._frame_env(args, kwargs)
         reasons = [e.guards.first_failure(env) or "guards passed but the entry was skipped" for e in self.entries]
         return f"recompiling {self._fn.__qualname__}: " + "; ".join(reasons)
 

@@ -60,12 +60,8 @@ def active(env: ShapeEnv):
 
 def _decide(expr: str, value: bool) -> bool:
     if _active:
-        _active[-1].record(expr if value else f"not ({expr})")
+        _active[-1].record(expr)
     return value
-
-
-def _expr(x) -> str:
-    return x.expr if isinstance(x, SymInt) else repr(int(x))
 
 
 def _hint(x) -> int:
@@ -76,33 +72,106 @@ def _is_int(x) -> bool:
     return isinstance(x, SymInt) or (isinstance(x, int) and not isinstance(x, bool))
 
 
-class SymInt:
-    __slots__ = ("expr", "hint")
+def _linear(x) -> tuple[dict, int] | None:
+    """x as (symbol -> coefficient, constant), or None when it is not linear."""
+    if isinstance(x, SymInt):
+        return None if x.opaque is not None else (dict(x.terms), x.const)
+    return {}, int(x)
 
-    def __init__(self, expr: str, hint: int):
-        self.expr, self.hint = expr, int(hint)
+
+def _render(x) -> str:
+    return x.expr if isinstance(x, SymInt) else repr(int(x))
+
+
+def _atom(x) -> str:
+    """x's expression, parenthesised unless it is one symbol or a number."""
+    text = _render(x)
+    return text if text.lstrip("-").isalnum() else f"({text})"
+
+
+_NEGATED = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
+
+
+class SymInt:
+    """A symbolic dimension: a linear form over the symbols (kept simple for readable guards)
+    or, past + - and scaling, an opaque expression."""
+
+    __slots__ = ("terms", "const", "opaque", "hint")
+
+    def __init__(self, expr: str | None = None, hint: int = 0, terms=(), const: int = 0, opaque: str | None = None):
+        if expr is not None:  # a fresh symbol
+            terms, opaque = ((expr, 1),), None
+        self.terms = tuple(sorted((k, v) for k, v in dict(terms).items() if v)) if opaque is None else ()
+        self.const, self.opaque, self.hint = (const if opaque is None else 0), opaque, int(hint)
+
+    @classmethod
+    def _make(cls, linear, hint, opaque=None):
+        if opaque is not None:
+            return cls(hint=hint, opaque=opaque)
+        terms, const = linear
+        if not any(terms.values()):
+            return const  # the symbols cancelled: a plain int
+        return cls(hint=hint, terms=terms, const=const)
+
+    @property
+    def expr(self) -> str:
+        if self.opaque is not None:
+            return self.opaque
+        parts = []
+        for name, coeff in self.terms:
+            term = name if abs(coeff) == 1 else f"{abs(coeff)}*{name}"
+            parts.append(("- " if coeff < 0 else "+ ") + term)
+        if self.const:
+            parts.append(("- " if self.const < 0 else "+ ") + str(abs(self.const)))
+        text = " ".join(parts)
+        return text[2:] if text.startswith("+ ") else "-" + text[2:]
 
     def __repr__(self) -> str:
         return self.expr
 
-    # arithmetic gives new symbols
-    def _binary(self, other, sym: str, fn, reverse=False):
+    # arithmetic gives new symbolic values
+    def _add(self, other, sign: int, reverse=False):
         if not _is_int(other):
             return NotImplemented
         a, b = (other, self) if reverse else (self, other)
-        return SymInt(f"({_expr(a)} {sym} {_expr(b)})", fn(_hint(a), _hint(b)))
+        hint = _hint(a) + sign * _hint(b)
+        la, lb = _linear(a), _linear(b)
+        if la is None or lb is None:
+            return SymInt._make(None, hint, f"{_atom(a)} {'+' if sign > 0 else '-'} {_atom(b)}")
+        terms = dict(la[0])
+        for k, v in lb[0].items():
+            terms[k] = terms.get(k, 0) + sign * v
+        return SymInt._make((terms, la[1] + sign * lb[1]), hint)
 
-    def __add__(self, o): return self._binary(o, "+", lambda a, b: a + b)
-    def __radd__(self, o): return self._binary(o, "+", lambda a, b: a + b, True)
-    def __sub__(self, o): return self._binary(o, "-", lambda a, b: a - b)
-    def __rsub__(self, o): return self._binary(o, "-", lambda a, b: a - b, True)
-    def __mul__(self, o): return self._binary(o, "*", lambda a, b: a * b)
-    def __rmul__(self, o): return self._binary(o, "*", lambda a, b: a * b, True)
-    def __floordiv__(self, o): return self._binary(o, "//", lambda a, b: a // b)
-    def __rfloordiv__(self, o): return self._binary(o, "//", lambda a, b: a // b, True)
-    def __mod__(self, o): return self._binary(o, "%", lambda a, b: a % b)
-    def __rmod__(self, o): return self._binary(o, "%", lambda a, b: a % b, True)
-    def __neg__(self): return SymInt(f"(-{self.expr})", -self.hint)
+    def __add__(self, o): return self._add(o, 1)
+    def __radd__(self, o): return self._add(o, 1, True)
+    def __sub__(self, o): return self._add(o, -1)
+    def __rsub__(self, o): return self._add(o, -1, True)
+
+    def __mul__(self, o):
+        if not _is_int(o):
+            return NotImplemented
+        hint = self.hint * _hint(o)
+        if isinstance(o, SymInt) or self.opaque is not None:
+            return SymInt._make(None, hint, f"{_atom(self)} * {_atom(o)}")
+        terms, const = _linear(self)
+        return SymInt._make(({k: v * o for k, v in terms.items()}, const * o), hint)
+
+    __rmul__ = __mul__
+
+    def _opaque(self, other, sym: str, fn, reverse=False):
+        if not _is_int(other):
+            return NotImplemented
+        a, b = (other, self) if reverse else (self, other)
+        if sym == "//" and not isinstance(b, SymInt) and b == 1:
+            return a
+        return SymInt._make(None, fn(_hint(a), _hint(b)), f"{_atom(a)} {sym} {_atom(b)}")
+
+    def __floordiv__(self, o): return self._opaque(o, "//", lambda a, b: a // b)
+    def __rfloordiv__(self, o): return self._opaque(o, "//", lambda a, b: a // b, True)
+    def __mod__(self, o): return self._opaque(o, "%", lambda a, b: a % b)
+    def __rmod__(self, o): return self._opaque(o, "%", lambda a, b: a % b, True)
+    def __neg__(self): return self * -1
     def __pos__(self): return self
 
     def __truediv__(self, o):  # a float result is a value, not a dimension
@@ -115,7 +184,10 @@ class SymInt:
     def _compare(self, other, sym: str, fn):
         if not _is_int(other):
             return NotImplemented
-        return _decide(f"{_expr(self)} {sym} {_expr(other)}", fn(self.hint, _hint(other)))
+        result = fn(self.hint, _hint(other))
+        if not isinstance(self - other, SymInt):  # the symbols cancel: true for every size
+            return result
+        return _decide(f"{_render(self)} {sym if result else _NEGATED[sym]} {_render(other)}", result)
 
     def __eq__(self, o): return self._compare(o, "==", lambda a, b: a == b)
     def __ne__(self, o): return self._compare(o, "!=", lambda a, b: a != b)
@@ -125,11 +197,11 @@ class SymInt:
     def __ge__(self, o): return self._compare(o, ">=", lambda a, b: a >= b)
 
     def __bool__(self) -> bool:
-        return _decide(f"{self.expr} != 0", self.hint != 0)
+        return self._compare(0, "!=", lambda a, b: a != b)
 
     def specialize(self) -> int:
         """The value as a plain int; guarded to stay this value."""
-        _decide(f"{self.expr} == {self.hint}", True)
+        _decide(f"{_render(self)} == {self.hint}", True)
         return self.hint
 
     __index__ = specialize

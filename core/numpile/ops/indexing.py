@@ -11,6 +11,7 @@ import operator
 import numpy as np
 
 from . import params
+from ..shapes import slice_length
 from .meta import as_meta, broadcast_shapes
 from .registry import INDEXING, VIEW, ArrayMeta, register
 
@@ -73,7 +74,7 @@ def _getitem_meta(a, index):
         else:
             if item.step == 0:
                 raise ValueError("slice step cannot be zero")
-            shape.append(len(range(*item.indices(a.shape[dim]))))
+            shape.append(slice_length(item, a.shape[dim]))
             dim += 1
     return ArrayMeta(tuple(shape), a.dtype, scalar=scalar and not shape)
 

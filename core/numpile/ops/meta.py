@@ -63,13 +63,19 @@ def shape_of(x) -> tuple:
 
 
 def broadcast_shapes(*shapes: tuple) -> tuple:
-    """np.broadcast_shapes in plain arithmetic (no arrays made); ValueError on a mismatch as NumPy."""
+    """np.broadcast_shapes in plain arithmetic (no arrays made, dims may be symbolic: every
+    comparison is one NumPy makes); ValueError on a mismatch as NumPy."""
     ndim = max(map(len, shapes), default=0)
     out = []
     for i in range(-ndim, 0):
-        dims = {s[i] for s in shapes if len(s) >= -i} - {1}
-        if len(dims) > 1:
-            raise ValueError("shape mismatch: objects cannot be broadcast to a single shape: "
-                             + " ".join(str(tuple(s)) for s in shapes))
-        out.append(dims.pop() if dims else 1)
+        dim = None
+        for s in shapes:
+            if len(s) < -i or s[i] == 1:
+                continue
+            if dim is None:
+                dim = s[i]
+            elif s[i] != dim:
+                raise ValueError("shape mismatch: objects cannot be broadcast to a single shape: "
+                                 + " ".join(str(tuple(s)) for s in shapes))
+        out.append(1 if dim is None else dim)
     return tuple(out)

@@ -11,6 +11,8 @@ import operator
 
 import numpy as np
 
+from ..shapes import SymInt
+
 
 def optional(convert):
     """A parameter whose None means "NumPy decides": None stays None, anything else is converted."""
@@ -29,10 +31,14 @@ def dtype_or(default):
 
 
 def shape(value) -> tuple:
-    """A shape: an int or a sequence of ints, as a tuple of Python ints."""
+    """A shape: an int or a sequence of ints, as a tuple of Python ints (symbolic dims stay symbolic)."""
     if isinstance(value, (tuple, list)):
-        return tuple(operator.index(d) for d in value)
-    return (operator.index(value),)
+        return tuple(_dim(d) for d in value)
+    return (_dim(value),)
+
+
+def _dim(d):
+    return d if isinstance(d, SymInt) else operator.index(d)
 
 
 def axis(value):

@@ -22,7 +22,8 @@ class Guard:
     expected: Any
 
     def describe(self) -> str:
-        return f"{self.source.name()}: {GUARD_KINDS[self.kind].describe(self.expected)}"
+        text = GUARD_KINDS[self.kind].describe(self.expected)
+        return f"{self.source.name()}: {text}" if text else self.source.name()
 
     def mismatch(self, value) -> str | None:
         """Why `value` fails this guard, or None when it passes."""
@@ -112,7 +113,7 @@ GUARD_KINDS: dict[str, GuardKind] = {
     ),
     "expr": GuardKind(  # a relation between dynamic dims the trace relied on; the source is the expression
         code=lambda v, const, _: v,
-        describe=lambda _: "holds",
+        describe=lambda _: "",
         mismatch=lambda n, val, _: None if val else f"{n} no longer holds",
     ),
     "len": GuardKind(

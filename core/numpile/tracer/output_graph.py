@@ -14,7 +14,7 @@ from ..exc import Unsupported
 from ..graph import Graph, Node, map_nodes
 from ..ops import ArrayMeta
 from .guards import GuardSet, array_guard_expected
-from ..shapes import DynamicDims, ShapeEnv
+from ..shapes import DynamicDims, ShapeEnv, SymInt
 from .sources import ExprSource, ItemSource, Source
 from .variables import (
     ArrayVariable, ConstantVariable, DictVariable, ListVariable, ObjectVariable,
@@ -22,7 +22,7 @@ from .variables import (
 )
 
 # Values the tracer treats as known constants, guarded by type and value.
-CONSTANT_TYPES = (bool, int, float, complex, str, bytes, type(None), type(Ellipsis), slice, range, np.dtype)
+CONSTANT_TYPES = (bool, int, float, complex, str, bytes, type(None), type(Ellipsis), slice, range, np.dtype, SymInt)
 # Objects guarded by identity: a different one means different code.
 IDENTITY_TYPES = (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type, np.ufunc,
                   types.MethodWrapperType, types.WrapperDescriptorType, types.MethodDescriptorType)
