@@ -138,6 +138,20 @@ class Case:
         return self.id or _describe(self)
 
 
+def metas_of(value):
+    """What a meta rule sees for real call arguments: ArrayMeta for arrays and NumPy scalars (the
+    tracer makes both graph values), constants unchanged, containers and slices mapped through."""
+    if isinstance(value, (np.ndarray, np.generic)):
+        return ArrayMeta.of(value)
+    if isinstance(value, (tuple, list)):
+        return type(value)(metas_of(v) for v in value)
+    if isinstance(value, dict):
+        return {k: metas_of(v) for k, v in value.items()}
+    if isinstance(value, slice):
+        return slice(metas_of(value.start), metas_of(value.stop), metas_of(value.step))
+    return value
+
+
 def _map_specs(value, fn):
     if isinstance(value, Arr):
         return fn(value)

@@ -11,22 +11,9 @@ import pytest
 
 from numpile import ops
 from numpile.ops import ArrayMeta
+from numpile.testing import metas_of
 
 RNG = np.random.default_rng(1)
-
-
-def _metas(value):
-    """What a meta rule sees: ArrayMeta for arrays and NumPy scalars (the tracer makes both
-    graph values), constants unchanged."""
-    if isinstance(value, (np.ndarray, np.generic)):
-        return ArrayMeta.of(value)
-    if isinstance(value, (tuple, list)):
-        return type(value)(_metas(v) for v in value)
-    if isinstance(value, dict):
-        return {k: _metas(v) for k, v in value.items()}
-    if isinstance(value, slice):
-        return slice(_metas(value.start), _metas(value.stop), _metas(value.step))
-    return value
 
 
 def _public(exc_type):
@@ -41,7 +28,7 @@ def _public(exc_type):
 def meta_of(name, args, kwargs=None, method=None):
     op = ops.get(name)
     canon = op.normalize_method(method, args, kwargs or {}) if method else op.normalize(args, kwargs or {})
-    return op.meta(*_metas(canon[0]), **_metas(canon[1]))
+    return op.meta(*metas_of(canon[0]), **metas_of(canon[1]))
 
 
 def agrees(name, args, kwargs=None, fn=None):
@@ -120,7 +107,7 @@ REFUSED = [
 ]
 
 
-@pytest.mark.parametrize("call", REFUSED, ids=lambda c: f"{c[0]}{_metas(c[1])}{c[2] if len(c) > 2 else ''}")
+@pytest.mark.parametrize("call", REFUSED, ids=lambda c: f"{c[0]}{metas_of(c[1])}{c[2] if len(c) > 2 else ''}")
 def test_refused_like_numpy(call):
     name, args, kwargs = call[0], call[1], call[2] if len(call) > 2 else {}
     assert agrees(name, args, kwargs) is not None, "NumPy accepts this call: move it to ACCEPTED"
@@ -174,7 +161,7 @@ ACCEPTED = [
 ]
 
 
-@pytest.mark.parametrize("call", ACCEPTED, ids=lambda c: f"{c[0]}{_metas(c[1])}{c[2] if len(c) > 2 and c[2] else ''}")
+@pytest.mark.parametrize("call", ACCEPTED, ids=lambda c: f"{c[0]}{metas_of(c[1])}{c[2] if len(c) > 2 and c[2] else ''}")
 def test_accepted_like_numpy(call):
     name, args, kwargs = call[0], call[1], (call[2] if len(call) > 2 else None) or {}
     assert agrees(name, args, kwargs) is None

@@ -16,6 +16,7 @@ from numpile.graph import Graph
 from numpile.ops import ArrayMeta
 from numpile.ops.pointwise import UFUNCS
 from numpile.testing import assert_same_result
+from numpile.testing import metas_of
 
 RNG = np.random.default_rng(0)
 
@@ -25,23 +26,13 @@ def arr(*shape, dtype="float64"):
     return values.astype(dtype)
 
 
-def _metas(value):
-    if isinstance(value, (np.ndarray, np.generic)):
-        return ArrayMeta.of(value)
-    if isinstance(value, (tuple, list)):
-        return type(value)(_metas(v) for v in value)
-    if isinstance(value, dict):
-        return {k: _metas(v) for k, v in value.items()}
-    return value
-
-
 def check_equivalent(op, canonical, want):
     """op.impl on the canonical call gives NumPy's result `want`, and op.meta predicts it."""
     args, kwargs = canonical
     with np.errstate(all="ignore"):
         got = op.impl(*args, **kwargs)
     assert_same_result(got, want, what=op.name)
-    assert op.meta(*_metas(args), **_metas(kwargs)) == ArrayMeta.of(want)
+    assert op.meta(*metas_of(args), **metas_of(kwargs)) == ArrayMeta.of(want)
 
 
 # -- ndarray methods: x.method(...) -----------------------------------------------------------

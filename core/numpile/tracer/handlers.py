@@ -113,14 +113,15 @@ def delete_fast(tx: Tx, inst):
     tx.locals.pop(inst.argval, None)
 
 
+def _push_maybe_callable(tx: Tx, value, as_callable: bool):
+    """Push a value, or (for a call to come) the value with its NULL in this version's order."""
+    for v in bc.callable_pair(value, NULL) if as_callable else (value,):
+        tx.push(v)
+
+
 @handles("LOAD_GLOBAL")
 def load_global(tx: Tx, inst):
-    value = tx.load_global(inst.argval)
-    if bc.global_pushes_null(inst):
-        for v in bc.callable_pair(value, NULL):
-            tx.push(v)
-    else:
-        tx.push(value)
+    _push_maybe_callable(tx, tx.load_global(inst.argval), bc.global_pushes_null(inst))
 
 
 @handles("MAKE_CELL")
@@ -145,12 +146,7 @@ def store_deref(tx: Tx, inst):
 @handles("LOAD_ATTR", "LOAD_METHOD")
 def load_attr(tx: Tx, inst):
     obj = tx.pop()
-    attr = tx.getattr(obj, inst.argval)
-    if bc.attr_is_method_load(inst):
-        for v in bc.callable_pair(attr, NULL):
-            tx.push(v)
-    else:
-        tx.push(attr)
+    _push_maybe_callable(tx, tx.getattr(obj, inst.argval), bc.attr_is_method_load(inst))
 
 
 @handles("STORE_ATTR")
