@@ -70,6 +70,7 @@ class CompileEvent:
 
 
 _listeners: list = []
+_logged_breaks: set = set()
 
 
 def add_listener(fn) -> None:
@@ -238,7 +239,8 @@ class CompiledFunction:
             call = f"return __tail(__resume{i}, ({''.join(a + ', ' for a in r.args)}))"
             body += [f"if {r.test}:", f"    {call}"] if r.test else [call]
         source = f"def __run({tr.params}):\n" + "".join(f"    {line}\n" for line in body)
-        run = ns.define(source, "__run", f"<numpile run {self._fn.__qualname__}>")
+        run = ns.define(source, "__run", f"<numpile run {self._fn.__qualname__}>",
+                        at=tr.graph_break.loc if tr.graph_break is not None else None)
         return CacheEntry(check, run, tr.guards, graph if graph.calls else None, backend.name,
                           graph_break=tr.graph_break)
 
@@ -282,7 +284,9 @@ class CompiledFunction:
         return self._fn(*args, **kwargs)
 
     def _log_break(self, brk: GraphBreak, resumed: bool) -> None:
-        if logs.enabled("graph_breaks"):
+        key = (str(brk.loc), brk.reason)
+        if logs.enabled("graph_breaks") and key not in _logged_breaks:  # each break once
+            _logged_breaks.add(key)
             stack = "\n".join(f"  {f}: {f.line}" for f in brk.user_stack)
             then = "the graph so far is compiled and capture resumes after it" if resumed else "the frame runs eagerly"
             logs.get("graph_breaks").debug("graph break in %s: %s\n%s\n  (%s)", self._fn.__qualname__, brk.reason, stack, then)
@@ -349,5 +353,6 @@ def _define_check(guards: GuardSet, params: str, ns: CodeNamespace):
 
 
 def reset_all() -> None:
+    _logged_breaks.clear()
     for cf in list(_LIVE):
         cf.reset()

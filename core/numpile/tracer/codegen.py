@@ -8,6 +8,7 @@ through their Sources, calls the compiled graph, and rebuilds the return value
 
 from __future__ import annotations
 
+import ast
 import inspect
 import types
 
@@ -36,9 +37,20 @@ class CodeNamespace:
             self.values[name] = obj
         return self._ids[key]
 
-    def define(self, source: str, fn_name: str, filename: str):
-        exec(compile(source, filename, "exec"), self.values)
-        return self.values[fn_name]
+    def define(self, source: str, fn_name: str, filename: str, at=None):
+        """Run `source` (one function definition) in the namespace and return the function. With
+        `at` (a SourceLoc), the function carries the user's name, file and line, so that an
+        exception raised by code it runs for the user (residual code) points at the user's line."""
+        if at is None:
+            exec(compile(source, filename, "exec"), self.values)
+            return self.values[fn_name]
+        tree = ast.parse(source)
+        tree.body[0].name = at.function or fn_name
+        for node in ast.walk(tree):
+            if hasattr(node, "lineno"):
+                node.lineno = node.end_lineno = at.lineno
+        exec(compile(tree, at.filename, "exec"), self.values)
+        return self.values[tree.body[0].name]
 
 
 def signature_params(fn, ns: CodeNamespace) -> str:

@@ -13,6 +13,8 @@ from __future__ import annotations
 import builtins
 import dis
 import math
+import os
+import sysconfig
 import operator
 import types
 
@@ -286,9 +288,10 @@ class InstructionTranslator:
         result = call_builtin(self, value, args, kwargs)
         if result is not None:
             return result
-        if isinstance(value, types.FunctionType):
+        if isinstance(value, types.FunctionType) and not is_library_code(value.__code__):
             return self.inline_call(value, args, kwargs, fn.source)
-        if isinstance(value, types.MethodType) and isinstance(value.__func__, types.FunctionType):
+        if isinstance(value, types.MethodType) and isinstance(value.__func__, types.FunctionType) \
+                and not is_library_code(value.__func__.__code__):
             self_src = AttrSource(fn.source, "__self__") if fn.source else None
             func_src = AttrSource(fn.source, "__func__") if fn.source else None
             self_var = self.output.wrap(value.__self__, self_src) if self_src else ObjectVariable(value.__self__)
@@ -395,6 +398,16 @@ class InstructionTranslator:
 
 
 # -- helpers -------------------------------------------------------------------------------
+
+_LIBRARY_PATHS = tuple(sorted({sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
+                              | {os.path.dirname(os.path.dirname(__file__))}))
+
+
+def is_library_code(code: types.CodeType) -> bool:
+    """Code of the standard library, an installed package or numpile itself: called, never inlined
+    (like Dynamo's skip files), so that a library's internals never become part of a trace."""
+    return code.co_filename.startswith(_LIBRARY_PATHS)
+
 
 def _is_numpy(fn) -> bool:
     return (getattr(fn, "__module__", None) or "").split(".")[0] == "numpy" or isinstance(fn, np.ufunc)
