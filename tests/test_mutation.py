@@ -158,3 +158,26 @@ def test_attribute_updates_run_as_python(rng):
         assert_same(compiled(x), twin(x))
     assert model.n == twin.n == 3
     assert_same(model.w, twin.w)
+
+
+def test_attribute_writes_are_replayed_in_order(rng):
+    class State:
+        def __init__(self):
+            self.a, self.b = 1.0, 2.0
+            self.cache = None
+
+    def f(x, st):
+        old_b = st.b
+        st.b = 5.0
+        st.a = old_b
+        st.cache = x * 2
+        return st.cache + st.a
+    compiled = numpile.compile(f, backend="eager")
+    for _ in range(2):
+        x = rand(rng, (3,))
+        got_state, want_state = State(), State()
+        assert_same(compiled(x, got_state), f(x, want_state))
+        assert (got_state.a, got_state.b) == (want_state.a, want_state.b) == (2.0, 5.0)
+        assert_same(got_state.cache, want_state.cache)
+    [entry] = compiled.entries
+    assert entry.graph_break is None

@@ -108,8 +108,7 @@ def _trace(fn, args, kwargs, stop_at, dynamic, graph_break: GraphBreak | None = 
         with shapes.active(output.shape_env):
             result = tx.run()
         output.check_disjoint_updates()
-        rc.write_back(output.mutated_arrays)
-        rc.replay(output.mutated)
+        rc.apply_side_effects(output.mutated_arrays, output.mutated, output.attr_writes.values())
         if result is not None:
             result_expr, resumes = rc.expr(result), []
         else:

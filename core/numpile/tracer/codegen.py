@@ -125,19 +125,26 @@ class Reconstructor:
         out = f"__o[{self.outputs.index(node)}]"
         return f"__scalar({out})" if node.meta["scalar"] else out
 
-    def write_back(self, arrays: list) -> None:
-        """Statements that copy the new values of the caller's updated arrays into them."""
-        for var in arrays:
-            self.lines.append(f"{var.source.expr()}[...] = {self.node_expr(var.node)}")
-
-    def replay(self, mutated: list) -> None:
-        """Statements that give the caller's mutated lists and dicts their traced contents."""
-        for c in mutated:
+    def apply_side_effects(self, arrays: list, containers: list, attr_writes) -> None:
+        """Statements that make the caller see what the traced code did: updated arrays written
+        back, lists and dicts given their new contents, attributes assigned, in order. Every new
+        value is computed before anything is stored, as the traced code computed it from the
+        values before."""
+        stores = [f"{v.source.expr()}[...] = {self._bind(self.node_expr(v.node))}" for v in arrays]
+        for c in containers:
             if isinstance(c, ListVariable):
-                self.lines.append(f"{c.source.expr()}[:] = [{', '.join(self.expr(v) for v in c.items)}]")
+                stores.append(f"{c.source.expr()}[:] = {self._bind('[' + ', '.join(self.expr(v) for v in c.items) + ']')}")
             else:
-                items = ", ".join(f"{self.ns.const(k)}: {self.expr(v)}" for k, v in c.items.items())
-                self.lines += [f"{c.source.expr()}.clear()", f"{c.source.expr()}.update({{{items}}})"]
+                items = self._bind("{" + ", ".join(f"{self.ns.const(k)}: {self.expr(v)}" for k, v in c.items.items()) + "}")
+                stores += [f"{c.source.expr()}.clear()", f"{c.source.expr()}.update({items})"]
+        for obj, name, value in attr_writes:
+            stores.append(f"{obj.source.expr()}.{name} = {self._bind(self.expr(value))}")
+        self.lines += stores
+
+    def _bind(self, expr: str) -> str:
+        name = f"__v{len(self.lines)}"
+        self.lines.append(f"{name} = {expr}")
+        return name
 
     def expr(self, var: Variable) -> str:
         if isinstance(var, ArrayVariable):

@@ -151,8 +151,8 @@ def load_attr(tx: Tx, inst):
 
 @handles("STORE_ATTR")
 def store_attr(tx: Tx, inst):
-    obj = tx.pop()
-    raise Unsupported(f"setting attribute {inst.argval!r} of {obj.describe()} (side effects on objects are not supported yet)")
+    obj, value = tx.pop(), tx.pop()
+    tx.output.store_attr(obj, inst.argval, value)
 
 
 def subscript(tx: Tx, container, index):

@@ -46,6 +46,7 @@ class OutputGraph:
         self._wrapped: dict[Source, Variable] = {}
         self.mutated: list[Variable] = []  # the caller's lists and dicts changed by the trace, in order
         self.mutated_arrays: list[ArrayVariable] = []  # the caller's arrays updated in place, in order
+        self.attr_writes: dict[tuple, tuple] = {}  # (id of object var, name) -> (object var, name, value), in order
         self.loc = None  # the user source line being traced (SourceLoc)
 
     # -- inputs ------------------------------------------------------------------------
@@ -95,6 +96,23 @@ class OutputGraph:
         """Note a change to a list or dict; one the caller can see is replayed after the graph."""
         if container.source is not None and all(c is not container for c in self.mutated):
             self.mutated.append(container)
+
+    def store_attr(self, obj: Variable, name: str, value: Variable) -> None:
+        """`obj.name = value` on an object the caller can see: later reads in the trace see the value,
+        and the write is replayed after the graph. Objects with their own attribute logic are not
+        written by the trace."""
+        if not isinstance(obj, ObjectVariable) or obj.source is None or isinstance(obj.value, type) \
+                or not hasattr(obj.value, "__dict__"):
+            raise Unsupported(f"setting attribute {name!r} of {obj.describe()}")
+        cls = type(obj.value)
+        if cls.__setattr__ is not object.__setattr__ or hasattr(getattr(cls, name, None), "__set__"):
+            raise Unsupported(f"setting attribute {name!r} of a {cls.__name__} (it customises attribute assignment)")
+        self.attr_writes.pop((id(obj), name), None)  # replayed in the order of the last writes
+        self.attr_writes[(id(obj), name)] = (obj, name, value)
+
+    def written_attr(self, obj: Variable, name: str) -> Variable | None:
+        entry = self.attr_writes.get((id(obj), name))
+        return entry[2] if entry is not None else None
 
     def read_source(self, source: Source):
         """The real value behind a Source, read now (closure cells are read at trace time)."""

@@ -178,6 +178,9 @@ class InstructionTranslator:
         raise Unsupported(f"ndarray.{name} is not supported by numpile yet")
 
     def _object_attr(self, obj: Variable, name: str) -> Variable:
+        written = self.output.written_attr(obj, name)
+        if written is not None:
+            return written
         value = obj.as_constant() if obj.is_constant() else obj.value
         if isinstance(value, types.ModuleType):
             try:
