@@ -397,3 +397,24 @@ def test_disable(rng):
 def test_compile_rejects_non_callables():
     with pytest.raises(TypeError, match="numpile.compile expects"):
         numpile.compile(42)
+
+
+def test_generator_expressions_and_generators_are_inlined(rng):
+    def squares(xs):
+        for v in xs:
+            yield v * v
+
+    def f(xs, y):
+        total = sum(v.sum() for v in xs)
+        doubled = list(v * 2 for v in (y, y + 1))
+        return total, doubled, tuple(squares(xs)), any(v.ndim == 2 for v in xs)
+    run_twice(f, lambda: ([rand(rng, (3,)), rand(rng, (2,))], rand(rng, (4,))))
+
+
+def test_generator_with_a_break_runs_as_python(rng):
+    def f(xs):
+        return max(float(v.max()) for v in xs) * 2
+    compiled = numpile.compile(f, backend="eager")
+    for _ in range(2):
+        xs = [rand(rng, (3,)), rand(rng, (2,))]
+        assert_same(compiled(xs), f(xs))

@@ -469,6 +469,17 @@ def _set_function_attribute(fn: NestedFunctionVariable, flag: int, value):
 
 
 # -- control flow ----------------------------------------------------------------------------
+@handles("RETURN_GENERATOR")
+def return_generator(tx: Tx, inst):
+    tx.push(ConstantVariable(None))  # the value the generator's first resumption discards
+
+
+@handles("YIELD_VALUE")
+def yield_value(tx: Tx, inst):
+    tx.yields.append(tx.pop())
+    tx.push(ConstantVariable(None))  # what send() gives back: next() sends None
+
+
 @handles("RETURN_VALUE")
 def return_value(tx: Tx, inst):
     tx.return_value = tx.pop()

@@ -34,7 +34,8 @@ from .variables import (
 )
 
 MAX_INLINE_DEPTH = 32
-_CO_GENERATOR_LIKE = 0x20 | 0x80 | 0x100 | 0x200  # generator, coroutine, iterable coroutine, async generator
+_CO_GENERATOR = 0x20
+_CO_ASYNC_LIKE = 0x80 | 0x100 | 0x200  # coroutine, iterable coroutine, async generator
 _CO_VARARGS, _CO_VARKEYWORDS = 0x04, 0x08
 
 # Array attributes that are facts of the meta, not ops.
@@ -82,6 +83,7 @@ class InstructionTranslator:
         self.break_inst = None
         self.kw_names: tuple = ()
         self.return_value: Variable | None = None
+        self.yields: list[Variable] = []  # what a generator frame yielded
         self.loop_counts: dict[int, int] = {}
         self.lineno = code.co_firstlineno
 
@@ -344,8 +346,8 @@ class InstructionTranslator:
 
     def inline_nested(self, fn: NestedFunctionVariable, args, kwargs) -> Variable:
         code = fn.code
-        if code.co_flags & _CO_GENERATOR_LIKE:
-            raise Unsupported(f"generator or coroutine function {code.co_name} cannot be inlined")
+        if code.co_flags & _CO_ASYNC_LIKE:
+            raise Unsupported(f"coroutine or async generator function {code.co_name} cannot be inlined")
         if self.depth >= MAX_INLINE_DEPTH:
             raise Unsupported(f"calls nested deeper than {MAX_INLINE_DEPTH} (recursion?)")
         symbolic_locals = bind_arguments(code, fn.defaults, fn.kwdefaults, args, kwargs)
@@ -353,7 +355,10 @@ class InstructionTranslator:
             symbolic_locals[name] = cell
         child = InstructionTranslator(self.output, code, fn.f_globals, symbolic_locals, fn.globals_source, parent=self)
         try:
-            return child.run()
+            result = child.run()
+            # a generator (a generator expression, mostly) runs to its end when called: what it
+            # yields is known, and the trace has no side effects that its laziness could reorder
+            return IteratorVariable(child.yields) if code.co_flags & _CO_GENERATOR else result
         except Unsupported:
             raise
         except Exception as e:  # the callee raised at compile time: calling it for real will too

@@ -148,6 +148,8 @@ class ObjectVariable(Variable):
         return isinstance(self.value, (types.ModuleType, type, types.BuiltinFunctionType, np.ufunc))
 
     def as_constant(self):
+        if not self.is_constant():  # a live object (a generator, a file) must not be used up at compile time
+            return super().as_constant()
         return self.value
 
     def describe(self) -> str:
