@@ -1,0 +1,16 @@
+"""The lowering toolkit shared by code-generating backends: decompositions of composite ops,
+a scheduler that fuses a graph into kernels, the loop-level kernel IR, and a NumPy reference
+renderer for that IR."""
+
+from .decompose import DECOMPOSITIONS, decompose
+from .ir import (
+    Affine, Buffer, BufferArg, Call, Const, Expr, Extern, Kernel, Load, LoopIndex, Program, RowValue, Stage, walk,
+)
+from .reference import compile_program, run
+from .schedule import kind_of, schedule
+
+__all__ = [
+    "decompose", "DECOMPOSITIONS", "schedule", "kind_of", "run", "compile_program",
+    "Affine", "Buffer", "BufferArg", "Call", "Const", "Expr", "Extern", "Kernel", "Load", "LoopIndex",
+    "Program", "RowValue", "Stage", "walk",
+]

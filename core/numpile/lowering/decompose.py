@@ -1,0 +1,96 @@
+"""Decompositions: composite ops rewritten into the primitives the scheduler fuses.
+
+`decompose(graph)` returns a new Graph in which every op with a row in
+`DECOMPOSITIONS` is replaced by the primitives its function emits, with the
+same results as NumPy's own implementation (mean is a sum in NumPy's
+accumulator dtype divided by the count; var is the mean of squared deviations).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import ops
+from ..graph import Graph, Node, map_nodes
+from ..ops.reductions import reduced_axes
+
+
+class Emitter:
+    """Adds primitive calls to the graph under construction, with metas from the op table."""
+
+    def __init__(self, graph: Graph, loc):
+        self.graph, self.loc = graph, loc
+
+    def __call__(self, target: str, *args, **kwargs) -> Node:
+        op = ops.get(target)
+        args, kwargs = op.normalize(args, kwargs)
+        metas = map_nodes((args, kwargs), lambda n: n.array_meta)
+        return self.graph.call(target, args, kwargs, op.meta(*metas[0], **metas[1]), self.loc)
+
+
+def _count(a: Node, axis) -> int:
+    return math.prod(a.shape[i] for i in reduced_axes(axis, len(a.shape)))
+
+
+def _accumulator(a: Node, dtype):
+    """The dtype NumPy's mean and var sum in: float64 for integers and booleans."""
+    if dtype is not None:
+        return dtype
+    return np.dtype(np.float64) if a.dtype.kind in "biu" else None
+
+
+def _cast_back(emit: Emitter, value, dtype):
+    """NumPy's mean, var and std write each step into the array of the step before (out=,
+    unsafe casting): an integer dtype= truncates."""
+    return value if value.dtype == dtype else emit("astype", value, dtype)
+
+
+def _average(emit: Emitter, total, count: int):
+    return _cast_back(emit, emit("divide", total, count), total.dtype)
+
+
+def _mean(emit: Emitter, a, axis=None, dtype=None, keepdims=False):
+    total = emit("sum", a, axis=axis, dtype=_accumulator(a, dtype), keepdims=keepdims)
+    return _average(emit, total, _count(a, axis))
+
+
+def _var(emit: Emitter, a, axis=None, dtype=None, ddof=0, keepdims=False):
+    acc = _accumulator(a, dtype)
+    mean = _average(emit, emit("sum", a, axis=axis, dtype=acc, keepdims=True), _count(a, axis))
+    deviation = emit("subtract", a, mean)
+    squares = emit("multiply", deviation, deviation)
+    total = emit("sum", squares, axis=axis, dtype=acc, keepdims=keepdims)
+    return _average(emit, total, max(_count(a, axis) - ddof, 0))
+
+
+def _std(emit: Emitter, a, axis=None, dtype=None, ddof=0, keepdims=False):
+    var = _var(emit, a, axis=axis, dtype=dtype, ddof=ddof, keepdims=keepdims)
+    return _cast_back(emit, emit("sqrt", var), var.dtype)
+
+
+DECOMPOSITIONS = {"mean": _mean, "var": _var, "std": _std}
+
+
+def decompose(graph: Graph) -> Graph:
+    out = Graph()
+    out.guards, out.symbols = graph.guards, graph.symbols
+    new: dict[Node, Node] = {}
+    look = new.__getitem__
+    for n in graph.nodes:
+        if n.op == "input":
+            new[n] = out.input(n.name, n.array_meta, n.target, n.meta.get("loc"))
+        elif n.op == "constant":
+            new[n] = out.constant(n.args[0], n.meta.get("loc"))
+        elif n.op == "output":
+            out.output(map_nodes(n.args[0], look))
+        elif n.target in DECOMPOSITIONS:
+            emit = Emitter(out, n.meta.get("loc"))
+            result = DECOMPOSITIONS[n.target](emit, *map_nodes(n.args, look), **map_nodes(n.kwargs, look))
+            if result.array_meta != n.array_meta:  # a decomposition must keep NumPy's dtype and shape
+                raise AssertionError(f"decomposition of {n.target} gives {result.array_meta}, not {n.array_meta}")
+            new[n] = result
+        else:
+            new[n] = out.call(n.target, map_nodes(n.args, look), map_nodes(n.kwargs, look), n.array_meta, n.meta.get("loc"))
+    return out

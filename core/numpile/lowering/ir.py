@@ -1,0 +1,220 @@
+"""The loop-level kernel IR that code-generating backends render.
+
+A `Program` runs `steps` in order over named buffers: `Kernel`s (loop nests the
+scheduler fused from graph nodes) and `Extern`s (a graph node run by its NumPy
+implementation: matmul through BLAS, concatenate, anything not lowered).
+
+A kernel has parallel `outer` loops and, inside them, `stages` run one after the
+other for each outer index (a "row"): a stage loops over its own `inner` sizes
+and either stores an expression into a buffer or reduces it to a row value that
+later stages read. Loop variables are numbered outer first, then the stage's
+inner loops. Every load and store addresses its buffer by an `Affine` index per
+buffer dimension; views (slices, transposes, broadcasts) are folded into these
+indices, so buffers are always whole arrays with their own strides.
+
+Scalar expressions name registry ops (`Call("add", ...)`) and carry the NumPy
+dtype the op computes in, so a renderer knows each value's type exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Affine:
+    """sum(coeff * loop_var) + const, the index of one buffer dimension."""
+
+    terms: tuple = ()        # (loop var, coefficient) pairs, by var
+    const: Any = 0
+
+    @staticmethod
+    def var(v: int) -> "Affine":
+        return Affine(((v, 1),), 0)
+
+    @staticmethod
+    def constant(c) -> "Affine":
+        return Affine((), c)
+
+    def scaled(self, k) -> "Affine":
+        return Affine(tuple((v, c * k) for v, c in self.terms), self.const * k)
+
+    def __add__(self, other: "Affine") -> "Affine":
+        coeffs = dict(self.terms)
+        for v, c in other.terms:
+            coeffs[v] = coeffs.get(v, 0) + c
+        return Affine(tuple(sorted((v, c) for v, c in coeffs.items() if not (isinstance(c, int) and c == 0))),
+                      self.const + other.const)
+
+    def offset(self, k) -> "Affine":
+        return Affine(self.terms, self.const + k)
+
+    def __str__(self) -> str:
+        parts = [(f"i{v}" if c == 1 else f"{c}*i{v}") for v, c in self.terms]
+        if not isinstance(self.const, int) or self.const or not parts:
+            parts.append(str(self.const))
+        return " + ".join(parts)
+
+
+class Expr:
+    dtype: np.dtype
+
+
+@dataclass(frozen=True, eq=False)
+class Load(Expr):
+    buffer: str
+    index: tuple             # Affine per buffer dimension
+    dtype: np.dtype
+
+    def __str__(self) -> str:
+        return f"{self.buffer}[{', '.join(map(str, self.index))}]"
+
+
+@dataclass(frozen=True, eq=False)
+class Const(Expr):
+    """A constant operand. A Python scalar stays Python (NEP 50 weak) with dtype None."""
+
+    value: Any
+    dtype: np.dtype | None
+
+    def __str__(self) -> str:
+        return repr(self.value)
+
+
+@dataclass(frozen=True, eq=False)
+class Call(Expr):
+    """A pointwise registry op applied elementwise; `dtype` is its result dtype."""
+
+    op: str
+    args: tuple              # Exprs
+    kwargs: tuple            # (name, constant or Expr) pairs, the op's canonical keyword arguments
+    dtype: np.dtype
+
+    def __str__(self) -> str:
+        inner = [str(a) for a in self.args] + [f"{k}={v}" for k, v in self.kwargs]
+        return f"{self.op}({', '.join(inner)})"
+
+
+@dataclass(frozen=True, eq=False)
+class RowValue(Expr):
+    """The result of an earlier reduce stage of the same kernel, for the current outer index."""
+
+    name: str
+    dtype: np.dtype
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass(frozen=True, eq=False)
+class LoopIndex(Expr):
+    """The value of an affine expression of the loop variables (arange, eye)."""
+
+    index: Affine
+    dtype: np.dtype
+
+    def __str__(self) -> str:
+        return f"({self.index})"
+
+
+@dataclass
+class Stage:
+    inner: tuple                       # sizes of this stage's inner loops
+    value: Expr
+    reduce: str | None = None          # None: store each element; else "sum", "prod", "max", "min", "any", "all"
+    row_name: str | None = None        # a reduce stage's row value, for later stages
+    output: str | None = None          # buffer stored into (a reduce stores its row value), or None
+    output_index: tuple = ()           # Affine per output dimension
+    dtype: np.dtype | None = None      # a reduce stage's accumulator and result dtype
+
+
+@dataclass
+class Kernel:
+    name: str
+    outer: tuple                       # sizes of the parallel loops
+    stages: list = field(default_factory=list)
+
+    @property
+    def inputs(self) -> list[str]:
+        found: list[str] = []
+        for stage in self.stages:
+            for e in walk(stage.value):
+                if isinstance(e, Load) and e.buffer not in found:
+                    found.append(e.buffer)
+        return found
+
+    @property
+    def outputs(self) -> list[str]:
+        return [s.output for s in self.stages if s.output is not None]
+
+    def __str__(self) -> str:
+        loops = " ".join(f"i{v}<{n}" for v, n in enumerate(self.outer))
+        lines = [f"kernel {self.name} parallel over [{loops}]:"]
+        for stage in self.stages:
+            first = len(self.outer)
+            inner = " ".join(f"i{first + k}<{n}" for k, n in enumerate(stage.inner))
+            target = f"{stage.output}[{', '.join(map(str, stage.output_index))}]" if stage.output else ""
+            if stage.reduce:
+                name = stage.row_name + (f" -> {target}" if target else "")
+                lines.append(f"  for [{inner}]: {name} = {stage.reduce}({stage.value})")
+            else:
+                lines.append(f"  for [{inner}]: {target} = {stage.value}")
+        return "\n".join(lines)
+
+
+@dataclass
+class Extern:
+    """A graph node run by its eager implementation; args hold buffer names (as BufferArg) and constants."""
+
+    op: str
+    args: tuple
+    kwargs: dict
+    output: str
+
+    def __str__(self) -> str:
+        return f"{self.output} = extern {self.op}({', '.join(map(str, self.args))})"
+
+
+@dataclass(frozen=True)
+class BufferArg:
+    name: str
+
+    def __str__(self) -> str:
+        return self.name
+
+
+@dataclass
+class Buffer:
+    name: str
+    shape: tuple
+    dtype: np.dtype
+    kind: str                           # "input", "temp", "output"
+    scalar: bool = False                # a graph output NumPy returns as a NumPy scalar
+
+
+@dataclass
+class Program:
+    buffers: dict                       # name -> Buffer
+    inputs: list                        # buffer names of the graph inputs, in order
+    steps: list                         # Kernels and Externs
+    outputs: list                       # buffer names of the graph outputs, in order
+
+    @property
+    def kernels(self) -> list[Kernel]:
+        return [s for s in self.steps if isinstance(s, Kernel)]
+
+    def __str__(self) -> str:
+        head = [f"buffer {b.name}: {b.kind} {b.dtype}{list(b.shape)}" for b in self.buffers.values()]
+        return "\n".join(head + [str(s) for s in self.steps] + [f"return {', '.join(self.outputs)}"])
+
+
+def walk(expr: Expr):
+    """Every sub-expression of expr, children first."""
+    if isinstance(expr, Call):
+        for a in (*expr.args, *(v for _, v in expr.kwargs)):
+            if isinstance(a, Expr):
+                yield from walk(a)
+    yield expr

@@ -1,0 +1,250 @@
+"""The scheduler: a Graph (static shapes) becomes a Program of fused kernels.
+
+Pointwise ops and views never get a kernel of their own: each becomes an
+expression, evaluated at whatever index its consumer needs (views turn into
+index arithmetic, broadcasting into constant indices). Values are materialised
+into buffers only where they must be: graph outputs, reductions, inputs of
+externs, and pointwise values that more than one kernel would otherwise
+recompute. Materialised values are placed in kernels in graph order; one joins
+the open kernel when its outer (parallel) loops are the kernel's and everything
+it reads from that kernel is for the same outer index, so softmax, layer norm
+and `((x - y) ** 2).sum()` are each one kernel of a few stages.
+"""
+
+from __future__ import annotations
+
+from .. import ops
+from ..graph import Graph, Node
+from ..ops.reductions import reduced_axes
+from ..shapes import is_symbolic
+from .decompose import decompose
+from .ir import Affine, Buffer, BufferArg, Call, Const, Extern, Kernel, Load, Program, RowValue, Stage
+from .views import VIEW_INDEX, broadcast_index
+
+REDUCTIONS = frozenset({"sum", "prod", "max", "min", "any", "all"})
+
+
+class _CannotJoin(Exception):
+    """A node reads a value of the open kernel at another outer index: it needs a kernel of its own."""
+
+
+def kind_of(node: Node) -> str:
+    """How the scheduler treats a node: input, pointwise, view, reduction or extern."""
+    if node.op in ("input", "constant"):
+        return "input"
+    op = ops.get(node.target)
+    if op.kind == ops.POINTWISE:
+        return "pointwise"
+    if node.target in VIEW_INDEX:
+        return "view"
+    if node.target in REDUCTIONS:
+        return "reduction"
+    return "extern"
+
+
+def schedule(graph: Graph) -> Program:
+    """Lower a graph with static shapes to a Program."""
+    if any(is_symbolic(n.meta.get("shape", ())) for n in graph):
+        raise NotImplementedError("the lowering toolkit needs static shapes")
+    graph = decompose(graph)
+    shared: set[Node] = set()
+    while True:  # materialise pointwise values that several kernels recompute, until none does
+        program, recomputed = _Scheduler(graph, shared).run()
+        if not recomputed:
+            return program
+        shared |= recomputed
+
+
+class _Scheduler:
+    def __init__(self, graph: Graph, shared: set):
+        self.graph = graph
+        self.users: dict[Node, list[Node]] = {n: [] for n in graph}
+        for n in graph.calls:
+            for i in n.inputs:
+                self.users[i].append(n)
+        outputs = set(graph.outputs)
+        self.materialized = {
+            n for n in graph.calls
+            if kind_of(n) in ("reduction", "extern")
+            or kind_of(n) == "pointwise" and (n in outputs or n in shared or any(kind_of(u) == "extern" for u in self.users[n]))
+        }
+        self.buffers: dict[str, Buffer] = {}
+        self.buffer_of: dict[Node, str] = {}
+        self.steps: list = []
+        self.kernel: Kernel | None = None
+        self.in_kernel: dict[Node, tuple] = {}   # node made by the open kernel -> ("row", name) | ("store", buffer)
+        self.kernels_using: dict[Node, set] = {}  # inlined pointwise node -> kernels whose expressions use it
+
+    # -- driver --------------------------------------------------------------------------
+    def run(self) -> tuple[Program, set]:
+        for n in self.graph:
+            if n.op in ("input", "constant"):
+                self._buffer(n, "input")
+            elif n.op == "call" and n in self.materialized:
+                self._place(n)
+        self._close()
+        outputs = []
+        for n in self.graph.outputs:
+            if n not in self.buffer_of:  # a view of an input returned as is: NumPy's own view
+                self._extern(n)
+            outputs.append(self.buffer_of[n])
+            self.buffers[self.buffer_of[n]].scalar = n.meta.get("scalar", False)
+            if self.buffers[self.buffer_of[n]].kind == "temp":
+                self.buffers[self.buffer_of[n]].kind = "output"
+        recomputed = {n for n, ks in self.kernels_using.items() if len(ks) > 1}
+        inputs = [self.buffer_of[n] for n in self.graph.inputs]
+        return Program(self.buffers, inputs, self.steps, outputs), recomputed
+
+    def _buffer(self, n: Node, kind: str) -> str:
+        name = n.name
+        self.buffers[name] = Buffer(name, tuple(n.shape), n.dtype, kind)
+        self.buffer_of[n] = name
+        return name
+
+    def _close(self) -> None:
+        if self.kernel is not None and self.kernel.stages:
+            self.steps.append(self.kernel)
+        self.kernel, self.in_kernel = None, {}
+
+    def _place(self, n: Node) -> None:
+        k = kind_of(n)
+        if k == "extern":
+            self._close()
+            self._extern(n)
+            return
+        outer = self._outer(n)
+        if self.kernel is not None and self.kernel.outer == outer:
+            try:
+                self._add_stage(n)
+                return
+            except _CannotJoin:
+                pass
+        self._close()
+        self.kernel = Kernel(f"kernel{sum(isinstance(s, Kernel) for s in self.steps)}", outer)
+        self._add_stage(n)
+
+    def _outer(self, n: Node) -> tuple:
+        """A reduction runs in parallel over the dims it keeps; a pointwise value over all but its last,
+        so that reductions of its rows can join its kernel."""
+        if kind_of(n) == "reduction":
+            src = n.args[0]
+            axes = reduced_axes(n.kwargs.get("axis"), len(src.shape))
+            return tuple(d for i, d in enumerate(src.shape) if i not in axes)
+        shape = tuple(n.shape)
+        if self.kernel is not None and shape[:len(self.kernel.outer)] == self.kernel.outer:
+            return self.kernel.outer
+        return shape[:-1]
+
+    def _extern(self, n: Node) -> None:
+        for i in n.inputs:
+            if i not in self.buffer_of:  # a lazily computed value (a view or an inlined op) needed whole
+                self._materialize_for_extern(i)
+        args = tuple(_extern_arg(a, self.buffer_of) for a in n.args)
+        kwargs = {k: _extern_arg(v, self.buffer_of) for k, v in n.kwargs.items()}
+        self.steps.append(Extern(n.target, args, kwargs, self._buffer(n, "temp")))
+
+    def _materialize_for_extern(self, n: Node) -> None:
+        if kind_of(n) == "view":
+            self._extern(n)
+            return
+        self._close()
+        self.materialized.add(n)
+        self._place(n)
+        self._close()
+
+    # -- stages --------------------------------------------------------------------------
+    def _add_stage(self, n: Node) -> None:
+        kernel = self.kernel
+        nouter = len(kernel.outer)
+        used: set[Node] = set()
+        if kind_of(n) == "reduction":
+            src = n.args[0]
+            axes = sorted(reduced_axes(n.kwargs.get("axis"), len(src.shape)))
+            inner = tuple(src.shape[i] for i in axes)
+            outer_vars = iter(range(nouter))
+            inner_vars = iter(range(nouter, nouter + len(axes)))
+            index = tuple(Affine.var(next(inner_vars) if i in axes else next(outer_vars)) for i in range(len(src.shape)))
+            value = self._value(src, index, {}, used)
+            # the row value is also stored (one element per row): later kernels read it from there
+            stage = Stage(inner, value, reduce=n.target, row_name=n.name, output=self._buffer(n, "temp"),
+                          output_index=self._row_index(n), dtype=n.dtype)
+            self.in_kernel[n] = ("row", n.name)
+        else:
+            shape = tuple(n.shape)
+            inner = shape[nouter:]
+            index = tuple(Affine.var(v) for v in range(len(shape)))
+            value = self._value_of_pointwise(n, index, {}, used)
+            stage = Stage(inner, value, output=self._buffer(n, "temp"), output_index=index)
+            self.in_kernel[n] = ("store", stage.output)
+        kernel.stages.append(stage)
+        for u in used:
+            self.kernels_using.setdefault(u, set()).add(kernel.name)
+
+    def _row_index(self, n: Node) -> tuple:
+        """Where a reduction's row value goes in its buffer: outer vars, 0 for kept (keepdims) axes."""
+        src = n.args[0]
+        axes = reduced_axes(n.kwargs.get("axis"), len(src.shape))
+        keep = n.kwargs.get("keepdims", False)
+        out, v = [], 0
+        for i in range(len(src.shape)):
+            if i in axes:
+                if keep:
+                    out.append(Affine.constant(0))
+            else:
+                out.append(Affine.var(v))
+                v += 1
+        return tuple(out)
+
+    # -- expressions ---------------------------------------------------------------------
+    def _value(self, n: Node, index: tuple, memo: dict, used: set):
+        """The expression for node n's element at `index` (an Affine per dim of n)."""
+        key = (n, index)
+        if key in memo:
+            return memo[key]
+        if n in self.in_kernel:
+            value = self._from_open_kernel(n, index)
+        elif n in self.buffer_of:
+            value = Load(self.buffer_of[n], index, n.dtype)
+        elif kind_of(n) == "view":
+            base = n.args[0]
+            value = self._value(base, VIEW_INDEX[n.target](n, index), memo, used)
+        elif kind_of(n) == "pointwise":
+            used.add(n)
+            value = self._value_of_pointwise(n, index, memo, used)
+        else:
+            raise AssertionError(f"{n.name} ({n.target}) is neither placed nor computable in place")
+        memo[key] = value
+        return value
+
+    def _value_of_pointwise(self, n: Node, index: tuple, memo: dict, used: set):
+        def operand(a):
+            if isinstance(a, Node):
+                return self._value(a, broadcast_index(a.shape, n.shape, index), memo, used)
+            return Const(a, getattr(a, "dtype", None))
+        args = tuple(operand(a) for a in n.args)
+        # keyword operands that are arrays (clip's bounds) are expressions too; the rest constants
+        kwargs = tuple((k, operand(v) if isinstance(v, Node) else v) for k, v in n.kwargs.items())
+        return Call(n.target, args, kwargs, n.dtype)
+
+    def _from_open_kernel(self, n: Node, index: tuple):
+        """A value the open kernel made: only for the current outer index (else a new kernel)."""
+        nouter = len(self.kernel.outer)
+        what, name = self.in_kernel[n]
+        outer_vars = [Affine.var(v) for v in range(nouter)]
+        if what == "row":
+            wanted = self._row_index(n)
+            if tuple(i for i, w in zip(index, wanted) if w.terms) != tuple(outer_vars) or \
+                    any(not w.terms and i != w for i, w in zip(index, wanted)):
+                raise _CannotJoin()
+            return RowValue(name, n.dtype)
+        if tuple(index[:nouter]) != tuple(outer_vars):
+            raise _CannotJoin()
+        return Load(name, index, n.dtype)
+
+
+def _extern_arg(value, buffer_of):
+    if isinstance(value, Node):
+        return BufferArg(buffer_of[value])
+    if isinstance(value, (tuple, list)):
+        return type(value)(_extern_arg(v, buffer_of) for v in value)
+    return value

@@ -1,0 +1,119 @@
+"""The lowering toolkit on its own: kernel counts for known patterns, views folded into indices,
+and every conformance case run through schedule() and the reference renderer."""
+
+import numpy as np
+import pytest
+
+import numpile
+from conftest import assert_same, rand
+from numpile import lowering, testing
+from numpile.lowering import Extern, Kernel
+
+
+class Recorder:
+    """A backend that lowers each graph, keeps the Program, and runs it with the reference renderer."""
+
+    def __init__(self):
+        self.programs = []
+
+    def __call__(self, graph, example_inputs):
+        program = lowering.schedule(graph)
+        self.programs.append(program)
+        return lowering.compile_program(program)
+
+
+def lowered(fn, *args):
+    rec = Recorder()
+    compiled = numpile.compile(fn, backend=rec, fullgraph=True)
+    assert_same(compiled(*args), fn(*args))
+    [program] = rec.programs
+    return program
+
+
+@pytest.mark.parametrize("case", testing.conformance_cases(), ids=str)
+def test_conformance_through_the_scheduler(case):
+    testing.check_case(case, lambda graph, inputs: lowering.compile_program(lowering.schedule(graph)))
+
+
+def softmax(x):
+    m = x.max(axis=1, keepdims=True)
+    e = np.exp(x - m)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def layer_norm(x, g, b):
+    mu = x.mean(axis=-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
+    return (x - mu) / np.sqrt(var + 1e-5) * g + b
+
+
+def squared_distance(x, y):
+    return ((x - y) ** 2).sum()
+
+
+def chain(x):
+    return np.sin(x) * np.cos(x) + np.exp(-x * x) * 0.5 + np.tanh(x)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_fused_patterns_are_one_kernel(rng, dtype):
+    x = rand(rng, (8, 16), dtype)
+    g, b = rand(rng, (16,), dtype), rand(rng, (16,), dtype)
+    for fn, args in ((softmax, (x,)), (layer_norm, (x, g, b)), (squared_distance, (x, x * 2)), (chain, (x,))):
+        program = lowered(fn, *args)
+        assert len(program.steps) == 1 and isinstance(program.steps[0], Kernel), (fn.__name__, str(program))
+
+
+def test_softmax_stages(rng):
+    [kernel] = lowered(softmax, rand(rng, (4, 5))).kernels
+    assert kernel.outer == (4,)
+    assert [s.reduce for s in kernel.stages] == ["max", "sum", None]
+
+
+def test_mlp_epilogues_fuse_between_matmuls(rng):
+    def mlp(x, w1, b1, w2, b2):
+        h = np.maximum(x @ w1 + b1, 0)
+        return np.tanh(h @ w2 + b2)
+    program = lowered(mlp, rand(rng, (4, 8)), rand(rng, (8, 16)), rand(rng, (16,)), rand(rng, (16, 3)), rand(rng, (3,)))
+    kinds = [type(s).__name__ if isinstance(s, Kernel) else s.op for s in program.steps]
+    assert kinds == ["matmul", "Kernel", "matmul", "Kernel"]
+
+
+def test_views_become_index_arithmetic(rng):
+    def f(x):
+        return (x.T[1:, ::-1] * 2).sum(axis=0) + np.expand_dims(x[:, 0], 1).squeeze(1)
+    program = lowered(f, rand(rng, (6, 5)))
+    assert not any(isinstance(s, Extern) for s in program.steps), str(program)
+    assert "x[-1*i0 + 5, i1 + 1]" in str(program)
+
+
+def test_broadcasting_is_a_constant_index(rng):
+    program = lowered(lambda x, y: x * y, rand(rng, (3, 4)), rand(rng, (1, 4)))
+    assert "y[0, i1]" in str(program)
+
+
+def test_a_value_two_kernels_need_is_stored_once(rng):
+    def f(x):
+        t = np.exp(x) * 2          # used by a row reduction and a column reduction: two kernels
+        return t.sum(axis=1), t.sum(axis=0)
+    program = lowered(f, rand(rng, (5, 6)))
+    assert "multiply" in program.buffers
+    assert sum(str(s).count("exp(") for s in program.kernels) == 1
+
+
+def test_reductions_over_leading_axes(rng):
+    program = lowered(lambda x: x.sum(axis=0) + 1, rand(rng, (5, 6)))
+    [kernel] = program.kernels      # parallel over the columns; the add uses each column's sum
+    assert kernel.outer == (6,) and [s.reduce for s in kernel.stages] == ["sum", None]
+    assert "x[i1, i0]" in str(program)
+
+
+def test_symbolic_shapes_are_refused(rng):
+    graphs = []
+
+    def backend(graph, example_inputs):
+        graphs.append(graph)
+        return graph
+    numpile.compile(lambda x: x + 1, backend=backend, dynamic=True)(rand(rng, (4,)))
+    with pytest.raises(NotImplementedError, match="static shapes"):
+        lowering.schedule(graphs[0])
