@@ -105,7 +105,8 @@ def render_constant(value) -> str:
 
 
 _IDENT = re.compile(r"[^0-9a-zA-Z_]")
-_RESERVED = {"np", "operator", "float"}  # names the generated code's namespace uses
+_RESERVED = {"np", "operator", "float"}
+_MAX_NESTING = 16  # calls nested in one generated expression  # names the generated code's namespace uses
 
 
 class Graph:
@@ -201,16 +202,22 @@ class Graph:
         print(self.tabular())
 
     def python_code(self, fn_name: str = "forward") -> str:
-        """Readable Python (NumPy) that computes the graph: `def forward(inputs...): return (outputs,)`."""
+        """Readable Python (NumPy) that computes the graph: `def forward(inputs...): return (outputs,)`.
+        A value used once, by the next op that needs it, is written inside that op's expression with
+        NumPy's operators, as a user would write it: then NumPy reuses its temporary buffers."""
+        inline = self._inlined()
+        render = lambda n: _render_expr(n, inline, self.render_symbolic)  # noqa: E731
         lines = [f"def {fn_name}({', '.join(n.name for n in self.inputs)}):"]
         last_loc = None
         for n in self.nodes:
+            if n in inline:
+                continue
             loc = n.meta.get("loc")
             if n.op in ("call", "constant") and loc and loc != last_loc:
                 lines.append(f"    # {_short(loc.filename)}:{loc.lineno}: {loc.line}")
                 last_loc = loc
             if n.op == "call":
-                lines.append(f"    {n.name} = {_render_call(n, self.render_symbolic)}")
+                lines.append(f"    {n.name} = {render(n)}")
             elif n.op == "constant":
                 lines.append(f"    {n.name} = {render_constant(n.args[0])}")
             elif n.op == "output":
@@ -219,6 +226,20 @@ class Graph:
         if len(lines) == 1 or not lines[-1].lstrip().startswith("return"):
             lines.append("    return ()")
         return "\n".join(lines) + "\n"
+
+    def _inlined(self) -> set:
+        """Call nodes used exactly once, by a later call: written inside their user's expression,
+        nested at most _MAX_NESTING deep (Python's parser has a limit)."""
+        uses: dict[Node, int] = {}
+        for n in self.nodes:
+            for i in (n.inputs if n.op != "output" else [v for v in n.args[0] if isinstance(v, Node)]):
+                uses[i] = uses.get(i, 0) + (1 if n.op == "call" else 2)  # an output is never inlined
+        inline, depth = set(), {}
+        for n in self.calls:
+            depth[n] = 1 + max((depth[i] for i in n.inputs if i in inline), default=0)
+            if uses.get(n) == 1 and depth[n] < _MAX_NESTING:
+                inline.add(n)
+        return inline
 
     def compile_python(self, fn_name: str = "forward"):
         """The function python_code() describes, compiled; what the eager backend runs."""
@@ -281,18 +302,21 @@ def _canon(value) -> str:
     return f"{type(value).__name__}:{render_constant(value)}"
 
 
-def _render_arg(value, sym=repr) -> str:
+def _render_arg(value, sym=repr, node=lambda n: n.name) -> str:
+    """An argument as Python source: `sym` renders symbolic dims, `node` graph values."""
+    def r(v):
+        return _render_arg(v, sym, node)
     if isinstance(value, Node):
-        return value.name
+        return node(value)
     if isinstance(value, SymInt):
         return sym(value)
     if isinstance(value, tuple):
-        inner = ", ".join(_render_arg(v, sym) for v in value)
+        inner = ", ".join(map(r, value))
         return f"({inner},)" if len(value) == 1 else f"({inner})"
     if isinstance(value, list):
-        return "[" + ", ".join(_render_arg(v, sym) for v in value) + "]"
+        return "[" + ", ".join(map(r, value)) + "]"
     if isinstance(value, slice):
-        return f"slice({_render_arg(value.start, sym)}, {_render_arg(value.stop, sym)}, {_render_arg(value.step, sym)})"
+        return f"slice({r(value.start)}, {r(value.stop)}, {r(value.step)})"
     return render_constant(value)
 
 
@@ -307,10 +331,41 @@ def _spelling(op) -> str:
     return f"impl_{op.name}"
 
 
-def _render_call(n: Node, sym) -> str:
+# NumPy's operators: `a + b` is np.add(a, b) exactly, and lets NumPy reuse temporaries
+_OPERATOR_FORMS = {
+    operator.add: "{} + {}", operator.sub: "{} - {}", operator.mul: "{} * {}", operator.truediv: "{} / {}",
+    operator.floordiv: "{} // {}", operator.mod: "{} % {}", operator.pow: "{} ** {}", operator.matmul: "{} @ {}",
+    operator.and_: "{} & {}", operator.or_: "{} | {}", operator.xor: "{} ^ {}", operator.lshift: "{} << {}",
+    operator.rshift: "{} >> {}", operator.lt: "{} < {}", operator.le: "{} <= {}", operator.eq: "{} == {}",
+    operator.ne: "{} != {}", operator.gt: "{} > {}", operator.ge: "{} >= {}", operator.neg: "-{}",
+    operator.pos: "+{}", operator.invert: "~{}", operator.getitem: "{}[{}]",
+}
+
+
+def _operator_form(op, n: Node) -> str | None:
+    """The operator spelling of a call, when one of its NumPy spellings is an operator taking exactly
+    its arguments and one operand is an array (so that the operator dispatches to NumPy)."""
+    if n.kwargs or not any(isinstance(a, Node) and not a.meta.get("scalar") for a in n.args[:1] + n.args[-1:]):
+        return None
+    for fn in op.numpy:
+        form = _OPERATOR_FORMS.get(fn) if callable(fn) else None
+        if form is not None and form.count("{}") == len(n.args):
+            return form
+    return None
+
+
+def _render_expr(n: Node, inline: set, sym) -> str:
+    """A call as an expression; arguments that are inlined calls become nested expressions."""
+    def node(a):
+        return f"({_render_expr(a, inline, sym)})" if a in inline else a.name
+
+    def arg(a):
+        return _render_arg(a, sym, node)
     op = ops.get(n.target)
-    args = [_render_arg(a, sym) for a in n.args]
-    args += [f"{k}={_render_arg(v, sym)}" for k, v in n.kwargs.items()]
+    form = _operator_form(op, n)
+    if form is not None:
+        return form.format(*map(arg, n.args))
+    args = [arg(a) for a in n.args] + [f"{k}={arg(v)}" for k, v in n.kwargs.items()]
     return f"{_spelling(op)}({', '.join(args)})"
 
 

@@ -1,0 +1,222 @@
+"""CPU benchmark: numpile against NumPy and its peers, side by side in one process.
+
+    python benchmarks/cpu.py [--quick] [--only NAME ...]
+
+Each workload is one NumPy function. It runs eagerly, compiled by numpile (backend "llvm"
+when installed, else the default), and by each installed peer: numexpr (where the
+workload is one expression), Numba `@njit(parallel=True)` (a loop version written for it),
+and torch.compile applied to the same NumPy function. Times are medians of repeated runs
+after warm-up; the table gives each time and its ratio to NumPy, and for bandwidth-bound
+workloads the memory floor: bytes each input read once and each output written once, over
+the bandwidth of a large copy measured in the same run. First-call compile times are
+reported separately. Peers that are not installed are skipped with a note.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import statistics
+import time
+
+import numpy as np
+
+import numpile
+
+
+# -- workloads ---------------------------------------------------------------------------------
+def chain(x):
+    return np.sin(x) * np.cos(x) + np.exp(-x * x) * 0.5 + np.tanh(x)
+
+
+def axpy(x, y):
+    return 2 * x + y
+
+
+def squared_distance(x, y):
+    return ((x - y) ** 2).sum()
+
+
+def softmax(x):
+    m = x.max(axis=1, keepdims=True)
+    e = np.exp(x - m)
+    return e / e.sum(axis=1, keepdims=True)
+
+
+def layer_norm(x, g, b):
+    mu = x.mean(axis=-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
+    return (x - mu) / np.sqrt(var + 1e-5) * g + b
+
+
+def mlp(x, w1, b1, w2, b2):
+    h = np.maximum(x @ w1 + b1, 0)
+    return h @ w2 + b2
+
+
+def _numba_versions():
+    """Loop versions of the workloads for Numba; None when Numba is not installed."""
+    try:
+        import numba
+    except ImportError:
+        return None
+    njit, prange = numba.njit(parallel=True, fastmath=False), numba.prange
+
+    @njit
+    def nb_chain(x):
+        out = np.empty_like(x)
+        for i in prange(x.size):
+            v = x[i]
+            out[i] = np.sin(v) * np.cos(v) + np.exp(-v * v) * np.float32(0.5) + np.tanh(v)
+        return out
+
+    @njit
+    def nb_axpy(x, y):
+        out = np.empty_like(x)
+        for i in prange(x.size):
+            out[i] = 2 * x[i] + y[i]
+        return out
+
+    @njit
+    def nb_squared_distance(x, y):
+        total = np.float32(0.0)
+        for i in prange(x.size):
+            d = x[i] - y[i]
+            total += d * d
+        return total
+
+    @njit
+    def nb_softmax(x):
+        out = np.empty_like(x)
+        for i in prange(x.shape[0]):
+            m = x[i].max()
+            e = np.exp(x[i] - m)
+            out[i] = e / e.sum()
+        return out
+
+    @njit
+    def nb_layer_norm(x, g, b):
+        out = np.empty_like(x)
+        for i in prange(x.shape[0]):
+            mu = x[i].mean()
+            var = ((x[i] - mu) ** 2).mean()
+            out[i] = (x[i] - mu) / np.sqrt(var + np.float32(1e-5)) * g + b
+        return out
+
+    return {"chain": nb_chain, "axpy": nb_axpy, "squared_distance": nb_squared_distance,
+            "softmax": nb_softmax, "layer_norm": nb_layer_norm, "mlp": None}
+
+
+NUMEXPR = {
+    "chain": "sin(x) * cos(x) + exp(-x * x) * 0.5 + tanh(x)",
+    "axpy": "2 * x + y",
+    "squared_distance": "sum((x - y) ** 2)",
+}
+
+
+def workloads(quick: bool, rng):
+    n = 2 ** (20 if quick else 24)
+    rows = 1024 if quick else 4096
+    f32 = np.float32
+    x, y = rng.standard_normal(n, dtype=f32), rng.standard_normal(n, dtype=f32)
+    m = rng.standard_normal((rows, rows), dtype=f32)
+    g, b = rng.standard_normal(rows, dtype=f32), rng.standard_normal(rows, dtype=f32)
+    small = rng.standard_normal(100, dtype=f32)
+    w1, b1 = rng.standard_normal((256, 512), dtype=f32) * 0.05, rng.standard_normal(512, dtype=f32)
+    w2, b2 = rng.standard_normal((512, 64), dtype=f32) * 0.05, rng.standard_normal(64, dtype=f32)
+    batch = rng.standard_normal((64, 256), dtype=f32)
+    # (name, function, args, bytes moved at the memory floor or None when compute-bound)
+    return [
+        ("chain", chain, (x,), None),
+        ("axpy", axpy, (x, y), 3 * x.nbytes),
+        ("squared_distance", squared_distance, (x, y), 2 * x.nbytes),
+        ("softmax", softmax, (m,), 2 * m.nbytes),
+        ("layer_norm", layer_norm, (m, g, b), 2 * m.nbytes),
+        ("mlp", mlp, (batch, w1, b1, w2, b2), None),
+        ("chain_100", chain, (small,), None),
+    ]
+
+
+# -- timing --------------------------------------------------------------------------------------
+def median_seconds(fn, args, budget: float = 1.0, min_runs: int = 5) -> float:
+    fn(*args)  # warm-up
+    times, start = [], time.perf_counter()
+    while len(times) < min_runs or time.perf_counter() - start < budget:
+        t0 = time.perf_counter()
+        fn(*args)
+        times.append(time.perf_counter() - t0)
+        if len(times) >= 10_000:
+            break
+    return statistics.median(times)
+
+
+def copy_bandwidth(nbytes: int = 1 << 28) -> float:
+    """Bytes per second of a large copy (read + write), the machine's practical memory bandwidth."""
+    src = np.ones(nbytes // 4, np.float32)
+    dst = np.empty_like(src)
+    t = median_seconds(lambda: np.copyto(dst, src), (), budget=0.5)
+    return 2 * nbytes / t
+
+
+def peers(name, fn, args, numba_fns):
+    """(peer name, callable or reason it is missing)."""
+    out = []
+    backend = "llvm" if any(b.name == "llvm" and b.available for b in numpile.list_backends()) else None
+    out.append((f"numpile[{backend or 'default'}]", numpile.compile(fn, backend=backend)))
+    try:
+        import numexpr
+        expr = NUMEXPR.get(name.removesuffix("_100"))
+        names = ("x", "y")[:len(args)]
+        out.append(("numexpr", (lambda *a, e=expr, n=names: numexpr.evaluate(e, local_dict=dict(zip(n, a))))
+                    if expr else "no single expression"))
+    except ImportError:
+        out.append(("numexpr", "not installed"))
+    nb = numba_fns.get(name.removesuffix("_100")) if numba_fns else None
+    out.append(("numba", nb if nb is not None else ("not installed" if numba_fns is None else "no loop version")))
+    try:
+        import torch
+        out.append(("torch.compile", torch.compile(fn)))
+    except ImportError:
+        out.append(("torch.compile", "not installed"))
+    return out
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
+    parser.add_argument("--only", nargs="*", help="workload names to run")
+    args = parser.parse_args(argv)
+    rng = np.random.default_rng(0)
+    bandwidth = copy_bandwidth()
+    print(f"numpile {numpile.__version__}, NumPy {np.__version__}, Python {platform.python_version()}, "
+          f"{platform.machine()}, copy bandwidth {bandwidth / 1e9:.1f} GB/s")
+    numba_fns = _numba_versions()
+    print(f"{'workload':<18} {'runner':<22} {'median':>11} {'vs NumPy':>9} {'vs floor':>9} {'1st call':>10}")
+    for name, fn, fargs, floor_bytes in workloads(args.quick, rng):
+        if args.only and name not in args.only:
+            continue
+        base = median_seconds(fn, fargs)
+        floor = floor_bytes / bandwidth if floor_bytes else None
+        _row(name, "numpy", base, base, floor, None)
+        for peer, runner in peers(name, fn, fargs, numba_fns):
+            if isinstance(runner, str):
+                print(f"{name:<18} {peer:<22} {'(' + runner + ')':>11}")
+                continue
+            t0 = time.perf_counter()
+            runner(*fargs)
+            first = time.perf_counter() - t0
+            _row(name, peer, median_seconds(runner, fargs), base, floor, first)
+
+
+def _row(name, runner, t, base, floor, first):
+    vs_floor = f"{t / floor:8.2f}x" if floor else ""
+    first_text = f"{first * 1e3:8.1f}ms" if first is not None else ""
+    print(f"{name:<18} {runner:<22} {_fmt(t):>11} {base / t:8.2f}x {vs_floor:>9} {first_text:>10}")
+
+
+def _fmt(seconds: float) -> str:
+    return f"{seconds * 1e6:.1f}µs" if seconds < 1e-3 else f"{seconds * 1e3:.2f}ms"
+
+
+if __name__ == "__main__":
+    main()
