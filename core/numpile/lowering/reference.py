@@ -23,7 +23,7 @@ def run(program: Program, *inputs) -> tuple:
             env[name] = np.empty(buf.shape, buf.dtype)
     for step in program.steps:
         if isinstance(step, Kernel):
-            _run_kernel(step, env)
+            run_kernel(step, env)
         else:
             _run_extern(step, env)
     return tuple(env[name][()] if program.buffers[name].scalar else env[name] for name in program.outputs)
@@ -44,7 +44,7 @@ def _run_extern(step: Extern, env: dict) -> None:
     env[step.output] = np.asarray(ops.get(step.op).impl(*resolve(step.args), **resolve(step.kwargs)))
 
 
-def _run_kernel(kernel: Kernel, env: dict) -> None:
+def run_kernel(kernel: Kernel, env: dict) -> None:
     nouter = len(kernel.outer)
     rows: dict[str, np.ndarray] = {}
     outer_grid = _grid(tuple(kernel.outer))

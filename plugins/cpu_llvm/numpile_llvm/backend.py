@@ -1,0 +1,262 @@
+"""The backend "llvm": a graph is scheduled into kernels (numpile.lowering), every kernel is
+rendered to LLVM IR and JIT-compiled for this CPU, and a generated Python function runs the
+program: it allocates buffers, calls each kernel (split over threads when it is large) and
+each extern (matmul through NumPy's BLAS, anything not lowered), and returns the outputs.
+
+A kernel with something codegen cannot lower (float16, gcd, an integer power with an array
+exponent, ...) runs with NumPy through the lowering toolkit's reference renderer instead; the
+reason is logged under `output_code` and kept in `CompiledProgram.fallbacks`.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import time
+from concurrent.futures import ThreadPoolExecutor
+from functools import cache
+
+import numpy as np
+
+import numpile
+from numpile import logs, ops
+from numpile.lowering import BufferArg, Extern, Kernel, Program, schedule
+from numpile.lowering.reference import run_kernel
+
+from . import codegen, jit
+from .irbuilder import Module, Unlowerable
+
+# below this many elements of work a kernel runs on the calling thread: a hand-off costs ~20 µs
+PARALLEL_MIN_WORK = 1 << 17
+
+
+@cache
+def _pool() -> ThreadPoolExecutor | None:
+    workers = os.cpu_count() or 1
+    return ThreadPoolExecutor(workers - 1, thread_name_prefix="numpile-llvm") if workers > 1 else None
+
+
+def _threads() -> int:
+    return os.cpu_count() or 1
+
+
+class LLVMBackend(numpile.Backend):
+    name = "llvm"
+    description = "fused, vectorised, multi-threaded CPU kernels JIT-compiled with LLVM (llvmlite)"
+    devices = ("cpu",)
+    supports_dynamic_shapes = False
+
+    def is_available(self) -> tuple[bool, str]:
+        return _availability()
+
+    def compile(self, graph, example_inputs, options):
+        fast_math = bool(options.get("fast_math", False))
+        return CompiledProgram(schedule(graph), example_inputs, graph_name=f"graph {graph.fingerprint()[:10]}", fast_math=fast_math)
+
+
+@cache
+def _availability() -> tuple[bool, str]:
+    try:
+        import llvmlite  # noqa: F401
+    except ImportError as e:
+        return False, f"llvmlite is not installed ({e})"
+    probe = np.arange(6.0)[::-2]
+    data = ctypes.c_void_p.from_address(id(probe) + codegen.DATA_OFFSET).value
+    strides = ctypes.c_void_p.from_address(id(probe) + codegen.STRIDES_OFFSET).value
+    if data != probe.__array_interface__["data"][0] or ctypes.c_int64.from_address(strides).value != probe.strides[0]:
+        return False, "this Python's ndarray object layout is not the one kernels read"
+    return True, ""
+
+
+class KernelStep:
+    """One kernel: its native versions by input layout, run whole or split over threads."""
+
+    def __init__(self, program: Program, kp: codegen.KernelPlan, strides: dict):
+        self.program, self.kp = program, kp
+        self.owned = {n for n, b in program.buffers.items() if b.kind in ("temp", "output")}
+        self.checked = [n for n in kp.arrays if n != codegen.PARTIALS and n not in self.owned]
+        self.base_strides = strides
+        self.variants: dict[tuple, object] = {}
+        self.native = None
+        self.parallel = kp.work >= PARALLEL_MIN_WORK and kp.extent > 1 and _threads() > 1
+        # a split reduction run whole (slot -1) writes no partial, but its entry reads an array there
+        self.unused_partials = () if kp.partial is None else (np.empty(0, kp.partial),)
+
+    def layout_key(self, strides: dict) -> tuple:
+        return tuple(strides[n] for n in self.checked)
+
+    def render(self, module: Module, symbol: str, strides: dict) -> None:
+        codegen.render(module, symbol, self.kp, self.program, strides, set(self.checked))
+
+    def run(self, *arrays) -> None:
+        """Run on the given arrays (kp.arrays order, without partials)."""
+        if not self.parallel:
+            status = self.native(*arrays, *self.unused_partials, 0, self.kp.extent, -1)
+        else:
+            status = self._split(self.native, arrays)
+        if status:
+            self._relayout(arrays)
+
+    def _split(self, native, arrays) -> int:
+        chunks = min(_threads(), self.kp.extent)
+        bounds = [self.kp.extent * c // chunks for c in range(chunks + 1)]
+        partials = None
+        if self.kp.partial is not None:
+            partials = np.empty(chunks, self.kp.partial)
+            arrays = arrays + (partials,)
+        futures = [_pool().submit(native, *arrays, bounds[c], bounds[c + 1], c) for c in range(1, chunks)]
+        status = native(*arrays, bounds[0], bounds[1], 0)
+        status |= sum(f.result() for f in futures)
+        if partials is not None and not status:
+            self._combine(partials, arrays)
+        return status
+
+    def _combine(self, partials, arrays) -> None:
+        stage = self.kp.kernel.stages[0]
+        reduce = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum,
+                  "any": np.logical_or, "all": np.logical_and}[self.kp.reduce]
+        out = arrays[self.kp.arrays.index(stage.output)]
+        out[()] = reduce.reduce(partials).astype(stage.dtype)
+
+    def _relayout(self, arrays) -> None:
+        """An input came with strides this kernel was not compiled for: use (or make) a variant."""
+        strides = dict(self.base_strides)
+        for name, array in zip(self.kp.arrays, arrays):
+            if name in self.checked:
+                strides[name] = codegen.element_strides(array)
+        key = self.layout_key(strides)
+        native = self.variants.get(key)
+        if native is None:
+            if any(s is None for s in key):
+                raise Unlowerable("an input's strides are not whole elements")
+            module = Module(jit.host_features())
+            symbol = f"npk_{jit.cache_key(str(self.kp.kernel) + repr(key))[:20]}"
+            self.render(module, symbol, strides)
+            addresses, _ = jit.compile_ir(module.render(), [symbol])
+            native = self.variants[key] = jit.function(addresses[symbol], len(self.kp.arrays), 3)
+        if self.parallel:
+            status = self._split(native, arrays)
+        else:
+            status = native(*arrays, *self.unused_partials, 0, self.kp.extent, -1)
+        if status:
+            raise RuntimeError(f"{self.kp.kernel.name}: strides changed while it ran")
+
+
+class CompiledProgram:
+    """A Program with native kernels, run by a generated Python function (see `source`)."""
+
+    def __init__(self, program: Program, example_inputs, *, graph_name: str = "graph", fast_math: bool = False):
+        start = time.perf_counter()
+        self.program = program
+        self.fallbacks: dict[str, str] = {}
+        strides = self._strides(program, example_inputs)
+        module = Module(jit.host_features())
+        self.steps: dict[str, object] = {}
+        symbols = []
+        key = jit.cache_key(str(program) + repr(sorted(strides.items())))[:16]
+        for step in program.steps:
+            if isinstance(step, Kernel):
+                kp = codegen.plan(step, program)
+                ks = KernelStep(program, kp, strides)
+                symbol = f"npk_{key}_{step.name}"
+                trial = Module(module.cpu_features)
+                try:
+                    if any(strides.get(n, ()) is None for n in kp.arrays if n != codegen.PARTIALS):
+                        raise Unlowerable("an input's strides are not whole elements")
+                    ks.render(trial, symbol, strides)
+                except Unlowerable as e:
+                    self.fallbacks[step.name] = str(e)
+                    logs.get("output_code").info("llvm: %s of %s runs with NumPy: %s", step.name, graph_name, e)
+                    continue
+                ks.render(module, symbol, strides)
+                symbols.append((symbol, ks))
+                self.steps[step.name] = ks
+        self.ir = module.render()
+        self.origin = "no kernels"
+        if symbols:
+            addresses, self.origin = jit.compile_ir(self.ir, [s for s, _ in symbols])
+            for symbol, ks in symbols:
+                ks.native = jit.function(addresses[symbol], len(ks.kp.arrays), 3)
+        self.source, self.run = self._runner()
+        self.compile_seconds = time.perf_counter() - start
+        code_log = logs.get("output_code")
+        if code_log.isEnabledFor(10):
+            code_log.debug("llvm program for %s:\n%s\n\nLLVM IR (%s):\n%s\n\nrunner:\n%s",
+                           graph_name, program, self.origin, jit.optimized_ir(self.ir) if symbols else "", self.source)
+        logs.get("perf").debug("llvm: %s compiled in %.1f ms (object code: %s)", graph_name,
+                               self.compile_seconds * 1e3, self.origin)
+
+    def __call__(self, *inputs):
+        return self.run(*inputs)
+
+    @staticmethod
+    def _strides(program: Program, example_inputs) -> dict:
+        """Element strides per buffer: the example inputs' own, C order for everything else."""
+        strides = {n: codegen.c_strides(b.shape) for n, b in program.buffers.items()}
+        for name, value in zip(program.inputs, example_inputs):
+            strides[name] = codegen.element_strides(np.asarray(value))
+        return strides
+
+    def _runner(self):
+        """Python source that runs the program, and the function it defines."""
+        program = self.program
+        names = {n: f"b{i}" for i, n in enumerate(program.buffers)}
+        env = {"empty": np.empty, "asarray": np.asarray}
+        lines = [f"def run({', '.join(names[n] for n in program.inputs)}):"]
+        for name in program.inputs:
+            lines.append(f"    {names[name]} = asarray({names[name]})")
+        for n, buf in program.buffers.items():
+            if buf.kind in ("temp", "output") and not self._made_by_extern(n):
+                env[f"dt_{names[n]}"] = buf.dtype
+                lines.append(f"    {names[n]} = empty({buf.shape!r}, dt_{names[n]})")
+        for i, step in enumerate(program.steps):
+            if isinstance(step, Extern):
+                env[f"extern{i}"] = ops.get(step.op).impl
+                args = ", ".join(_render_arg(a, names, env) for a in step.args)
+                kwargs = "".join(f", {k}={_render_arg(v, names, env)}" for k, v in step.kwargs.items())
+                lines.append(f"    {names[step.output]} = asarray(extern{i}({args}{kwargs}))")
+            elif step.name in self.steps:
+                ks = self.steps[step.name]
+                arrays = ", ".join(names[n] for n in ks.kp.arrays if n != codegen.PARTIALS)
+                if ks.parallel:
+                    env[f"kernel{i}"] = ks.run
+                    lines.append(f"    kernel{i}({arrays})")
+                else:
+                    env[f"kernel{i}"], env[f"relayout{i}"] = ks.native, ks._relayout
+                    extra = ""
+                    if ks.unused_partials:
+                        env[f"partials{i}"] = ks.unused_partials[0]
+                        extra = f", partials{i}"
+                    lines.append(f"    if kernel{i}({arrays}{extra}, 0, {ks.kp.extent}, -1): relayout{i}(({arrays},))")
+            else:
+                env[f"fallback{i}"] = _fallback(step, names)
+                lines.append(f"    fallback{i}(locals())")
+        outputs = [names[n] + ("[()]" if program.buffers[n].scalar else "") for n in program.outputs]
+        lines.append(f"    return ({', '.join(outputs)}{',' if len(outputs) == 1 else ''})")
+        source = "\n".join(lines) + "\n"
+        exec(compile(source, "<numpile-llvm runner>", "exec"), env)
+        return source, env["run"]
+
+    def _made_by_extern(self, name: str) -> bool:
+        return any(isinstance(s, Extern) and s.output == name for s in self.program.steps)
+
+
+def _render_arg(value, names: dict, env: dict) -> str:
+    """An extern's argument as runner source: a buffer's name, or a constant kept in env."""
+    if isinstance(value, BufferArg):
+        return names[value.name]
+    if isinstance(value, (tuple, list)):
+        inner = ", ".join(_render_arg(v, names, env) for v in value)
+        return f"({inner}{',' if len(value) == 1 else ''})" if isinstance(value, tuple) else f"[{inner}]"
+    name = f"c{len(env)}"
+    env[name] = value
+    return name
+
+
+def _fallback(kernel: Kernel, names: dict):
+    """A kernel run by the reference renderer on the runner's local buffers."""
+    used = kernel.inputs + kernel.outputs
+
+    def run(local_vars: dict) -> None:
+        run_kernel(kernel, {n: local_vars[names[n]] for n in used})
+    return run

@@ -1,0 +1,327 @@
+"""Kernel IR to LLVM IR: one native function per kernel of a lowering Program.
+
+A kernel function takes its buffers as ndarray objects, a range [lo, hi) of its parallel
+loop and a slot, and returns a status:
+
+    i32 @kernel(PyArrayObject* b0, ..., i64 lo, i64 hi, i64 slot)   ; 0 ok, 1 unexpected strides
+
+It reads each array's data pointer and, for arrays it did not allocate (inputs, results of
+externs), checks the strides it was specialised for: strides are compile-time constants in
+the address arithmetic, which is what lets LLVM vectorise. A mismatch returns 1 and the
+runtime compiles a variant for the new layout. The loops live in `@kernel.body`, whose data
+pointers are `noalias`: buffers never overlap, as every output is freshly allocated.
+
+The parallel loop is the flattened outer loops ("outer"), or, for a kernel of one stage with
+no outer loops, that stage's first inner loop ("inner"): a 1-d pointwise chain or a full
+reduction then still splits over threads, each reduction writing its partial result into
+slot `slot` of an extra partials array (slot -1: straight into the output).
+
+Float sums and products are computed in blocks of `BLOCK` elements, each in any order (so
+LLVM vectorises them), and the blocks added in order, float32 sums in float64: as close to
+NumPy's pairwise summation as NumPy's own rounding error.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from numpile.lowering import Call, Const, Kernel, Load, LoopIndex, Program, RowValue, Stage
+
+from . import scalar
+from .irbuilder import BOOL, F32, F64, I64, Function, Module, Unlowerable, V, int_limits, literal, reg_type
+
+BLOCK = 4096
+PARTIALS = "__partials__"
+# where CPython's ndarray object keeps its data pointer and strides pointer (checked at start-up)
+DATA_OFFSET, STRIDES_OFFSET = 16, 40
+
+
+@dataclass
+class KernelPlan:
+    kernel: Kernel
+    arrays: list            # buffer names passed, in order; PARTIALS last for a split reduction
+    split: str              # "outer", "inner" or "none"
+    extent: int             # iterations of the parallel loop
+    work: int               # elements computed per call, to decide on threads
+    partial: np.dtype | None = None   # dtype of a split reduction's partial results
+    reduce: str | None = None         # the reduction a split kernel combines partials with
+
+
+def plan(kernel: Kernel, program: Program) -> KernelPlan:
+    arrays = kernel.inputs + [o for o in kernel.outputs if o not in kernel.inputs]
+    work = math.prod(kernel.outer) * sum(math.prod(s.inner) for s in kernel.stages)
+    if kernel.outer:
+        return KernelPlan(kernel, arrays, "outer", math.prod(kernel.outer), work)
+    if len(kernel.stages) == 1 and kernel.stages[0].inner:
+        stage = kernel.stages[0]
+        result = KernelPlan(kernel, arrays, "inner", stage.inner[0], work)
+        if stage.reduce:
+            result.arrays = arrays + [PARTIALS]
+            result.partial = _total_dtype(stage)
+            result.reduce = stage.reduce
+        return result
+    return KernelPlan(kernel, arrays, "none", 1, work)
+
+
+def element_strides(array: np.ndarray) -> tuple | None:
+    """Strides in elements, or None when one is not a whole number of elements."""
+    if any(s % array.itemsize for s in array.strides):
+        return None
+    return tuple(s // array.itemsize for s in array.strides)
+
+
+def c_strides(shape: tuple) -> tuple:
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+def render(module: Module, symbol: str, kp: KernelPlan, program: Program, strides: dict, checked: set) -> None:
+    """Add the kernel's two functions to the module. `strides`: element strides per buffer;
+    `checked`: the buffers whose strides the entry checks."""
+    _render_entry(module, symbol, kp, program, strides, checked)
+    _KernelBody(module, symbol, kp, program, strides).render()
+
+
+def _render_entry(module, symbol, kp, program, strides, checked):
+    fn = Function(module)
+    params = ", ".join(f"ptr %a{i}" for i in range(len(kp.arrays)))
+    data = []
+    ok = literal(True, BOOL)
+    for i, name in enumerate(kp.arrays):
+        slot = fn.emit(f"getelementptr inbounds i8, ptr %a{i}, i64 {DATA_OFFSET}", I64, "p")
+        data.append(fn.emit(f"load ptr, ptr {slot.ref}", I64, "data"))
+        if name not in checked:
+            continue
+        buf = program.buffers[name]
+        slot = fn.emit(f"getelementptr inbounds i8, ptr %a{i}, i64 {STRIDES_OFFSET}", I64, "p")
+        pointer = fn.emit(f"load ptr, ptr {slot.ref}", I64, "p")
+        for d, (n, s) in enumerate(zip(buf.shape, strides[name])):
+            if n <= 1:
+                continue
+            at = fn.emit(f"getelementptr inbounds i64, ptr {pointer.ref}, i64 {d}", I64, "p")
+            actual = fn.emit(f"load i64, ptr {at.ref}", I64)
+            same = fn.compare("icmp", "eq", actual, literal(s * buf.dtype.itemsize, I64))
+            ok = fn.binary("and", ok, same)
+    fn.emit(f"br i1 {ok.ref}, label %run, label %relayout")
+    fn.start_block("relayout")
+    fn.emit("ret i32 1")
+    fn.start_block("run")
+    args = ", ".join(f"ptr {d.ref}" for d in data)
+    status = fn.emit(f"call i32 @{symbol}.body({args}, i64 %lo, i64 %hi, i64 %slot)", np.dtype(np.int32))
+    fn.emit(f"ret i32 {status.ref}")
+    module.functions.append(f"define i32 @{symbol}({params}, i64 %lo, i64 %hi, i64 %slot) "
+                            f"{module.attribute_group('nounwind')} {{\n" + "\n".join(["entry:"] + fn.lines) + "\n}\n")
+
+
+def _total_dtype(stage: Stage) -> np.dtype:
+    """The type a reduction accumulates in across blocks."""
+    if stage.reduce == "sum" and stage.dtype == F32:
+        return F64
+    return BOOL if stage.reduce in ("any", "all") else np.dtype(stage.dtype)
+
+
+def _identity(reduce: str, dtype: np.dtype) -> V:
+    if reduce in ("sum", "any"):
+        return literal(0, dtype)
+    if reduce in ("prod", "all"):
+        return literal(1, dtype)
+    if dtype.kind == "f":
+        return literal(-math.inf if reduce == "max" else math.inf, dtype)
+    if dtype.kind == "b":
+        return literal(reduce == "min", dtype)
+    low, high = int_limits(dtype)
+    return literal(low if reduce == "max" else high, dtype)
+
+
+def _combine(fn: Function, reduce: str, acc: V, x: V, *, reorder: bool = False) -> V:
+    kind = acc.dtype.kind
+    if kind == "b":
+        return fn.binary("or" if reduce in ("any", "max", "sum") else "and", acc, x)
+    if reduce in ("sum", "prod"):
+        if kind == "f":
+            flags = " reassoc" if reorder else ""
+            return fn.emit(f"{'fadd' if reduce == 'sum' else 'fmul'}{flags} {reg_type(acc.dtype)} {acc.ref}, {x.ref}", acc.dtype)
+        return fn.binary("add" if reduce == "sum" else "mul", acc, x)
+    if kind == "f":
+        return fn.intrinsic("maximum" if reduce == "max" else "minimum", [acc, x], acc.dtype)
+    signed = "s" if kind == "i" else "u"
+    return fn.intrinsic(signed + reduce, [acc, x], acc.dtype)
+
+
+class _KernelBody:
+    def __init__(self, module, symbol, kp: KernelPlan, program, strides):
+        self.module, self.symbol, self.kp, self.program, self.strides = module, symbol, kp, program, strides
+        self.fn = Function(module)
+        self.pointer = {name: f"%d{i}" for i, name in enumerate(kp.arrays)}
+        self.lo, self.hi, self.slot = V("%lo", I64), V("%hi", I64), V("%slot", I64)
+
+    def render(self) -> None:
+        kernel, fn = self.kp.kernel, self.fn
+        if self.kp.split == "outer":
+            def row(r, carried):
+                self._stages(self._unflatten(r, kernel.outer))
+                return []
+            fn.loop(self.lo, self.hi, [], row)
+        else:
+            self._stages({})
+        fn.emit("ret i32 0")
+        params = ", ".join(f"ptr noalias {self.pointer[n]}" for n in self.kp.arrays)
+        attributes = self.module.attribute_group("nounwind")
+        self.module.functions.append(
+            f"define internal i32 @{self.symbol}.body({params}, i64 %lo, i64 %hi, i64 %slot) {attributes} {{\n"
+            + "\n".join(["entry:"] + fn.lines) + "\n}\n")
+
+    def _unflatten(self, r: V, sizes: tuple) -> dict:
+        """The outer loop variables of a flat index r (row-major)."""
+        variables = {}
+        for v in reversed(range(len(sizes))):
+            if v == 0:
+                variables[v] = r
+            else:
+                variables[v] = self.fn.binary("urem", r, literal(sizes[v], I64))
+                r = self.fn.binary("udiv", r, literal(sizes[v], I64))
+        return variables
+
+    def _stages(self, outer_vars: dict) -> None:
+        rows: dict[str, V] = {}
+        for stage in self.kp.kernel.stages:
+            if stage.reduce:
+                self._reduce(stage, outer_vars, rows)
+            else:
+                self._store(stage, outer_vars, rows)
+
+    def _range(self, k: int, n: int) -> tuple[V, V]:
+        """Bounds of a stage's k-th inner loop: the thread's share when it is the split loop."""
+        if k == 0 and self.kp.split == "inner":
+            return self.lo, self.hi
+        return literal(0, I64), literal(n, I64)
+
+    def _store(self, stage: Stage, outer_vars: dict, rows: dict) -> None:
+        first = len(self.kp.kernel.outer)
+
+        def nest(k, variables):
+            if k == len(stage.inner):
+                value = self._eval(stage.value, variables, rows, {})
+                value = scalar.cast(self.fn, value, self.program.buffers[stage.output].dtype)
+                self.fn.store(self.pointer[stage.output], self._offset(stage.output, stage.output_index, variables), value)
+                return
+            start, end = self._range(k, stage.inner[k])
+
+            def body(i, carried):
+                nest(k + 1, {**variables, first + k: i})
+                return []
+            self.fn.loop(start, end, [], body)
+        nest(0, outer_vars)
+
+    def _reduce(self, stage: Stage, outer_vars: dict, rows: dict) -> None:
+        fn, kind = self.fn, stage.reduce
+        first = len(self.kernel_outer)
+        total_dtype = _total_dtype(stage)
+        element_dtype = BOOL if kind in ("any", "all") else np.dtype(stage.dtype)
+        blocked = kind in ("sum", "prod") and element_dtype.kind == "f"
+
+        def element(variables):
+            return scalar.cast(fn, self._eval(stage.value, variables, rows, {}), element_dtype)
+
+        def innermost(k, variables, acc):
+            start, end = self._range(k, stage.inner[k])
+            if not blocked:
+                return fn.loop(start, end, [acc], lambda i, c: [_combine(fn, kind, c[0], element({**variables, first + k: i}))])[0]
+            # blocks of BLOCK elements in any order, then the blocks in order
+            count = fn.binary("sub", end, start)
+            nblocks = fn.binary("udiv", fn.binary("add", count, literal(BLOCK - 1, I64)), literal(BLOCK, I64))
+
+            def block(b, carried):
+                lo = fn.binary("add", start, fn.binary("mul", b, literal(BLOCK, I64)))
+                hi = fn.intrinsic("smin", [fn.binary("add", lo, literal(BLOCK, I64)), end], I64)
+                part = fn.loop(lo, hi, [_identity(kind, element_dtype)],
+                               lambda i, c: [_combine(fn, kind, c[0], element({**variables, first + k: i}), reorder=True)])[0]
+                return [_combine(fn, kind, carried[0], scalar.cast(fn, part, total_dtype))]
+            return fn.loop(literal(0, I64), nblocks, [acc], block)[0]
+
+        def nest(k, variables, acc):
+            if not stage.inner:
+                return _combine(fn, kind, acc, scalar.cast(fn, element(variables), total_dtype))
+            if k == len(stage.inner) - 1:
+                return innermost(k, variables, acc)
+            start, end = self._range(k, stage.inner[k])
+            return fn.loop(start, end, [acc], lambda i, c: [nest(k + 1, {**variables, first + k: i}, c[0])])[0]
+
+        total = nest(0, outer_vars, _identity(kind, total_dtype))
+        result = scalar.cast(fn, total, stage.dtype)
+        rows[stage.row_name] = result
+        if stage.output is None:
+            return
+        if self.kp.split == "inner":
+            # a thread's share goes to its slot of the partials; slot -1 means the whole range
+            whole = fn.compare("icmp", "slt", self.slot, literal(0, I64))
+            into_out, into_partials = fn.label("whole"), fn.label("share")
+            joined = fn.label("stored")
+            fn.emit(f"br i1 {whole.ref}, label %{into_out}, label %{into_partials}")
+            fn.start_block(into_partials)
+            fn.store(self.pointer[PARTIALS], self.slot, total)
+            fn.emit(f"br label %{joined}")
+            fn.start_block(into_out)
+            fn.store(self.pointer[stage.output], self._offset(stage.output, stage.output_index, outer_vars), result)
+            fn.emit(f"br label %{joined}")
+            fn.start_block(joined)
+        else:
+            fn.store(self.pointer[stage.output], self._offset(stage.output, stage.output_index, outer_vars), result)
+
+    @property
+    def kernel_outer(self) -> tuple:
+        return self.kp.kernel.outer
+
+    # -- values --------------------------------------------------------------------------
+    def _offset(self, buffer: str, index: tuple, variables: dict) -> V:
+        """Element offset of an index (an Affine per dimension) in a buffer of known strides."""
+        strides = self.strides[buffer]
+        const = sum(a.const * s for a, s in zip(index, strides))
+        coefficients: dict[int, int] = {}
+        for a, s in zip(index, strides):
+            for v, c in a.terms:
+                coefficients[v] = coefficients.get(v, 0) + c * s
+        offset = literal(const, I64)
+        for v, c in sorted(coefficients.items()):
+            if c:
+                term = variables[v] if c == 1 else self.fn.binary("mul", variables[v], literal(c, I64))
+                offset = term if offset.ref == "0" else self.fn.binary("add", offset, term)
+        return offset
+
+    def _eval(self, e, variables: dict, rows: dict, memo: dict):
+        """The value of an expression at the current loop indices; Consts stay Consts (weak)."""
+        key = id(e)
+        if key in memo:
+            return memo[key]
+        if isinstance(e, Const):
+            value = e
+        elif isinstance(e, Load):
+            value = self.fn.load(self.pointer[e.buffer], self._offset(e.buffer, e.index, variables), np.dtype(e.dtype))
+        elif isinstance(e, RowValue):
+            value = rows[e.name]
+        elif isinstance(e, LoopIndex):
+            value = scalar.cast(self.fn, self._offset_of(e.index, variables), e.dtype)
+        elif isinstance(e, Call):
+            operands = [self._eval(a, variables, rows, memo) for a in e.args]
+            kwargs = {k: (self._eval(v, variables, rows, memo) if isinstance(v, (Call, Load, RowValue, LoopIndex)) else v)
+                      for k, v in e.kwargs}
+            kwargs = {k: (Const(v, getattr(v, "dtype", None)) if k in ("a_min", "a_max") and not isinstance(v, (V, Const)) else v)
+                      for k, v in kwargs.items()}
+            value = scalar.emit(self.fn, e.op, operands, kwargs, np.dtype(e.dtype))
+        else:
+            raise Unlowerable(f"expression {e!r}")
+        memo[key] = value
+        return value
+
+    def _offset_of(self, index, variables) -> V:
+        offset = literal(index.const, I64)
+        for v, c in index.terms:
+            term = self.fn.binary("mul", variables[v], literal(c, I64))
+            offset = self.fn.binary("add", offset, term)
+        return offset

@@ -1,0 +1,142 @@
+"""LLVM IR text in, callable machine code out: the host target, the optimisation pipeline,
+and the on-disk cache of object code.
+
+Every module is optimised at -O3 for the host CPU (its name and features) with the loop
+and SLP vectorisers on, emitted as an object file, and loaded into one process-wide MCJIT
+engine. Object files are cached under `config.cache_dir`, keyed by the IR and the target,
+so a second process compiles nothing; a cache file that is unreadable, truncated or made
+for another key is ignored and rebuilt.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import tempfile
+import threading
+import time
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import llvmlite
+import llvmlite.binding as llvm
+
+from numpile import config, logs
+
+from . import mathlib
+
+_FORMAT = b"numpile-llvm-object-1\n"  # bump when the layout of cached objects changes
+_lock = threading.Lock()
+
+
+@dataclass(frozen=True)
+class Target:
+    triple: str
+    cpu: str
+    features: str
+
+    @property
+    def description(self) -> str:
+        return f"{self.triple} {self.cpu}"
+
+
+@cache
+def _llvm() -> tuple[Target, "llvm.TargetMachine", "llvm.ExecutionEngine"]:
+    llvm.initialize_native_target()
+    llvm.initialize_native_asmprinter()
+    target = Target(llvm.get_process_triple(), llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten())
+    machine = llvm.Target.from_triple(target.triple).create_target_machine(
+        cpu=target.cpu, features=target.features, opt=3, reloc="default", codemodel="jitdefault", jit=True)
+    mathlib.register_symbols(llvm)
+    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
+    return target, machine, engine
+
+
+def host() -> Target:
+    return _llvm()[0]
+
+
+def host_features() -> frozenset:
+    """The CPU features LLVM sees on this host, e.g. {"avx2", "avx512f", ...}."""
+    return frozenset(f[1:] for f in host().features.split(",") if f.startswith("+"))
+
+
+def optimize(ir: str) -> "llvm.ModuleRef":
+    _, machine, _ = _llvm()
+    module = llvm.parse_assembly(ir)
+    module.verify()
+    tuning = llvm.create_pipeline_tuning_options(speed_level=3)
+    tuning.loop_vectorization = True
+    tuning.slp_vectorization = True
+    builder = llvm.create_pass_builder(machine, tuning)
+    builder.getModulePassManager().run(module, builder)
+    return module
+
+
+def cache_key(ir: str) -> str:
+    target = host()
+    text = "\n".join([_FORMAT.decode(), llvmlite.__version__, target.triple, target.cpu, target.features, ir])
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def compile_ir(ir: str, symbols: list[str]) -> tuple[dict[str, int], str]:
+    """Compile a module and return the addresses of `symbols`, and where the object came from
+    ("disk cache" or "compiled in N ms")."""
+    _, machine, engine = _llvm()
+    key = cache_key(ir)
+    path = Path(config.cache_dir) / "llvm" / f"{key}.o"
+    obj = _read_cached(path, key)
+    origin = "disk cache"
+    if obj is None:
+        start = time.perf_counter()
+        obj = machine.emit_object(optimize(ir))
+        origin = f"compiled in {(time.perf_counter() - start) * 1e3:.1f} ms"
+        _write_cached(path, key, obj)
+    with _lock:
+        engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
+        engine.finalize_object()
+        addresses = {name: engine.get_function_address(name) for name in symbols}
+    missing = [n for n, a in addresses.items() if not a]
+    if missing:
+        raise RuntimeError(f"the compiled object defines no {', '.join(missing)}")
+    return addresses, origin
+
+
+def optimized_ir(ir: str) -> str:
+    """The module after optimisation, as `NUMPILE_LOGS=output_code` shows it."""
+    return str(optimize(ir))
+
+
+def _read_cached(path: Path, key: str) -> bytes | None:
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    header = _FORMAT + key.encode() + b"\n"
+    body = data[len(header):]
+    if not data.startswith(header) or len(body) < 32 or body[-32:] != hashlib.sha256(body[:-32]).digest():
+        logs.get("perf").debug("llvm: ignoring the unusable cache file %s", path)
+        return None
+    return body[:-32]
+
+
+def _write_cached(path: Path, key: str, obj: bytes) -> None:
+    """Write atomically (a temporary file renamed into place), so readers never see half a file."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        with os.fdopen(fd, "wb") as f:
+            f.write(_FORMAT + key.encode() + b"\n" + obj + hashlib.sha256(obj).digest())
+        os.replace(tmp, path)
+    except OSError as e:  # a read-only or full disk costs a recompile next time, nothing else
+        logs.get("perf").debug("llvm: cannot write the cache file %s: %s", path, e)
+
+
+def function(address: int, nargs_arrays: int, extra: int = 0):
+    """A ctypes function taking `nargs_arrays` ndarrays (as PyObject*) and `extra` int64s, returning int32.
+
+    ctypes releases the GIL around the call, so threads can run kernels side by side."""
+    proto = ctypes.CFUNCTYPE(ctypes.c_int32, *([ctypes.py_object] * nargs_arrays + [ctypes.c_int64] * extra))
+    return proto(address)

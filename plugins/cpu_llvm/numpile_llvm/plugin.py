@@ -1,0 +1,12 @@
+"""What numpile loads through the entry point: the backend, cheap to import (llvmlite loads on first compile)."""
+
+from __future__ import annotations
+
+import numpile
+
+from .backend import LLVMBackend
+
+
+@numpile.hookimpl
+def numpile_backends():
+    return [LLVMBackend()]

@@ -1,0 +1,447 @@
+"""The op table of kernel codegen: each pointwise registry op as LLVM instructions, per dtype kind,
+with NumPy's exact semantics (integer wraparound, floor division and modulo signs, division by
+zero, NaN propagation, the x86 results of out-of-range float-to-int casts).
+
+A ufunc's operands are first cast to the loop dtypes NumPy itself picks
+(`ufunc.resolve_dtypes`, Python scalars weak as NEP 50 says), so every value is computed in
+the type NumPy computes it in. Ops or dtype combinations not in the tables raise
+`Unlowerable`, and the kernel runs with NumPy instead.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from numpile.lowering import Const
+
+from . import mathlib
+from .irbuilder import BOOL, Function, Unlowerable, V, int_limits, literal, reg_type
+
+# -- conversions ---------------------------------------------------------------------------------
+
+
+def cast(fn: Function, v, dtype) -> V:
+    """v (a V, or a Const operand) as `dtype`, converted as NumPy's astype converts."""
+    dtype = np.dtype(dtype)
+    if isinstance(v, Const):
+        return literal(v.value, dtype)
+    src = v.dtype
+    if src == dtype:
+        return v
+    reg_type(dtype)
+    if dtype.kind == "b":
+        return fn.compare("fcmp", "une", v, literal(0, src)) if src.kind == "f" else fn.compare("icmp", "ne", v, literal(0, src))
+    if src.kind == "b":
+        return fn.convert("uitofp" if dtype.kind == "f" else "zext", v, dtype)
+    if src.kind in "iu" and dtype.kind in "iu":
+        if dtype.itemsize == src.itemsize:
+            return V(v.ref, dtype)
+        return fn.convert("trunc" if dtype.itemsize < src.itemsize else "sext" if src.kind == "i" else "zext", v, dtype)
+    if src.kind in "iu":
+        return fn.convert("sitofp" if src.kind == "i" else "uitofp", v, dtype)
+    if dtype.kind == "f":
+        return fn.convert("fpext" if dtype.itemsize > src.itemsize else "fptrunc", v, dtype)
+    return _float_to_int(fn, v, dtype)
+
+
+def _float_to_int(fn: Function, v: V, dtype: np.dtype) -> V:
+    """x86's truncating conversion, as NumPy does it: a NaN or out-of-range value becomes the
+    most negative int32 (int64 for 64-bit targets), then narrower targets keep its low bits."""
+    if dtype.kind == "u" and dtype.itemsize >= 4:
+        raise Unlowerable(f"float to {dtype} conversion (NumPy's result depends on its SIMD loop)")
+    via = np.dtype(np.int64) if dtype.itemsize == 8 else np.dtype(np.int32)
+    low, _ = int_limits(via)
+    fits = fn.binary("and", fn.compare("fcmp", "oge", v, literal(float(low), v.dtype)),
+                     fn.compare("fcmp", "olt", v, literal(-float(low), v.dtype)))
+    value = fn.select(fits, fn.convert("fptosi", v, via), literal(low, via))
+    return cast(fn, value, dtype)
+
+
+def ufunc_loop(name: str, operands: list) -> tuple:
+    """NumPy's loop dtypes for a ufunc applied to these operands: (input dtypes, output dtype)."""
+    def dtype_of(o):
+        if isinstance(o, Const):
+            if o.dtype is not None:
+                return np.dtype(o.dtype)
+            return np.dtype(bool) if isinstance(o.value, (bool, np.bool_)) else type(o.value)
+        return o.dtype
+    try:
+        loop = getattr(np, name).resolve_dtypes(tuple(dtype_of(o) for o in operands) + (None,))
+    except (TypeError, ValueError) as e:
+        raise Unlowerable(f"{name}: {e}") from None
+    return loop[:-1], loop[-1]
+
+
+# -- float ops -----------------------------------------------------------------------------------
+
+def _zero(v):
+    return literal(0, v.dtype)
+
+
+def _one(v):
+    return literal(1, v.dtype)
+
+
+def _float_divmod(fn: Function, a: V, b: V) -> tuple[V, V]:
+    """NumPy's npy_divmod: (floor quotient, remainder with the divisor's sign)."""
+    mod = fn.binary("frem", a, b)
+    div = fn.binary("fdiv", fn.binary("fsub", a, mod), b)
+    fix = fn.binary("and", fn.compare("fcmp", "une", mod, _zero(mod)),
+                    fn.binary("xor", fn.compare("fcmp", "olt", b, _zero(b)), fn.compare("fcmp", "olt", mod, _zero(mod))))
+    mod_fixed = fn.select(fix, fn.binary("fadd", mod, b), mod)
+    div = fn.select(fix, fn.binary("fsub", div, _one(div)), div)
+    mod = fn.select(fn.compare("fcmp", "une", mod, _zero(mod)), mod_fixed, fn.intrinsic("copysign", [_zero(b), b], b.dtype))
+    floor = fn.intrinsic("floor", [div], div.dtype)
+    floor = fn.select(fn.compare("fcmp", "ogt", fn.binary("fsub", div, floor), literal(0.5, div.dtype)),
+                      fn.binary("fadd", floor, _one(floor)), floor)
+    quotient = fn.binary("fdiv", a, b)
+    floor = fn.select(fn.compare("fcmp", "une", div, _zero(div)), floor,
+                      fn.intrinsic("copysign", [_zero(div), quotient], div.dtype))
+    b_is_zero = fn.compare("fcmp", "oeq", b, _zero(b))
+    return fn.select(b_is_zero, quotient, floor), fn.select(b_is_zero, fn.binary("frem", a, b), mod)
+
+
+def _sign_float(fn, x):
+    positive = fn.compare("fcmp", "ogt", x, _zero(x))
+    negative = fn.compare("fcmp", "olt", x, _zero(x))
+    return fn.select(positive, _one(x), fn.select(negative, literal(-1, x.dtype), x))
+
+
+def _heaviside(fn, x, h):
+    nan = fn.compare("fcmp", "uno", x, x)
+    zero = fn.compare("fcmp", "oeq", x, _zero(x))
+    negative = fn.compare("fcmp", "olt", x, _zero(x))
+    step = fn.select(negative, _zero(x), _one(x))
+    return fn.select(nan, x, fn.select(zero, h, step))
+
+
+def _logaddexp(fn, x, y, *, base2: bool):
+    """NumPy's npy_logaddexp(2): exact for equal arguments (infinities), NaN in, NaN out."""
+    exp, log1p = ("exp2", "log1p") if base2 else ("exp", "log1p")
+    scale = (1 / math.log(2)) if base2 else 1.0
+    same = fn.compare("fcmp", "oeq", x, y)
+    tmp = fn.binary("fsub", x, y)
+
+    def softplus(big, negative_gap):
+        e = fn.math(exp, [negative_gap], x.dtype)
+        term = fn.math(log1p, [e], x.dtype)
+        if base2:
+            term = fn.binary("fmul", term, literal(scale, x.dtype))
+        return fn.binary("fadd", big, term)
+    when_x = softplus(x, fn.emit(f"fneg {reg_type(x.dtype)} {tmp.ref}", x.dtype))
+    when_y = softplus(y, tmp)
+    result = fn.select(fn.compare("fcmp", "ogt", tmp, _zero(tmp)), when_x,
+                       fn.select(fn.compare("fcmp", "ole", tmp, _zero(tmp)), when_y, tmp))
+    exact = fn.binary("fadd", x, literal(1.0 if base2 else math.log(2), x.dtype))
+    return fn.select(same, exact, result)
+
+
+def _isinf(fn, x):
+    return fn.compare("fcmp", "oeq", fn.intrinsic("fabs", [x], x.dtype), literal(math.inf, x.dtype))
+
+
+def _isfinite(fn, x):
+    return fn.compare("fcmp", "olt", fn.intrinsic("fabs", [x], x.dtype), literal(math.inf, x.dtype))
+
+
+def _signbit(fn, x):
+    bits = np.dtype(f"i{x.dtype.itemsize}")
+    return fn.compare("icmp", "slt", fn.convert("bitcast", x, bits), literal(0, bits))
+
+
+def _to_bool(fn, x):
+    return cast(fn, x, BOOL)
+
+
+def _logical(opcode):
+    return lambda fn, a, b: fn.binary(opcode, _to_bool(fn, a), _to_bool(fn, b))
+
+
+def _logical_not(fn, x):
+    return fn.binary("xor", _to_bool(fn, x), literal(True, BOOL))
+
+
+def _math(function):
+    return lambda fn, *args: fn.math(function, list(args), args[0].dtype)
+
+
+def _scaled(factor):
+    return lambda fn, x: fn.binary("fmul", x, literal(factor, x.dtype))
+
+
+def _fcmp(predicate):
+    return lambda fn, a, b: fn.compare("fcmp", predicate, a, b)
+
+
+def _intrinsic(name):
+    return lambda fn, *args: fn.intrinsic(name, list(args), args[0].dtype)
+
+
+def _binary(opcode):
+    return lambda fn, a, b: fn.binary(opcode, a, b)
+
+
+def _identity(fn, x):
+    return x
+
+
+FLOAT = {
+    "add": _binary("fadd"), "subtract": _binary("fsub"), "multiply": _binary("fmul"), "divide": _binary("fdiv"),
+    "floor_divide": lambda fn, a, b: _float_divmod(fn, a, b)[0],
+    "remainder": lambda fn, a, b: _float_divmod(fn, a, b)[1],
+    "fmod": _binary("frem"),
+    "power": _math("power"), "float_power": _math("power"),
+    "negative": lambda fn, x: fn.emit(f"fneg {reg_type(x.dtype)} {x.ref}", x.dtype),
+    "positive": _identity, "conjugate": _identity,
+    "absolute": _intrinsic("fabs"), "fabs": _intrinsic("fabs"),
+    "sign": _sign_float,
+    "reciprocal": lambda fn, x: fn.binary("fdiv", _one(x), x),
+    "square": lambda fn, x: fn.binary("fmul", x, x),
+    "sqrt": _intrinsic("sqrt"),
+    "heaviside": _heaviside,
+    "logaddexp": lambda fn, x, y: _logaddexp(fn, x, y, base2=False),
+    "logaddexp2": lambda fn, x, y: _logaddexp(fn, x, y, base2=True),
+    **{name: _math(name) for name in mathlib.FUNCTIONS if name != "power"},
+    "deg2rad": _scaled(math.pi / 180), "radians": _scaled(math.pi / 180),
+    "rad2deg": _scaled(180 / math.pi), "degrees": _scaled(180 / math.pi),
+    "floor": _intrinsic("floor"), "ceil": _intrinsic("ceil"), "trunc": _intrinsic("trunc"), "rint": _intrinsic("rint"),
+    "copysign": _intrinsic("copysign"),
+    "signbit": _signbit,
+    "isnan": lambda fn, x: fn.compare("fcmp", "uno", x, x),
+    "isinf": _isinf, "isfinite": _isfinite,
+    "greater": _fcmp("ogt"), "greater_equal": _fcmp("oge"), "less": _fcmp("olt"), "less_equal": _fcmp("ole"),
+    "equal": _fcmp("oeq"), "not_equal": _fcmp("une"),
+    "maximum": _intrinsic("maximum"), "minimum": _intrinsic("minimum"),
+    "fmax": _intrinsic("maxnum"), "fmin": _intrinsic("minnum"),
+    "logical_and": _logical("and"), "logical_or": _logical("or"), "logical_xor": _logical("xor"),
+    "logical_not": _logical_not,
+}
+
+# -- integer ops ---------------------------------------------------------------------------------
+
+
+def _signed(x: V) -> bool:
+    return x.dtype.kind == "i"
+
+
+def _safe_divisor(fn, a, b):
+    """b, with 0 (and MIN / -1 for signed types) replaced by 1 so LLVM's division is defined;
+    and whether b was 0."""
+    zero = fn.compare("icmp", "eq", b, _zero(b))
+    bad = zero
+    if _signed(a):
+        low, _ = int_limits(a.dtype)
+        overflow = fn.binary("and", fn.compare("icmp", "eq", a, literal(low, a.dtype)),
+                             fn.compare("icmp", "eq", b, literal(-1, b.dtype)))
+        bad = fn.binary("or", zero, overflow)
+    return fn.select(bad, _one(b), b), zero
+
+
+def _int_floor_divide(fn, a, b):
+    """Python's floor division; x // 0 is 0 and MIN // -1 wraps to MIN, as NumPy gives."""
+    d, zero = _safe_divisor(fn, a, b)
+    if not _signed(a):
+        return fn.select(zero, _zero(a), fn.binary("udiv", a, d))
+    q = fn.binary("sdiv", a, d)
+    r = fn.binary("srem", a, d)
+    adjust = fn.binary("and", fn.compare("icmp", "ne", r, _zero(r)),
+                       fn.binary("xor", fn.compare("icmp", "slt", r, _zero(r)), fn.compare("icmp", "slt", d, _zero(d))))
+    q = fn.select(adjust, fn.binary("sub", q, _one(q)), q)
+    # MIN // -1: d was made 1, so q is MIN already
+    return fn.select(zero, _zero(a), q)
+
+
+def _int_remainder(fn, a, b, *, floor: bool):
+    """Python's modulo (the divisor's sign) or C's fmod (the dividend's); x % 0 is 0."""
+    d, zero = _safe_divisor(fn, a, b)
+    if not _signed(a):
+        return fn.select(zero, _zero(a), fn.binary("urem", a, d))
+    r = fn.binary("srem", a, d)
+    if floor:
+        adjust = fn.binary("and", fn.compare("icmp", "ne", r, _zero(r)),
+                           fn.binary("xor", fn.compare("icmp", "slt", r, _zero(r)), fn.compare("icmp", "slt", d, _zero(d))))
+        r = fn.select(adjust, fn.binary("add", r, d), r)
+    # MIN % -1 is 0, which srem of MIN by 1 gives
+    return fn.select(zero, _zero(a), r)
+
+
+def _int_abs(fn, x):
+    if not _signed(x):
+        return x
+    return fn.select(fn.compare("icmp", "slt", x, _zero(x)), fn.binary("sub", _zero(x), x), x)
+
+
+def _int_sign(fn, x):
+    positive = fn.compare("icmp", "sgt" if _signed(x) else "ugt", x, _zero(x))
+    result = cast(fn, positive, x.dtype)
+    if _signed(x):
+        negative = cast(fn, fn.compare("icmp", "slt", x, _zero(x)), x.dtype)
+        result = fn.binary("sub", result, negative)
+    return result
+
+
+def _shift(fn, a, b, *, left: bool):
+    """NumPy's npy_lshift/npy_rshift: a shift by the width or more (or a negative one) gives 0,
+    or -1 for a negative value shifted right."""
+    bits = literal(8 * a.dtype.itemsize, b.dtype)
+    in_range = fn.compare("icmp", "ult", b, bits)
+    if left:
+        return fn.select(in_range, fn.binary("shl", a, b), _zero(a))
+    shifted = fn.binary("ashr" if _signed(a) else "lshr", a, b)
+    beyond = _zero(a)
+    if _signed(a):
+        beyond = fn.select(fn.compare("icmp", "slt", a, _zero(a)), literal(-1, a.dtype), _zero(a))
+    return fn.select(in_range, shifted, beyond)
+
+
+def _icmp(signed_predicate, unsigned_predicate=None):
+    unsigned_predicate = unsigned_predicate or signed_predicate
+    return lambda fn, a, b: fn.compare("icmp", signed_predicate if _signed(a) else unsigned_predicate, a, b)
+
+
+def _int_extremum(stem):
+    return lambda fn, a, b: fn.intrinsic(("s" if _signed(a) else "u") + stem, [a, b], a.dtype)
+
+
+def _bitwise_count(fn, x):
+    count = fn.intrinsic("ctpop", [_int_abs(fn, x)], x.dtype)
+    return cast(fn, count, np.dtype(np.uint8))
+
+
+def _constant(value):
+    return lambda fn, x: literal(value, BOOL)
+
+
+INT = {
+    "add": _binary("add"), "subtract": _binary("sub"), "multiply": _binary("mul"),
+    "floor_divide": _int_floor_divide,
+    "remainder": lambda fn, a, b: _int_remainder(fn, a, b, floor=True),
+    "fmod": lambda fn, a, b: _int_remainder(fn, a, b, floor=False),
+    "negative": lambda fn, x: fn.binary("sub", _zero(x), x),
+    "positive": _identity, "conjugate": _identity,
+    "absolute": _int_abs, "sign": _int_sign,
+    "square": lambda fn, x: fn.binary("mul", x, x),
+    "floor": _identity, "ceil": _identity, "trunc": _identity, "rint": _identity,
+    "isnan": _constant(False), "isinf": _constant(False), "isfinite": _constant(True),
+    "greater": _icmp("sgt", "ugt"), "greater_equal": _icmp("sge", "uge"),
+    "less": _icmp("slt", "ult"), "less_equal": _icmp("sle", "ule"),
+    "equal": _icmp("eq"), "not_equal": _icmp("ne"),
+    "maximum": _int_extremum("max"), "minimum": _int_extremum("min"),
+    "fmax": _int_extremum("max"), "fmin": _int_extremum("min"),
+    "logical_and": _logical("and"), "logical_or": _logical("or"), "logical_xor": _logical("xor"),
+    "logical_not": _logical_not,
+    "bitwise_and": _binary("and"), "bitwise_or": _binary("or"), "bitwise_xor": _binary("xor"),
+    "invert": lambda fn, x: fn.binary("xor", x, literal(-1, x.dtype)),
+    "left_shift": lambda fn, a, b: _shift(fn, a, b, left=True),
+    "right_shift": lambda fn, a, b: _shift(fn, a, b, left=False),
+    "bitwise_count": _bitwise_count,
+}
+
+BOOLEAN = {
+    "add": _binary("or"), "multiply": _binary("and"),
+    "maximum": _binary("or"), "minimum": _binary("and"), "fmax": _binary("or"), "fmin": _binary("and"),
+    "logical_and": _binary("and"), "logical_or": _binary("or"), "logical_xor": _binary("xor"),
+    "logical_not": lambda fn, x: fn.binary("xor", x, literal(True, BOOL)),
+    "bitwise_and": _binary("and"), "bitwise_or": _binary("or"), "bitwise_xor": _binary("xor"),
+    "invert": lambda fn, x: fn.binary("xor", x, literal(True, BOOL)),
+    "positive": _identity, "absolute": _identity, "conjugate": _identity,
+    "greater": _icmp("ugt"), "greater_equal": _icmp("uge"), "less": _icmp("ult"), "less_equal": _icmp("ule"),
+    "equal": _icmp("eq"), "not_equal": _icmp("ne"),
+    "isnan": _constant(False), "isinf": _constant(False), "isfinite": _constant(True),
+}
+
+_TABLES = {"f": FLOAT, "i": INT, "u": INT, "b": BOOLEAN}
+
+
+# -- ops with their own operand handling ---------------------------------------------------------
+
+def _power(fn, operands, out):
+    """x ** c for a constant c: NumPy's fast paths (square, sqrt, reciprocal) and, for integers,
+    exact repeated multiplication; other exponents go to pow."""
+    (base_dtype, exp_dtype), _ = ufunc_loop("power", operands)
+    base, exponent = operands
+    x = cast(fn, base, base_dtype)
+    if isinstance(exponent, Const) and np.ndim(exponent.value) == 0:
+        c = exponent.value
+        if x.dtype.kind in "iu":
+            c = int(c)
+            if c < 0:
+                raise Unlowerable("integer power with a negative exponent")
+            result, square = _one(x), x
+            while c:
+                if c & 1:
+                    result = fn.binary("mul", result, square)
+                c >>= 1
+                if c:
+                    square = fn.binary("mul", square, square)
+            return result
+        fast = {2: lambda: fn.binary("fmul", x, x), 1: lambda: x, 0.5: lambda: fn.intrinsic("sqrt", [x], x.dtype),
+                -1: lambda: fn.binary("fdiv", _one(x), x)}
+        if float(c) in fast and x.dtype.kind == "f":
+            return fast[float(c)]()
+    if x.dtype.kind != "f":
+        raise Unlowerable("integer power with an array exponent (NumPy raises for negative ones)")
+    return fn.math("power", [x, cast(fn, exponent, exp_dtype)], x.dtype)
+
+
+def _where(fn, operands, out):
+    cond, x, y = operands
+    return fn.select(cast(fn, cond, BOOL), cast(fn, x, out), cast(fn, y, out))
+
+
+def _clip(fn, operands, out, a_min=None, a_max=None):
+    value = cast(fn, operands[0], out)
+    extremum = _tables(out)
+    for bound, name in ((a_min, "maximum"), (a_max, "minimum")):
+        if bound is not None and not (isinstance(bound, Const) and bound.value is None):
+            value = extremum[name](fn, value, cast(fn, bound, out))
+    return value
+
+
+def _round(fn, operands, out, decimals=0):
+    x = cast(fn, operands[0], out)
+    if out.kind in "iu" and decimals >= 0:
+        return x
+    if out.kind != "f":
+        raise Unlowerable(f"round of {out} to {decimals} decimals")
+    if decimals == 0:
+        return fn.intrinsic("rint", [x], out)
+    scale = literal(10.0 ** abs(decimals), out)
+    into, back = ("fmul", "fdiv") if decimals > 0 else ("fdiv", "fmul")
+    return fn.binary(back, fn.intrinsic("rint", [fn.binary(into, x, scale)], out), scale)
+
+
+def _astype(fn, operands, out, dtype=None):
+    return cast(fn, operands[0], out)
+
+
+SPECIAL = {"power": _power, "where": _where, "clip": _clip, "round": _round, "astype": _astype}
+
+
+def _tables(dtype: np.dtype) -> dict:
+    try:
+        return _TABLES[np.dtype(dtype).kind]
+    except KeyError:
+        raise Unlowerable(f"dtype {dtype} has no LLVM lowering") from None
+
+
+def emit(fn: Function, op: str, operands: list, kwargs: dict, out: np.dtype) -> V:
+    """The value of registry op `op` on operands (Vs, or Consts kept weak until their loop dtype
+    is known), of dtype `out`."""
+    if op in SPECIAL:
+        value = SPECIAL[op](fn, operands, np.dtype(out), **kwargs)
+    else:
+        loop_in, loop_out = ufunc_loop(op, operands)
+        if len(set(loop_in)) > 1:
+            raise Unlowerable(f"{op} with mixed loop dtypes {', '.join(map(str, loop_in))}")
+        table = _tables(loop_in[0])
+        if op not in table:
+            raise Unlowerable(f"no LLVM lowering of {op} for {loop_in[0]}")
+        value = table[op](fn, *(cast(fn, o, d) for o, d in zip(operands, loop_in)))
+        value = cast(fn, value, loop_out)
+    if value.dtype != np.dtype(out):
+        value = cast(fn, value, out)
+    return value
+
