@@ -49,7 +49,14 @@ class LLVMBackend(numpile.Backend):
     def is_available(self) -> tuple[bool, str]:
         return _availability()
 
+    #: numpile.compile(..., options={...}) keys this backend reads
+    options = {"fast_math": "let LLVM reassociate float math and assume no NaN or inf (off: NumPy's exact results)"}
+
     def compile(self, graph, example_inputs, options):
+        unknown = set(options) - set(self.options) - {"mode"}
+        if unknown:
+            raise ValueError(f"backend 'llvm' has no option {', '.join(sorted(map(repr, unknown)))}; "
+                             f"it has {', '.join(map(repr, self.options))}")
         fast_math = bool(options.get("fast_math", False))
         return CompiledProgram(schedule(graph), example_inputs, graph_name=f"graph {graph.fingerprint()[:10]}", fast_math=fast_math)
 
@@ -71,8 +78,8 @@ def _availability() -> tuple[bool, str]:
 class KernelStep:
     """One kernel: its native versions by input layout, run whole or split over threads."""
 
-    def __init__(self, program: Program, kp: codegen.KernelPlan, strides: dict):
-        self.program, self.kp = program, kp
+    def __init__(self, program: Program, kp: codegen.KernelPlan, strides: dict, fast_math: bool):
+        self.program, self.kp, self.fast_math = program, kp, fast_math
         self.owned = {n for n, b in program.buffers.items() if b.kind in ("temp", "output")}
         self.checked = [n for n in kp.arrays if n != codegen.PARTIALS and n not in self.owned]
         self.base_strides = strides
@@ -129,8 +136,8 @@ class KernelStep:
         if native is None:
             if any(s is None for s in key):
                 raise Unlowerable("an input's strides are not whole elements")
-            module = Module(jit.host_features())
-            symbol = f"npk_{jit.cache_key(str(self.kp.kernel) + repr(key))[:20]}"
+            module = Module(jit.host_features(), self.fast_math)
+            symbol = f"npk_{jit.cache_key(f'{self.kp.kernel}{key}{self.fast_math}')[:20]}"
             self.render(module, symbol, strides)
             addresses, _ = jit.compile_ir(module.render(), [symbol])
             native = self.variants[key] = jit.function(addresses[symbol], len(self.kp.arrays), 3)
@@ -150,23 +157,23 @@ class CompiledProgram:
         self.program = program
         self.fallbacks: dict[str, str] = {}
         strides = self._strides(program, example_inputs)
-        module = Module(jit.host_features())
+        module = Module(jit.host_features(), fast_math)
         self.steps: dict[str, object] = {}
         symbols = []
-        key = jit.cache_key(str(program) + repr(sorted(strides.items())))[:16]
+        key = jit.cache_key(f"{program}{sorted(strides.items())}{fast_math}")[:16]
         for step in program.steps:
             if isinstance(step, Kernel):
                 kp = codegen.plan(step, program)
-                ks = KernelStep(program, kp, strides)
+                ks = KernelStep(program, kp, strides, fast_math)
                 symbol = f"npk_{key}_{step.name}"
-                trial = Module(module.cpu_features)
+                trial = Module(module.cpu_features, fast_math)
                 try:
                     if any(strides.get(n, ()) is None for n in kp.arrays if n != codegen.PARTIALS):
                         raise Unlowerable("an input's strides are not whole elements")
                     ks.render(trial, symbol, strides)
                 except Unlowerable as e:
                     self.fallbacks[step.name] = str(e)
-                    logs.get("output_code").info("llvm: %s of %s runs with NumPy: %s", step.name, graph_name, e)
+                    logs.get("output_code").debug("llvm: %s of %s runs with NumPy: %s", step.name, graph_name, e)
                     continue
                 ks.render(module, symbol, strides)
                 symbols.append((symbol, ks))

@@ -17,8 +17,8 @@ reduction then still splits over threads, each reduction writing its partial res
 slot `slot` of an extra partials array (slot -1: straight into the output).
 
 Float sums and products are computed in blocks of `BLOCK` elements, each in any order (so
-LLVM vectorises them), and the blocks added in order, float32 sums in float64: as close to
-NumPy's pairwise summation as NumPy's own rounding error.
+LLVM vectorises them), and the blocks combined in order; float32 ones accumulate in float64.
+The result is within NumPy's own rounding error (pairwise summation) of NumPy's.
 """
 
 from __future__ import annotations
@@ -121,7 +121,7 @@ def _render_entry(module, symbol, kp, program, strides, checked):
 
 def _total_dtype(stage: Stage) -> np.dtype:
     """The type a reduction accumulates in across blocks."""
-    if stage.reduce == "sum" and stage.dtype == F32:
+    if stage.reduce in ("sum", "prod") and stage.dtype == F32:
         return F64
     return BOOL if stage.reduce in ("any", "all") else np.dtype(stage.dtype)
 
@@ -223,7 +223,7 @@ class _KernelBody:
         fn, kind = self.fn, stage.reduce
         first = len(self.kernel_outer)
         total_dtype = _total_dtype(stage)
-        element_dtype = BOOL if kind in ("any", "all") else np.dtype(stage.dtype)
+        element_dtype = BOOL if kind in ("any", "all") else total_dtype
         blocked = kind in ("sum", "prod") and element_dtype.kind == "f"
 
         def element(variables):

@@ -16,6 +16,7 @@ from . import mathlib
 BOOL = np.dtype(bool)
 F32, F64, I64 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int64)
 _FLOAT_TYPES = {"float32": "float", "float64": "double"}
+_FLOAT_ARITHMETIC = frozenset({"fadd", "fsub", "fmul", "fdiv", "frem"})
 
 
 class Unlowerable(Exception):
@@ -63,8 +64,9 @@ def int_limits(dtype: np.dtype) -> tuple[int, int]:
 class Module:
     """Functions plus the declarations and globals they need, rendered as one module."""
 
-    def __init__(self, cpu_features: frozenset = frozenset()):
+    def __init__(self, cpu_features: frozenset = frozenset(), fast_math: bool = False):
         self.cpu_features = cpu_features
+        self.fast_math = fast_math      # let LLVM assume no NaN/inf and reassociate: NumPy's results no longer
         self.declarations: dict[str, str] = {}     # symbol -> declare line
         self.compiler_used: list[str] = []         # vector math functions LLVM must keep visible
         self.attributes: dict[str, int] = {}       # attribute group text -> number
@@ -120,7 +122,8 @@ class Function:
 
     # -- instructions --------------------------------------------------------------------
     def binary(self, opcode: str, a: V, b: V, dtype: np.dtype | None = None) -> V:
-        return self.emit(f"{opcode} {reg_type(a.dtype)} {a.ref}, {b.ref}", dtype or a.dtype)
+        flags = " fast" if self.module.fast_math and opcode in _FLOAT_ARITHMETIC else ""
+        return self.emit(f"{opcode}{flags} {reg_type(a.dtype)} {a.ref}, {b.ref}", dtype or a.dtype)
 
     def compare(self, opcode: str, predicate: str, a: V, b: V) -> V:
         return self.emit(f"{opcode} {predicate} {reg_type(a.dtype)} {a.ref}, {b.ref}", BOOL)

@@ -29,6 +29,7 @@ from . import mathlib
 
 _FORMAT = b"numpile-llvm-object-1\n"  # bump when the layout of cached objects changes
 _lock = threading.Lock()
+_loaded: dict[str, dict[str, int]] = {}  # cache key -> symbol addresses, for modules already in the engine
 
 
 @dataclass(frozen=True)
@@ -86,6 +87,8 @@ def compile_ir(ir: str, symbols: list[str]) -> tuple[dict[str, int], str]:
     ("disk cache" or "compiled in N ms")."""
     _, machine, engine = _llvm()
     key = cache_key(ir)
+    if key in _loaded:  # the same module again (another function with the same graph): same code
+        return _loaded[key], "already loaded"
     path = Path(config.cache_dir) / "llvm" / f"{key}.o"
     obj = _read_cached(path, key)
     origin = "disk cache"
@@ -98,6 +101,7 @@ def compile_ir(ir: str, symbols: list[str]) -> tuple[dict[str, int], str]:
         engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
         engine.finalize_object()
         addresses = {name: engine.get_function_address(name) for name in symbols}
+        _loaded[key] = addresses
     missing = [n for n, a in addresses.items() if not a]
     if missing:
         raise RuntimeError(f"the compiled object defines no {', '.join(missing)}")

@@ -1,0 +1,283 @@
+"""The backend "llvm" end to end: fused kernels against NumPy on fresh random inputs, threads,
+layouts, NumPy's integer and cast semantics, vector math accuracy, the disk cache, fallbacks
+and what NUMPILE_LOGS=output_code shows."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+import warnings
+
+import numpy as np
+import pytest
+
+import numpile
+from numpile import plugins
+from numpile.lowering import schedule
+from numpile_llvm import backend as llvm_backend
+from numpile_llvm.backend import CompiledProgram, LLVMBackend
+
+rng = np.random.default_rng()
+
+
+def assert_same(got, want, rtol=None):
+    assert type(got) is type(want)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    if want.dtype.kind == "f":
+        rtol = rtol or (2e-6 if want.dtype == np.float32 else 1e-12)
+        np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol, equal_nan=True)
+    else:
+        np.testing.assert_array_equal(got, want)
+
+
+def programs():
+    """A backend recording the CompiledPrograms "llvm" makes."""
+    made = []
+
+    def compile_llvm(graph, example_inputs):
+        made.append(LLVMBackend().compile(graph, example_inputs, {}))
+        return made[-1]
+    return compile_llvm, made
+
+
+def softmax(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def layer_norm(x, g, b):
+    mu = x.mean(axis=-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
+    return (x - mu) / np.sqrt(var + 1e-5) * g + b
+
+
+def mlp(x, w1, b1, w2, b2):
+    return np.maximum(x @ w1 + b1, 0) @ w2 + b2
+
+
+def chain(x):
+    return np.sin(x) * np.cos(x) + np.exp(-x * x) * 0.5 + np.tanh(x)
+
+
+def squared_distance(x, y):
+    return ((x - y) ** 2).sum()
+
+
+def test_llvm_is_the_default_cpu_backend():
+    plugins.reset_plugins()
+    info = {b.name: b for b in numpile.list_backends()}
+    assert info["llvm"].available
+    assert plugins.default_backend(numpile.config.default_backends["cpu"], "cpu").name == "llvm"
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("rows", [3, 257])  # 257 x 1000 is past the threshold for threads
+def test_models_match_numpy(dtype, rows):
+    x = rng.standard_normal((rows, 1000)).astype(dtype)
+    g, b = rng.standard_normal(1000).astype(dtype), rng.standard_normal(1000).astype(dtype)
+    w1, b1 = rng.standard_normal((1000, 64)).astype(dtype), rng.standard_normal(64).astype(dtype)
+    w2, b2 = rng.standard_normal((64, 10)).astype(dtype), rng.standard_normal(10).astype(dtype)
+    for fn, args in [(softmax, (x,)), (layer_norm, (x, g, b)), (mlp, (x, w1, b1, w2, b2)), (chain, (x,)),
+                     (squared_distance, (x, x[::-1]))]:
+        compiled = numpile.compile(fn, backend="llvm")
+        assert_same(compiled(*args), fn(*args), rtol=1e-4 if fn is squared_distance and dtype == np.float32 else None)
+
+
+def test_fused_kernels_are_native_and_threaded():
+    compile_llvm, made = programs()
+    x = rng.standard_normal((512, 1024)).astype(np.float32)
+    assert_same(numpile.compile(softmax, backend=compile_llvm)(x), softmax(x))
+    program = made[0]
+    assert len(program.program.kernels) == 1 and not program.fallbacks
+    (step,) = program.steps.values()
+    assert step.parallel and step.native is not None
+
+
+@pytest.mark.parametrize("n", [7, 1 << 20])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64", "bool"])
+def test_full_reductions_split_over_threads(n, dtype):
+    x = (rng.standard_normal(n) * 1000).astype(dtype) if dtype != "bool" else rng.random(n) < 0.5
+    for fn in (np.sum, np.prod, np.max, np.min, np.any, np.all, np.mean):
+        if fn is np.prod and dtype.startswith("float"):
+            x = (1 + rng.standard_normal(n) * 1e-4).astype(dtype)
+        got, want = numpile.compile(lambda a: fn(a), backend="llvm")(x), fn(x)
+        if fn in (np.sum, np.mean) and dtype.startswith("float"):
+            # cancellation: both are within a few ulps of sum(|x|) of the exact sum
+            exact = fn(x.astype(np.float64))
+            assert type(got) is type(want) and got.dtype == want.dtype
+            assert abs(float(got) - exact) <= 1e-6 * np.abs(x.astype(np.float64)).sum() / (n if fn is np.mean else 1)
+        elif fn is np.prod and dtype.startswith("float"):
+            exact = np.prod(x.astype(np.longdouble))
+            assert type(got) is type(want) and got.dtype == want.dtype
+            assert abs(got - exact) <= abs(want - exact) + 1e-6 * abs(exact)  # as close as NumPy's
+        else:
+            assert_same(got, want)
+
+
+def test_float32_sum_is_as_accurate_as_numpy():
+    x = (rng.random(1 << 22) + 1000).astype(np.float32)
+    exact = x.astype(np.float64).sum()
+    got = numpile.compile(lambda a: a.sum(), backend="llvm")(x)
+    assert got.dtype == np.float32
+    assert abs(float(got) - exact) <= abs(float(x.sum()) - exact) + exact * 1e-7
+
+
+def test_nan_propagates_through_max_and_sum():
+    x = rng.standard_normal((300, 1000))
+    x[5, 7] = np.nan
+    for fn in (lambda a: a.max(axis=1), lambda a: a.sum(), lambda a: np.maximum(a, 0.5), lambda a: a.min()):
+        assert_same(numpile.compile(fn, backend="llvm")(x), fn(x))
+
+
+def test_integer_division_and_modulo_like_numpy():
+    info = np.iinfo(np.int32)
+    a = np.array([7, -7, 7, -7, 0, 5, info.min, info.min, info.max, -1], np.int32)
+    b = np.array([2, 2, -2, -2, 3, 0, -1, 1, 0, 0], np.int32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for fn in (np.floor_divide, np.remainder, np.fmod, lambda x, y: x * y + x, lambda x, y: x << (y % 40),
+                   lambda x, y: x >> (y % 40), lambda x, y: np.abs(x) - y):
+            assert_same(numpile.compile(lambda x, y: fn(x, y), backend="llvm")(a, b), fn(a, b))
+
+
+def test_float_to_int_casts_like_numpy():
+    x = np.array([np.nan, np.inf, -np.inf, 3e9, -3e9, 1e20, 300.7, -300.7, -1.5, 70000.5, 0.0, -0.0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        for dtype in ("int8", "int16", "int32", "int64", "uint8", "uint16", "bool", "float32"):
+            for src in (x, x.astype(np.float32)):
+                want = src.astype(dtype)
+                assert_same(numpile.compile(lambda a: a.astype(dtype), backend="llvm")(src), want)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("name", ["sin", "cos", "tan", "exp", "expm1", "log", "log1p", "tanh", "arctan", "sinh", "cbrt"])
+def test_vector_math_within_four_ulp(name, dtype):
+    fn = getattr(np, name)
+    x = (rng.standard_normal(1 << 16) * 4).astype(dtype)
+    if name in ("log", "log1p"):
+        x = np.abs(x) + dtype(0.01)
+    x[:6] = [np.nan, np.inf, -np.inf, 0.0, -0.0, 1.0]
+    with np.errstate(all="ignore"):
+        want = fn(x)
+        got = numpile.compile(lambda a: fn(a), backend="llvm")(x)
+    assert got.dtype == want.dtype
+    both_nan = np.isnan(got) & np.isnan(want)
+    np.testing.assert_array_equal(np.isnan(got), np.isnan(want))
+    finite = np.isfinite(want) & ~both_nan
+    np.testing.assert_array_equal(got[~finite & ~both_nan], want[~finite & ~both_nan])
+    with np.errstate(all="ignore"):
+        exact = fn(x[finite].astype(np.longdouble))
+    ulp = np.spacing(np.maximum(np.abs(want[finite]), np.finfo(dtype).tiny)).astype(np.longdouble)
+    ours = (np.abs(got[finite] - exact) / ulp).max()
+    numpys = (np.abs(want[finite] - exact) / ulp).max()
+    assert ours <= 4 or ours <= numpys + 1, f"{name}: {ours} ulp from the exact value (NumPy: {numpys})"
+
+
+def test_new_input_layout_gets_its_own_variant():
+    compile_llvm, made = programs()
+    fn = numpile.compile(lambda a, b: a * 2 + b, backend=compile_llvm)
+    a, b = rng.standard_normal((40, 30)), rng.standard_normal((40, 30))
+    assert_same(fn(a, b), a * 2 + b)
+    for other in (np.asfortranarray(a), a[::-1], rng.standard_normal((30, 40)).T, rng.standard_normal((40, 60))[:, ::2]):
+        assert_same(fn(other, b), other * 2 + b)
+    (step,) = made[0].steps.values()
+    assert len(step.variants) == 3  # F order and a transpose are one layout
+    assert len(made) == 1  # layouts are not guarded: one graph, kernel variants below it
+
+
+def test_unlowerable_kernels_run_with_numpy_and_say_why(capsys):
+    compile_llvm, made = programs()
+    x = rng.standard_normal(16).astype(np.float16)
+    numpile.set_logs(output_code=True)
+    try:
+        got = numpile.compile(lambda a: a * 3 + 1, backend=compile_llvm)(x)
+    finally:
+        numpile.set_logs()
+    assert_same(got, x * 3 + 1)
+    assert list(made[0].fallbacks.values()) == ["dtype float16 has no LLVM lowering"]
+    assert "runs with NumPy: dtype float16 has no LLVM lowering" in capsys.readouterr().err
+
+
+def test_output_code_log_shows_kernel_ir_and_llvm_ir(capsys):
+    numpile.set_logs(output_code=True)
+    try:
+        numpile.compile(lambda a: np.exp(a) + 1, backend="llvm")(rng.standard_normal(64))
+    finally:
+        numpile.set_logs()
+    text = capsys.readouterr().err
+    assert "kernel kernel0 parallel over" in text and "@npk_" in text and "_ZGV" in text and "def run(" in text
+
+
+def test_unknown_option_is_named():
+    with pytest.raises(numpile.BackendCompilerFailed, match="no option 'fast'"):
+        numpile.compile(lambda a: a + 1, backend="llvm", options={"fast": True})(np.ones(3))
+
+
+def test_fast_math_option_compiles_with_fast_flags():
+    x = rng.standard_normal(1000)
+    graph_programs = []
+
+    def compile_fast(graph, example_inputs):
+        graph_programs.append(LLVMBackend().compile(graph, example_inputs, {"fast_math": True}))
+        return graph_programs[-1]
+    got = numpile.compile(lambda a: (a * 2 + 1).sum(), backend=compile_fast)(x)
+    assert "fmul fast" in graph_programs[0].ir
+    np.testing.assert_allclose(got, (x * 2 + 1).sum(), rtol=1e-12)
+
+
+def test_matmul_runs_through_blas_between_kernels():
+    compile_llvm, made = programs()
+    x, w1, b1 = rng.standard_normal((8, 16)), rng.standard_normal((16, 32)), rng.standard_normal(32)
+    w2, b2 = rng.standard_normal((32, 4)), rng.standard_normal(4)
+    assert_same(numpile.compile(mlp, backend=compile_llvm)(x, w1, b1, w2, b2), mlp(x, w1, b1, w2, b2))
+    kinds = [type(s).__name__ for s in made[0].program.steps]
+    assert kinds == ["Extern", "Kernel", "Extern", "Kernel"]
+
+
+CACHE_SCRIPT = textwrap.dedent("""
+    import logging, numpy as np, numpile
+    logging.basicConfig(level=logging.DEBUG, format="%(message)s")
+    numpile.set_logs(perf=True)
+    x = np.arange(1000, dtype=np.float64)
+    got = numpile.compile(lambda a: np.sqrt(a) * 2 - 1, backend="llvm")(x)
+    assert np.allclose(got, np.sqrt(x) * 2 - 1)
+""")
+
+
+def _run_cached(cache_dir) -> str:
+    env = {**os.environ, "NUMPILE_CACHE_DIR": str(cache_dir)}
+    done = subprocess.run([sys.executable, "-c", CACHE_SCRIPT], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    return done.stderr + done.stdout
+
+
+def test_second_process_compiles_nothing_and_bad_cache_files_are_rebuilt(tmp_path):
+    assert "compiled in" in _run_cached(tmp_path)
+    assert "object code: disk cache" in _run_cached(tmp_path)
+    (obj,) = (tmp_path / "llvm").glob("*.o")
+    for garbage in (b"", b"not an object file", obj.read_bytes()[:100], obj.read_bytes()[:-5] + b"xxxxx"):
+        obj.write_bytes(garbage)
+        out = _run_cached(tmp_path)
+        assert "compiled in" in out and "ignoring the unusable cache file" in out
+    assert "object code: disk cache" in _run_cached(tmp_path)
+
+
+def test_small_kernels_stay_on_the_calling_thread():
+    x = rng.standard_normal(100).astype(np.float32)
+    compiled = CompiledProgram(schedule(_graph_of(chain, x)), [x])
+    assert not any(s.parallel for s in compiled.steps.values())
+    assert llvm_backend.PARALLEL_MIN_WORK > 100
+    assert_same(compiled(x)[0], chain(x))
+
+
+def _graph_of(fn, *args):
+    graphs = []
+
+    def record(graph, example_inputs):
+        graphs.append(graph)
+        return graph
+    numpile.compile(fn, backend=record)(*args)
+    return graphs[0]
