@@ -49,6 +49,42 @@ def scenario_model(backend: str, rng) -> None:
     print("after w and b change shape:", np.allclose(compiled(x), model(x)), f"({len(compiled.entries)} entries: recompiled)")
 
 
+class MLP:
+    """A small float32 network: two residual blocks of layer norm, a linear layer and tanh."""
+
+    def __init__(self, rng, width: int = 512):
+        self.w = [rng.standard_normal((width, width), dtype=np.float32) / np.float32(width ** 0.5) for _ in range(2)]
+        self.b = [rng.standard_normal(width, dtype=np.float32) for _ in range(2)]
+
+    def __call__(self, x):
+        for w, b in zip(self.w, self.b):
+            mu = x.mean(axis=-1, keepdims=True)
+            h = (x - mu) / np.sqrt(((x - mu) ** 2).mean(axis=-1, keepdims=True) + 1e-5)
+            x = x + np.tanh(h @ w + b) * np.exp(-h * h)
+        return x
+
+
+def scenario_speedup(rng) -> None:
+    backend = numpile.plugins.default_backend(numpile.config.default_backends["cpu"], "cpu")
+    _title(f"3. speed-up: a small float32 network, eager vs the default CPU backend {backend.name!r}")
+    model = MLP(rng)
+    compiled = numpile.compile(model)
+    x = rng.standard_normal((2048, 512), dtype=np.float32)
+
+    def times(fn, n=10):
+        out = []
+        for _ in range(n):
+            t0 = time.perf_counter()
+            fn(x)
+            out.append(time.perf_counter() - t0)
+        return out
+    eager, numpiled = times(model), times(compiled)
+    same = np.allclose(compiled(x), model(x), rtol=1e-4, atol=1e-4)
+    print(f"first compiled call (compiles): {numpiled[0] * 1e3:.1f} ms; equal to NumPy: {same}")
+    print(f"median of the other calls: NumPy {np.median(eager[1:]) * 1e3:.2f} ms, "
+          f"numpile {np.median(numpiled[1:]) * 1e3:.2f} ms ({np.median(eager[1:]) / np.median(numpiled[1:]):.2f}x)")
+
+
 def scenario_scalars(backend: str, rng) -> None:
     _title(f"5. Python scalars keep NumPy's dtypes on {backend!r}")
     compiled = numpile.compile(lambda x, y: x + y, backend=backend)
@@ -104,6 +140,7 @@ def main(argv=None) -> int:
         scenario_basic(backend, rng)
         scenario_model(backend, rng)
         scenario_scalars(backend, rng)
+    scenario_speedup(rng)
     scenario_guards_and_recompiles()
     scenario_backends()
     scenario_explain_and_reset(rng)

@@ -23,7 +23,7 @@ from numpile import logs, ops
 from numpile.lowering import BufferArg, Extern, Kernel, Program, schedule
 from numpile.lowering.reference import run_kernel
 
-from . import codegen, jit
+from . import allocator, codegen, jit
 from .irbuilder import Module, Unlowerable
 
 # below this many elements of work a kernel runs on the calling thread: a hand-off costs ~20 µs
@@ -208,7 +208,7 @@ class CompiledProgram:
         """Python source that runs the program, and the function it defines."""
         program = self.program
         names = {n: f"b{i}" for i, n in enumerate(program.buffers)}
-        env = {"empty": np.empty, "asarray": np.asarray}
+        env = {"empty": allocator.empty, "asarray": np.asarray}
         lines = [f"def run({', '.join(names[n] for n in program.inputs)}):"]
         for name in program.inputs:
             lines.append(f"    {names[name]} = asarray({names[name]})")

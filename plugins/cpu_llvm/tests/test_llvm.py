@@ -281,3 +281,23 @@ def _graph_of(fn, *args):
         return graph
     numpile.compile(fn, backend=record)(*args)
     return graphs[0]
+
+
+def test_large_outputs_reuse_blocks_only_after_every_view_died():
+    from numpile_llvm import allocator
+    allocator.clear()
+    fn = numpile.compile(lambda a: a * 2 + 1, backend="llvm")
+    x = rng.standard_normal((512, 1024))
+    first = fn(x)
+    view = first[::3]
+    address = first.ctypes.data
+    del first
+    second = fn(x)  # `view` still holds the first block
+    assert second.ctypes.data != address
+    assert_same(view, (x * 2 + 1)[::3])
+    del view
+    third = fn(x + 1)  # the first block came back when its last view died
+    assert third.ctypes.data == address
+    assert_same(third, (x + 1) * 2 + 1)
+    assert_same(second, x * 2 + 1)
+    allocator.clear()
