@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import platform
 import statistics
+import tempfile
 import time
 
 import numpy as np
@@ -187,6 +188,8 @@ def main(argv=None) -> None:
     parser.add_argument("--only", nargs="*", help="workload names to run")
     args = parser.parse_args(argv)
     rng = np.random.default_rng(0)
+    # an empty object-code cache, so "1st call" is a real compile
+    numpile.config.cache_dir = tempfile.mkdtemp(prefix="numpile-bench-")
     bandwidth = copy_bandwidth()
     print(f"numpile {numpile.__version__}, NumPy {np.__version__}, Python {platform.python_version()}, "
           f"{platform.machine()}, copy bandwidth {bandwidth / 1e9:.1f} GB/s")

@@ -28,12 +28,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from numpile.lowering import Call, Const, Kernel, Load, LoopIndex, Program, RowValue, Stage
+from numpile.lowering import Call, Const, Kernel, Load, LoopIndex, Program, RowValue, Stage, walk
 
 from . import scalar
-from .irbuilder import BOOL, F32, F64, I64, Function, Module, Unlowerable, V, int_limits, literal, reg_type
+from . import mathlib
+from .irbuilder import BOOL, F32, F64, I64, Function, Module, Unlowerable, V, int_limits, literal, mem_type, reg_type
 
 BLOCK = 4096
+SCRATCH_BYTES = 1 << 16   # the largest row scratch kept on the stack
 PARTIALS = "__partials__"
 # where CPython's ndarray object keeps its data pointer and strides pointer (checked at start-up)
 DATA_OFFSET, STRIDES_OFFSET = 16, 40
@@ -154,15 +156,32 @@ def _combine(fn: Function, reduce: str, acc: V, x: V, *, reorder: bool = False) 
     return fn.intrinsic(signed + reduce, [acc, x], acc.dtype)
 
 
+def _expensive(e) -> bool:
+    return isinstance(e, Call) and any(isinstance(x, Call) and x.op in mathlib.FUNCTIONS and x.op != "power" for x in walk(e))
+
+
+def _outermost(e, wanted):
+    """The outermost sub-expressions of e for which wanted() holds."""
+    if wanted(e):
+        yield e
+    elif isinstance(e, Call):
+        for a in (*e.args, *(v for _, v in e.kwargs)):
+            yield from _outermost(a, wanted)
+
+
 class _KernelBody:
     def __init__(self, module, symbol, kp: KernelPlan, program, strides):
         self.module, self.symbol, self.kp, self.program, self.strides = module, symbol, kp, program, strides
         self.fn = Function(module)
         self.pointer = {name: f"%d{i}" for i, name in enumerate(kp.arrays)}
         self.lo, self.hi, self.slot = V("%lo", I64), V("%hi", I64), V("%slot", I64)
+        self.scratch: dict[str, tuple] = {}   # expression text -> (row scratch pointer, producing stage)
+        self.stage_index = 0
 
     def render(self) -> None:
         kernel, fn = self.kp.kernel, self.fn
+        if self.kp.split == "outer":
+            self._plan_scratch()
         if self.kp.split == "outer":
             def row(r, carried):
                 self._stages(self._unflatten(r, kernel.outer))
@@ -188,9 +207,28 @@ class _KernelBody:
                 r = self.fn.binary("udiv", r, literal(sizes[v], I64))
         return variables
 
+    def _plan_scratch(self) -> None:
+        """Row scratch: an expensive value (one with a math call) that a stage computes and a later
+        stage of the same row needs again is kept in a per-row buffer instead of recomputed
+        (softmax's exp(x - max): once for the sum, once for the division)."""
+        stages = self.kp.kernel.stages
+        for i, stage in enumerate(stages):
+            size = math.prod(stage.inner)
+            if not stage.inner or size * 8 > SCRATCH_BYTES:
+                continue
+            made = {str(e): e for e in walk(stage.value) if _expensive(e)}
+            for later in stages[i + 1:]:
+                if later.inner != stage.inner:
+                    continue
+                for e in _outermost(later.value, lambda x: str(x) in made):
+                    text = str(e)
+                    if text not in self.scratch:
+                        pointer = self.fn.emit(f"alloca {mem_type(e.dtype)}, i64 {size}, align 64", I64, "scratch")
+                        self.scratch[text] = (pointer.ref, i)
+
     def _stages(self, outer_vars: dict) -> None:
         rows: dict[str, V] = {}
-        for stage in self.kp.kernel.stages:
+        for self.stage_index, stage in enumerate(self.kp.kernel.stages):
             if stage.reduce:
                 self._reduce(stage, outer_vars, rows)
             else:
@@ -299,7 +337,10 @@ class _KernelBody:
         key = id(e)
         if key in memo:
             return memo[key]
-        if isinstance(e, Const):
+        kept = self.scratch.get(str(e)) if self.scratch and isinstance(e, Call) else None
+        if kept is not None and kept[1] != self.stage_index:
+            value = self.fn.load(kept[0], self._row_offset(variables), np.dtype(e.dtype))
+        elif isinstance(e, Const):
             value = e
         elif isinstance(e, Load):
             value = self.fn.load(self.pointer[e.buffer], self._offset(e.buffer, e.index, variables), np.dtype(e.dtype))
@@ -316,8 +357,20 @@ class _KernelBody:
             value = scalar.emit(self.fn, e.op, operands, kwargs, np.dtype(e.dtype))
         else:
             raise Unlowerable(f"expression {e!r}")
+        if kept is not None and kept[1] == self.stage_index:
+            self.fn.store(kept[0], self._row_offset(variables), value)
         memo[key] = value
         return value
+
+    def _row_offset(self, variables: dict) -> V:
+        """Row-major offset of the current stage's inner loop indices, into a row scratch."""
+        stage = self.kp.kernel.stages[self.stage_index]
+        first = len(self.kp.kernel.outer)
+        offset = literal(0, I64)
+        for k, n in enumerate(stage.inner):
+            scaled = offset if k == 0 else self.fn.binary("mul", offset, literal(n, I64))
+            offset = self.fn.binary("add", scaled, variables[first + k])
+        return offset
 
     def _offset_of(self, index, variables) -> V:
         offset = literal(index.const, I64)
