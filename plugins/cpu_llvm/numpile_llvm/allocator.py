@@ -9,6 +9,8 @@ call of the same size. At most `MAX_CACHED_BYTES` stay cached.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 MIN_BYTES = 1 << 20
@@ -33,10 +35,8 @@ class _Lease:
 
 
 def empty(shape: tuple, dtype: np.dtype) -> np.ndarray:
-    """np.empty(shape, dtype), from a cached block when it is large."""
-    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
-    if nbytes < MIN_BYTES:
-        return np.empty(shape, dtype)
+    """np.empty(shape, dtype) from a cached block; for buffers of MIN_BYTES or more."""
+    nbytes = math.prod(shape) * dtype.itemsize
     global _cached
     blocks = _free.get(nbytes)
     if blocks:

@@ -11,6 +11,7 @@ reason is logged under `output_code` and kept in `CompiledProgram.fallbacks`.
 from __future__ import annotations
 
 import ctypes
+import math
 import os
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -208,14 +209,15 @@ class CompiledProgram:
         """Python source that runs the program, and the function it defines."""
         program = self.program
         names = {n: f"b{i}" for i, n in enumerate(program.buffers)}
-        env = {"empty": allocator.empty, "asarray": np.asarray}
+        env = {"empty": np.empty, "cached_empty": allocator.empty, "asarray": np.asarray}
         lines = [f"def run({', '.join(names[n] for n in program.inputs)}):"]
         for name in program.inputs:
             lines.append(f"    {names[name]} = asarray({names[name]})")
         for n, buf in program.buffers.items():
             if buf.kind in ("temp", "output") and not self._made_by_extern(n):
                 env[f"dt_{names[n]}"] = buf.dtype
-                lines.append(f"    {names[n]} = empty({buf.shape!r}, dt_{names[n]})")
+                alloc = "cached_empty" if math.prod(buf.shape) * buf.dtype.itemsize >= allocator.MIN_BYTES else "empty"
+                lines.append(f"    {names[n]} = {alloc}({buf.shape!r}, dt_{names[n]})")
         for i, step in enumerate(program.steps):
             if isinstance(step, Extern):
                 env[f"extern{i}"] = ops.get(step.op).impl
