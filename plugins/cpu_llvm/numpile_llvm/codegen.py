@@ -17,7 +17,7 @@ reduction then still splits over threads, each reduction writing its partial res
 slot `slot` of an extra partials array (slot -1: straight into the output).
 
 Float sums and products are computed in blocks of `BLOCK` elements, each in any order (so
-LLVM vectorises them), and the blocks combined in order; float32 ones accumulate in float64.
+LLVM vectorises them), and the blocks combined in order in float64 for float32 data.
 The result is within NumPy's own rounding error (pairwise summation) of NumPy's.
 """
 
@@ -261,7 +261,9 @@ class _KernelBody:
         fn, kind = self.fn, stage.reduce
         first = len(self.kernel_outer)
         total_dtype = _total_dtype(stage)
-        element_dtype = BOOL if kind in ("any", "all") else total_dtype
+        # float32 sums add in float32 within a block (full vector width), products in float64
+        # (a product of values near 1 drifts in float32 whatever the order)
+        element_dtype = BOOL if kind in ("any", "all") else np.dtype(stage.dtype) if kind == "sum" else total_dtype
         blocked = kind in ("sum", "prod") and element_dtype.kind == "f"
 
         def element(variables):
