@@ -271,3 +271,16 @@ def test_random_draws_are_never_constants(rng):
     first, second = compiled(x), compiled(x)
     assert not np.array_equal(first, second)
     assert "random" in compiled.entries[0].break_reason
+
+
+def checked_double(x):
+    y = x * 2
+    assert (y > -1e9).all(), "pytest rewrites this assert: its locals are named @py_assert1, ..."
+    return y + 1
+
+
+def test_locals_that_are_not_identifiers_resume(rng):
+    compiled = numpile.compile(checked_double, backend="eager")
+    for _ in range(2):
+        x = rand(rng, (5,))
+        compare(compiled, checked_double, x)

@@ -217,7 +217,7 @@ class CompiledFunction:
 
     def _frame_env(self, args, kwargs) -> dict:
         """The names Sources' expressions use, for this call."""
-        bound = inspect.signature(self._fn).bind(*args, **kwargs)
+        bound = inspect.signature(self._fn, follow_wrapped=False).bind(*args, **kwargs)
         bound.apply_defaults()
         return {"__G": self._fn.__globals__, "__C": self._fn.__closure__ or (), **bound.arguments}
 

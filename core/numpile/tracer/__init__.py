@@ -89,15 +89,15 @@ def trace(fn: types.FunctionType, args: tuple, kwargs: dict, resumable: bool = T
 
 
 def _trace(fn, args, kwargs, stop_at, dynamic, graph_break: GraphBreak | None = None) -> Trace:
-    bound = inspect.signature(fn).bind(*args, **kwargs)
+    bound = inspect.signature(fn, follow_wrapped=False).bind(*args, **kwargs)
     bound.apply_defaults()
     closure = fn.__closure__ or ()
     output = OutputGraph({"__G": fn.__globals__, "__C": closure, **bound.arguments}, dynamic)
     code = fn.__code__
-    # parameters in code order; inspect renames a comprehension's ".0" to "implicit0", which is the
-    # name generated code uses, while the bytecode keeps ".0"
-    symbolic_locals = {local: output.wrap(value, LocalSource(name))
-                       for local, (name, value) in zip(code.co_varnames, bound.arguments.items())}
+    # parameters by name (code order puts keyword-only ones before *args, signature order after);
+    # inspect renames a comprehension's ".0" to "implicit0", the name generated code uses
+    symbolic_locals = {(".0" if name == "implicit0" and ".0" in code.co_varnames else name): output.wrap(value, LocalSource(name))
+                       for name, value in bound.arguments.items()}
     for i, name in enumerate(code.co_freevars):
         symbolic_locals[name] = CellVariable(source=ClosureSource(i, name))
     tx = InstructionTranslator(output, code, fn.__globals__, symbolic_locals, GlobalSource)

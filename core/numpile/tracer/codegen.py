@@ -56,7 +56,7 @@ class CodeNamespace:
 def signature_params(fn, ns: CodeNamespace) -> str:
     """The parameter list of `fn`, defaults replaced by namespace names (their objects, not copies)."""
     params, seen_kwonly_marker = [], False
-    sig = inspect.signature(fn)
+    sig = inspect.signature(fn, follow_wrapped=False)
     last_posonly = max((i for i, p in enumerate(sig.parameters.values()) if p.kind is p.POSITIONAL_ONLY), default=None)
     for i, p in enumerate(sig.parameters.values()):
         text = p.name
@@ -78,7 +78,7 @@ def signature_params(fn, ns: CodeNamespace) -> str:
 def call_args(fn) -> str:
     """How the run function passes its own parameters on to `fn` unchanged."""
     out = []
-    for p in inspect.signature(fn).parameters.values():
+    for p in inspect.signature(fn, follow_wrapped=False).parameters.values():
         if p.kind is p.VAR_POSITIONAL:
             out.append("*" + p.name)
         elif p.kind is p.VAR_KEYWORD:

@@ -69,7 +69,15 @@ def origin(code: types.CodeType) -> tuple[types.CodeType, int]:
 def resume_params(code: types.CodeType, layout: ResumeLayout) -> list[str]:
     """The resume function's parameter names, in order."""
     values = [stack_param(i) for i, is_value in enumerate(layout.stack) if is_value]
-    return [*code.co_varnames, *values, *(cell_param(c) for c in layout.cells)]
+    return [*map(_parameter_name, code.co_varnames), *values, *(cell_param(c) for c in layout.cells)]
+
+
+def _parameter_name(local: str) -> str:
+    """A local as a parameter name: those that are not identifiers (pytest's `@py_assert1`) get one
+    (the bytecode reads locals by slot, so the name is only a label); inspect itself renames ".0"."""
+    if local.isidentifier() or (local.startswith(".") and local[1:].isdigit()):
+        return local
+    return "_local_" + "".join(c if c.isalnum() else "_" for c in local)
 
 
 def _build(code: types.CodeType, layout: ResumeLayout) -> types.CodeType:
