@@ -201,9 +201,7 @@ CASES = [
     Case(power_iteration, lambda rng, c: (spd(rng, 5 + c), rand(rng, (5 + c,)), 200, 1e-9), 2, 3),
     Case(ridge_regression, lambda rng, c: (rand(rng, (rows(c), 3)), rand(rng, (rows(c),)), 0.5), 2, 1),
     Case(pca_explained, lambda rng, c: (rand(rng, (rows(c), 4)), 2), 2, 1),
-    Case(drawdown, lambda rng, c: (rand(rng, (rows(c),)),), 2, 1,
-         xfail="an unsupported ndarray method breaks twice (at the attribute and at the call) and "
-               "guards the bound method by identity: recompiles on every call"),
+    Case(drawdown, lambda rng, c: (rand(rng, (rows(c),)),), 2, 1),
 ]
 
 

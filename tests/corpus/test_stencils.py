@@ -168,9 +168,7 @@ CASES = [
     # top of the loop (the resume function runs the rest of the range natively); entries of a resume
     # function are reused once both layouts ("un" unbound, then bound) are compiled: the update is
     # traced twice (2 graphs), breaks: copy, for, copy, for (as with np.copy(u), which gives 2, 4)
-    Case(jacobi_with_copy, lambda rng, c: (rand(rng, n2(c)), 3), 2, 4,
-         xfail="an unsupported ndarray method breaks twice (at the attribute and at the call) and "
-               "guards the bound method by identity: recompiles on every call"),
+    Case(jacobi_with_copy, lambda rng, c: (rand(rng, n2(c)), 3), 2, 4),
     Case(conv3x3_valid, lambda rng, c: (rand(rng, n2(c)), rand(rng, (3, 3))), 1, 0),
     Case(game_of_life, lambda rng, c: (np.asarray(rng.random(n2(c)) < 0.4, dtype=np.int64), 3), 1, 0),
     Case(sobel_magnitude, lambda rng, c: (rand(rng, n2(c)),), 1, 0),

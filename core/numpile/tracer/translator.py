@@ -175,7 +175,8 @@ class InstructionTranslator:
         op = ops.lookup_property(name)
         if op is not None:
             return self.output.call_op(op, (arr,), {}, method=None)
-        if ops.lookup_method(name) is not None or name in MUTATING_METHODS:
+        if ops.lookup_method(name) is not None or name in MUTATING_METHODS or callable(getattr(np.ndarray, name, None)):
+            # a method numpile lacks breaks at its call, with the array and arguments rebuilt, not here
             return ArrayMethodVariable(arr, name)
         raise Unsupported(f"ndarray.{name} is not supported by numpile yet")
 
@@ -271,6 +272,8 @@ class InstructionTranslator:
             if fn.name in MUTATING_METHODS:
                 return MUTATING_METHODS[fn.name](self, fn.array, args, kwargs)
             op = ops.lookup_method(fn.name)
+            if op is None:
+                raise Unsupported(f"ndarray.{fn.name}() is not supported by numpile yet")
             return self.output.call_op(op, (fn.array, *args), kwargs, method=fn.name)
         if isinstance(fn, BoundMethodVariable):
             return self.call(fn.fn, [fn.self_var, *args], kwargs)
