@@ -28,6 +28,7 @@ from .tracer import GraphBreak, Trace, TraceFailed, trace
 from .tracer.codegen import CodeNamespace, call_args, signature_params
 from .tracer.guards import GuardSet
 from .tracer.resume import make_resume_function, resume_code
+from .tracer.translator import is_library_code
 
 _LIVE: "weakref.WeakSet[CompiledFunction]" = weakref.WeakSet()
 _NO_SELF = object()
@@ -315,8 +316,10 @@ class CompiledFunction:
         return self._resume_points[key]
 
     def _frame_for(self, callee):
-        """What residual code calls for `callee`: a Python function is compiled as its own frame."""
+        """What residual code calls for `callee`: a user's Python function is compiled as its own
+        frame; library code (SciPy's Python functions, say) runs as it is."""
         if isinstance(callee, types.FunctionType) and not getattr(callee, "_numpile_disable", False) \
+                and not is_library_code(callee.__code__) \
                 and not callee.__code__.co_flags & 0x3A0:  # generators and coroutines run as they are
             if callee not in self._frames:
                 self._frames[callee] = self._child(callee)

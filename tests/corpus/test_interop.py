@@ -180,8 +180,6 @@ def print_in_finally(x):
     return y / y.std()
 
 
-LIBRARY_FRAMES = ("Python functions of libraries (SciPy) called from residual code are compiled as frames of "
-                  "their own (not run natively as library code)")
 BOUND_METHOD = ("a call of an unsupported method breaks twice (at the attribute and at the call) and guards the "
                 "bound method object by identity: a new entry on every call")
 
@@ -189,15 +187,9 @@ CASES = [
     Case(logistic_grad_scipy, lambda rng, c: (rand(rng, (3,)), rand(rng, (n(c), 3)), (rng.random(n(c)) < 0.5) * 1.0), 2, 1),
     Case(power_spectrum, lambda rng, c: (rand(rng, (n(c),)),), 2, 1),
     Case(dct_denoise, lambda rng, c: (rand(rng, (n(c),)), 5), 3, 2),
-    Case(cholesky_solve, lambda rng, c: (rand(rng, (n(c), 3)), rand(rng, (3,))), 2, 2,
-         xfail=LIBRARY_FRAMES + "; scipy's functools.wraps wrapper of _cho_solve is bound with "
-               "inspect.signature, which follows __wrapped__: TypeError (argument after ** must be a mapping)"),
-    Case(tempered_log_softmax, lambda rng, c: (rand(rng, (n(c), 4)), 0.7), 2, 1,
-         xfail=LIBRARY_FRAMES + "; scipy's xp_promote(*args, ..., xp=None) has keyword-only parameters "
-               "after *args, mis-bound by the tracer: TypeError ('module' object is not iterable)"),
-    Case(heat_then_blur, lambda rng, c: (rand(rng, (n(c), 9)), 0.1), 2, 1,
-         xfail=LIBRARY_FRAMES + ": dozens of entries inside scipy.ndimage, and calling again with the "
-               "same arguments compiles new ones"),
+    Case(cholesky_solve, lambda rng, c: (rand(rng, (n(c), 3)), rand(rng, (3,))), 2, 2),
+    Case(tempered_log_softmax, lambda rng, c: (rand(rng, (n(c), 4)), 0.7), 2, 1),
+    Case(heat_then_blur, lambda rng, c: (rand(rng, (n(c), 9)), 0.1), 2, 1),
     Case(update_then_scipy_sees_it, lambda rng, c: (rand(rng, (n(c),)),), 2, 1),
     Case(view_across_a_break, lambda rng, c: (rand(rng, (n(c),)),), 2, 1,
          xfail="a view of an argument whose base is updated in place in the same graph comes out of the "
