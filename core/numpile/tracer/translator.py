@@ -205,6 +205,10 @@ class InstructionTranslator:
             if isinstance(static, classmethod):
                 return BoundMethodVariable(ObjectVariable(static.__func__), ObjectVariable(type(value)))
             return BoundMethodVariable(ObjectVariable(static, None), obj)
+        if isinstance(static, (types.MethodDescriptorType, types.WrapperDescriptorType)) \
+                and name not in getattr(value, "__dict__", {}):
+            # a C method (io.StringIO.getvalue): bound at the call, not guarded as a new object each time
+            return BoundMethodVariable(ObjectVariable(static), obj)
         if isinstance(static, property):
             return self.inline_call(static.fget, [obj], {})
         attr = getattr(value, name)
