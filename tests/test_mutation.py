@@ -181,3 +181,23 @@ def test_attribute_writes_are_replayed_in_order(rng):
         assert_same(got_state.cache, want_state.cache)
     [entry] = compiled.entries
     assert entry.graph_break is None
+
+
+def view_then_update_across_a_break(x):
+    v = x[1:]
+    x += 1
+    print("a break between the update of x and the update through its view v")
+    v *= 2
+    return v
+
+
+def test_a_view_of_an_argument_stays_a_view_across_a_break(rng, capsys):
+    compiled = numpile.compile(view_then_update_across_a_break, backend="eager")
+    for _ in range(2):
+        x = rand(rng, (6,))
+        want_x = x.copy()
+        want = view_then_update_across_a_break(want_x)
+        got = compiled(x)
+        assert_same(got, want)
+        assert_same(x, want_x)  # the update through the view reached the argument
+        assert np.shares_memory(got, x)

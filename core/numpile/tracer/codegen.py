@@ -16,6 +16,7 @@ import numpy as np
 
 from ..exc import Unsupported
 from ..shapes import SymInt
+from .output_graph import MAYBE_VIEWS
 from .variables import (
     ArrayMethodVariable, ArrayVariable, BoundMethodVariable, CellVariable, ConstantVariable, DictVariable,
     IteratorVariable, ListVariable, NestedFunctionVariable, ObjectVariable, SliceVariable, TupleVariable, Variable,
@@ -150,6 +151,13 @@ class Reconstructor:
         if isinstance(var, ArrayVariable):
             if var.source is not None:
                 return var.source.expr()  # the caller's own array (written back if updated), identity kept
+            if _views_caller_array(var):
+                # a view of the caller's array stays a view of it, as NumPy made it: later updates
+                # through either are seen by both
+                op, rest, kwargs, _ = var.view_op
+                args = "".join(", " + self.expr(a) for a in rest)
+                kw = "".join(f", {k}={self.expr(v)}" for k, v in kwargs.items())
+                return f"{self.ns.const(op.impl)}({self.expr(var.base)}{args}{kw})"
             self.refresh(var)
             return self.node_expr(var.node)
         if var.source is not None:
@@ -188,3 +196,12 @@ def _make_function(code, f_globals, defaults, kwdefaults, closure):
     fn = types.FunctionType(code, f_globals, code.co_name, defaults or None, closure or None)
     fn.__kwdefaults__ = kwdefaults or None
     return fn
+
+
+def _views_caller_array(var: ArrayVariable) -> bool:
+    """Whether var is a chain of views (always views, never copies) ending at one of the caller's arrays."""
+    while var.base is not None:
+        if var.view_op[0].name in MAYBE_VIEWS:
+            return False
+        var = var.base
+    return var.source is not None
