@@ -179,6 +179,26 @@ def test_try_except_finally(rng):
     compare(compiled, with_try, rand(rng, (3,)), {"missing": 3.0})
 
 
+def branch_in_try_in_loop(x, y):
+    k = 0
+    while x.sum() > 0 and k < 3:
+        k += 1
+        try:
+            if x.max() < 1.0:     # a data-dependent jump in a try body: resumed at the jump, natively
+                break
+            x = y
+        except ZeroDivisionError:
+            pass
+    return x
+
+
+def test_data_dependent_jump_inside_try_resumes_either_way(rng):
+    compiled = numpile.compile(branch_in_try_in_loop, backend="eager")
+    for x0, y0 in [(0.5, 2.0), (1.5, 2.0), (1.5, 0.3), (2.0, 3.0)]:   # break at once; x = y, then either
+        x, y = np.full(2, x0) + rand(rng, (2,)) * 0.01, np.full(2, y0)
+        compare(compiled, branch_in_try_in_loop, x, y)
+
+
 def with_errstate(x):
     y = x * 2
     with np.errstate(divide="ignore"):

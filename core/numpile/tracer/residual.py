@@ -162,9 +162,15 @@ for _prefix, _fmt in (("TRUE", "{}"), ("FALSE", "not {}"), ("NONE", "{} is None"
         EMITTERS[_name] = _jump(_fmt)
 
 
+_TRUTH_JUMPS = frozenset(f"POP_JUMP_{d}IF_{t}" for d in ("", "FORWARD_", "BACKWARD_") for t in ("TRUE", "FALSE"))
+
+
 def branches_at(tx, inst, stack_exprs: list, protected: frozenset) -> list[Branch]:
     """The residual branches for a break at `inst`, given the stack as expressions."""
     emitter = EMITTERS.get(inst.opname)
     if emitter is None or inst.offset in protected:
-        return [Branch(None, [], list(stack_exprs), inst.offset, native=True)]
+        stack = list(stack_exprs)
+        if inst.opname in _TRUTH_JUMPS:  # 3.13 jumps on exact bools only; the traced value may be np.bool_
+            stack[-1] = f"bool({stack[-1]})"
+        return [Branch(None, [], stack, inst.offset, native=True)]
     return emitter(tx, inst, list(stack_exprs))
