@@ -66,6 +66,15 @@ def test_views_see_updates_of_their_base(rng):
     run_both(f, lambda: (rand(rng, (6,)),))
 
 
+def test_an_element_read_before_an_update_is_a_copy(rng):
+    def f(x):
+        v = x[0]            # a NumPy scalar: NumPy copies it out of x
+        row = x[1:]         # a view: it follows the update
+        x += 1.0
+        return v, row + 0
+    run_both(f, lambda: (rand(rng, (4,)),))
+
+
 def test_intermediates_updated_in_place(rng):
     def f(x):
         y = x * 2

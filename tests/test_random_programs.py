@@ -36,8 +36,6 @@ from conftest import assert_same, rand
 #    "s <buf>" to stdout; `with np.errstate(all=...)` inside a try raises TypeError). Left out:
 #    keyword calls that break inside try/with: printing there goes through the helper `_print`
 #    (its own print is outside any block), a nested errstate takes `**_IGNORE`.
-#  - BUG_SCALAR_INDEX_IS_A_VIEW: `v = x[0]` on a 1-d x (a NumPy scalar, a copy) is treated as a
-#    view of x: a later `x += 1` changes v. Left out: loops over the elements of a 1-d array.
 #  - BUG_VIEW_RESULT_TWICE: a view of an argument returned twice (`v = x[::-1]; return v, v`)
 #    comes back as two distinct view objects. Left out: identity among returned views (the
 #    values, and which arguments each result shares memory with, are still compared).
@@ -46,7 +44,6 @@ from conftest import assert_same, rand
 #    view may come back not sharing memory with the argument (sharing where NumPy does not is
 #    still an error).
 BUG_KW_BREAK_IN_BLOCK = sys.version_info < (3, 13)
-BUG_SCALAR_INDEX_IS_A_VIEW = True
 BUG_VIEW_RESULT_TWICE = True
 BUG_MAYBE_VIEW_AFTER_UPDATE = True
 
@@ -345,11 +342,6 @@ class ProgramGen:
                 self.block(indent + 1, defined | {c2}, depth - 1, self.draw(st.integers(1, 3)))
                 self.loop_vars.pop()
                 self.scalar_vars.pop()
-            elif self.ndim == 1 and BUG_SCALAR_INDEX_IS_A_VIEW:
-                self.emit(indent, f"for {c} in (0.5, 1.5):")
-                self.scalar_vars.append(c)
-                self.block(indent + 1, defined, depth - 1, self.draw(st.integers(1, 3)))
-                self.scalar_vars.pop()
             else:                                         # the rows of an array: views (2-d) or scalars (1-d)
                 t = self.var(defined)
                 self.emit(indent, f"for {c} in {t}:")
@@ -556,17 +548,6 @@ def _compare_once(fn, *args):
         if isinstance(w, np.ndarray):
             assert_same(g, w)
     return got, want, got_args, want_args
-
-
-def scalar_then_update(x):
-    v = x[0]             # a NumPy scalar: a copy of x[0], not a view
-    x += 1.0
-    return v
-
-
-@pytest.mark.xfail(strict=True, reason="BUG_SCALAR_INDEX_IS_A_VIEW: x[0] of a 1-d x follows later updates of x")
-def test_bug_scalar_from_an_index_does_not_see_later_updates():
-    _compare_once(scalar_then_update, np.zeros(3))
 
 
 def print_in_with(x, buf):

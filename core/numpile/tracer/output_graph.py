@@ -140,8 +140,7 @@ class OutputGraph:
         if not isinstance(meta, ArrayMeta):
             raise Unsupported(f"{op.name} returns {len(meta)} values; multi-output ops are not supported")
         result = ArrayVariable(self.graph.call(op.name, gargs, gkwargs, meta, self.loc))
-        if (op.name in ALWAYS_VIEWS or op.name in MAYBE_VIEWS and method != "flatten") \
-                and args and isinstance(args[0], ArrayVariable):
+        if _makes_view(op.name, method, args, meta):
             base = args[0]
             result.base, result.view_op, result.base_version = base, (op, tuple(args[1:]), dict(kwargs), method), base.version
         return result
@@ -226,6 +225,14 @@ class OutputGraph:
         by_expr = {s.expr(): node for s, node in zip(self.input_sources, self.graph.inputs)}
         self.graph.symbols = [(by_expr[array], dim) if array in by_expr else None
                               for array, dim in self.shape_env.symbols]
+
+
+def _makes_view(name: str, method: str | None, args: tuple, meta: ArrayMeta) -> bool:
+    """Whether NumPy's result (may) share memory with the first argument; a NumPy scalar never
+    does (`x[0]` of a 1-d x is a copy)."""
+    if meta.scalar or not args or not isinstance(args[0], ArrayVariable):
+        return False
+    return name in ALWAYS_VIEWS or name in MAYBE_VIEWS and method != "flatten"
 
 
 def _input_name(source: Source) -> str:
