@@ -1,6 +1,8 @@
 """Graph breaks that resume: SPEC-tutorial.md items 4, 6, 7, 8, 9, 10, and breaks inside loops,
 try/except, with blocks, nested calls and comprehensions, on every supported Python."""
 
+import io
+
 import numpy as np
 import pytest
 import scipy.fft
@@ -210,6 +212,30 @@ def test_with_block(rng):
     compiled = numpile.compile(with_errstate, backend="eager")
     for _ in range(2):
         compare(compiled, with_errstate, rand(rng, (3,)))
+
+
+def print_in_with(x, buf):
+    with np.errstate(all="ignore"):
+        print("step", file=buf)      # a break in a with body, on a call with a keyword argument
+    return x + 1
+
+
+def errstate_in_try(x):
+    try:
+        with np.errstate(all="ignore"):
+            x = x + 1
+    except ZeroDivisionError:
+        pass
+    return x
+
+
+def test_keyword_call_breaking_inside_with_or_try_keeps_its_keywords(rng, capsys):
+    buf = io.StringIO()
+    compare(numpile.compile(print_in_with, backend="eager"), lambda x, b: x + 1, rand(rng, (3,)), buf)
+    assert buf.getvalue() == "step\n" and capsys.readouterr().out == ""
+    compiled = numpile.compile(errstate_in_try, backend="eager")
+    for _ in range(2):
+        compare(compiled, errstate_in_try, rand(rng, (3,)))
 
 
 def opaque(x):

@@ -14,7 +14,7 @@ def run_both(fn, make_args, graphs=1, breaks=0):
     compiled = numpile.compile(fn, backend="eager")
     for _ in range(2):
         args = make_args()
-        copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+        copies = [a.copy(order="K") if isinstance(a, np.ndarray) else a for a in args]  # same layout
         assert_same(compiled(*args), fn(*copies))
         for got, want in zip(args, copies):
             if isinstance(want, np.ndarray):
@@ -75,6 +75,44 @@ def test_an_element_read_before_an_update_is_a_copy(rng):
     run_both(f, lambda: (rand(rng, (4,)),))
 
 
+def test_a_view_returned_twice_is_one_object(rng):
+    def f(x):
+        v = x[::-1]
+        return v, v
+    compiled = run_both(f, lambda: (rand(rng, (4,)),))
+    x = rand(rng, (4,))
+    got = compiled(x)
+    assert got[0] is got[1] and np.shares_memory(got[0], x)
+
+
+def test_reshape_of_an_updated_argument_is_numpys_view_or_copy(rng):
+    def f(x):
+        x /= 2.0
+        a = x.reshape(-1)    # NumPy: a view of a contiguous x, a copy of a transposed one
+        a += a               # through the view, x is updated too
+        return a
+    for transpose in (False, True):
+        make = lambda: rand(rng, (3, 2)).T if transpose else rand(rng, (3, 2))  # noqa: E731
+        compiled = run_both(f, lambda: (make(),), graphs=1, breaks=1)
+        x = make()
+        assert np.shares_memory(compiled(x), x) is not transpose
+
+
+def test_a_loop_over_an_array_reads_each_row_when_it_gets_there(rng, capsys):
+    def f(x):
+        seen = []
+        for row in x:           # NumPy's iterator indexes x at each step: updates made in the loop show
+            print(np.round(row, 3))     # a break inside the loop: the iterator goes on in Python
+            x *= 2
+            seen.append(row + 0)
+        return seen
+    # 1-d: rows are NumPy scalars; 2-d: views of x, which are inputs of the resume frames beside x,
+    # so those frames run as Python (an input updated in place may not share memory with another)
+    for shape, graphs, breaks in (((3,), 6, 6), ((3, 2), 1, 2)):
+        run_both(f, lambda: (rand(rng, shape),), graphs=graphs, breaks=breaks)
+    capsys.readouterr()
+
+
 def test_intermediates_updated_in_place(rng):
     def f(x):
         y = x * 2
@@ -131,6 +169,18 @@ def test_aliasing_inputs_fall_back_to_python(rng):
     assert_same(x, y)
     graph_entries = [e for e in compiled.entries if e.graph is not None]
     assert graph_entries and any("shares no memory" in g for g in graph_entries[0].guards.describe())
+
+
+def test_an_updated_input_is_guarded_disjoint_from_every_other_input(rng):
+    def f(x, y, z):
+        x += 1
+        return y + z
+    compiled = numpile.compile(f, backend="eager")
+    a, b, c = rand(rng, (4,)), rand(rng, (4,)), rand(rng, (4,))
+    assert_same(compiled(a.copy(), b, c), f(a.copy(), b, c))
+    x1, x2 = a.copy(), a.copy()
+    assert_same(compiled(x1, b, x1), f(x2, b, x2))     # z is x now: the first entry must not run
+    assert_same(x1, x2)
 
 
 def test_mutation_of_caller_lists_and_dicts_is_replayed(rng):

@@ -17,35 +17,15 @@ import itertools
 import linecache
 import math
 import re
-import sys
 import warnings
 
 import numpy as np
 import scipy.special
 from hypothesis import HealthCheck, event, given, note, settings
 from hypothesis import strategies as st
-import pytest
 
 import numpile
 from conftest import assert_same, rand
-
-# Constructs left out because of numpile bugs found by this test; each has a strict xfail test
-# at the end of this file, and each switch below brings its construct back.
-#  - BUG_KW_BREAK_IN_BLOCK: on Python 3.11/3.12 a graph-breaking call with keyword arguments inside
-#    a `try` or `with` body runs with its keywords passed positionally (`print(s, file=buf)` prints
-#    "s <buf>" to stdout; `with np.errstate(all=...)` inside a try raises TypeError). Left out:
-#    keyword calls that break inside try/with: printing there goes through the helper `_print`
-#    (its own print is outside any block), a nested errstate takes `**_IGNORE`.
-#  - BUG_VIEW_RESULT_TWICE: a view of an argument returned twice (`v = x[::-1]; return v, v`)
-#    comes back as two distinct view objects. Left out: identity among returned views (the
-#    values, and which arguments each result shares memory with, are still compared).
-#  - BUG_MAYBE_VIEW_AFTER_UPDATE: after an in-place update of an argument, `x.reshape(-1)` or
-#    `x.ravel()` (NumPy: a view of x) comes back as a copy. Left out: a result that NumPy made a
-#    view may come back not sharing memory with the argument (sharing where NumPy does not is
-#    still an error).
-BUG_KW_BREAK_IN_BLOCK = sys.version_info < (3, 13)
-BUG_VIEW_RESULT_TWICE = True
-BUG_MAYBE_VIEW_AFTER_UPDATE = True
 
 LOCALS = ("a", "b", "c")          # array locals a program may define
 CONSTS = ("0.5", "2.5", "-1.5", "0.25", "3.0")
@@ -60,10 +40,6 @@ def _branchy(u, v):
     if u.mean() > v.mean():             # a data-dependent jump inside a callee
         return u - v
     return np.cos(u + v)
-
-
-def _print(*args):
-    print(*args, file=_BUF)
 
 
 def _noisy(u, buf):
@@ -81,7 +57,6 @@ class ProgramGen:
         self.scalar_vars: list[str] = []        # Python floats of enclosing loops over constants
         self.row_vars: list[str] = []           # rows of an array (a view, or a scalar when 1-d)
         self.in_loop = 0
-        self.protected = 0                      # inside try / with bodies
         self.fresh = itertools.count()
         self.use_acc = draw(st.booleans())
         self.budget = draw(st.integers(4, 14))  # statements in all
@@ -98,8 +73,6 @@ class ProgramGen:
             self.lines.append("    " * indent + line)
 
     def print_call(self, args: str) -> str:
-        if self.protected and BUG_KW_BREAK_IN_BLOCK:
-            return f"_print({args})"
         return f"print({args}, file=_buf)"
 
     def var(self, defined) -> str:
@@ -363,16 +336,13 @@ class ProgramGen:
             self.in_loop -= 1
             self.loop_vars.pop()
         elif kind == 18:                                  # try / with blocks
-            self.protected += 1
             if self.chance(0.5):
                 self.emit(indent, "try:")
                 self.block(indent + 1, defined, depth - 1, self.draw(st.integers(1, 3)))
                 self.emit(indent, "except ZeroDivisionError:\n    pass")
             else:
-                kw = "**_IGNORE" if self.protected > 1 and BUG_KW_BREAK_IN_BLOCK else "all='ignore'"
-                self.emit(indent, f"with np.errstate({kw}):")
+                self.emit(indent, "with np.errstate(all='ignore'):")
                 self.block(indent + 1, defined, depth - 1, self.draw(st.integers(1, 3)))
-            self.protected -= 1
         else:                                             # an early return
             cond = self.data_cond(defined) if self.chance(0.6) else self.py_cond(defined)
             self.emit(indent, f"if {cond}:")
@@ -438,8 +408,7 @@ def make_function(src: str):
     filename = f"<hypothesis-program-{next(_counter)}>"
     linecache.cache[filename] = (len(src), None, src.splitlines(True), filename)
     ns = {"np": np, "math": math, "scipy": scipy, "G": 0.75, "_buf": _BUF,
-          "_mix": _mix, "_branchy": _branchy, "_noisy": _noisy, "_print": _print,
-          "_IGNORE": {"all": "ignore"}}
+          "_mix": _mix, "_branchy": _branchy, "_noisy": _noisy}
     exec(compile(src, filename, "exec"), ns)
     return ns["f"], ns
 
@@ -455,22 +424,14 @@ def _leaves(value):
         yield value
 
 
-def alias_pattern(got, want, got_args, want_args) -> tuple[list, list]:
-    """For each returned array, compiled and eager: which arguments it is, which it shares memory
-    with, which other results are the same object."""
-    def pattern(result, args, views):
-        leaves = [v for v in _leaves(result) if isinstance(v, np.ndarray)]
-        return [([i for i, a in enumerate(args) if v is a],
-                 [i for i, a in enumerate(args) if np.shares_memory(v, a)],
-                 None if BUG_VIEW_RESULT_TWICE and view else [j for j, w in enumerate(leaves) if v is w])
-                for v, view in itertools.zip_longest(leaves, views)]
-    views = [v.base is not None for v in _leaves(want) if isinstance(v, np.ndarray)]
-    g, w = pattern(got, got_args, views), pattern(want, want_args, views)
-    if BUG_MAYBE_VIEW_AFTER_UPDATE and len(g) == len(w):
-        # a result that NumPy made a view of an argument may come back as a copy (never the reverse)
-        g = [(gi, w_shared if view and set(g_shared) <= set(w_shared) else g_shared, go)
-             for (gi, g_shared, go), (_, w_shared, _), view in zip(g, w, views)]
-    return g, w
+def alias_pattern(result, args) -> list:
+    """For each returned array: which arguments it is, which it shares memory with, which other
+    results are the same object."""
+    leaves = [v for v in _leaves(result) if isinstance(v, np.ndarray)]
+    return [([i for i, a in enumerate(args) if v is a],
+             [i for i, a in enumerate(args) if np.shares_memory(v, a)],
+             [j for j, w in enumerate(leaves) if v is w])
+            for v in leaves]
 
 
 def make_args(rng, shape, layout, same):
@@ -504,7 +465,7 @@ def run_and_compare(compiled, f, ns, build, n, label):
     assert_same(cx, ex, f"{label}: x afterwards")
     assert_same(cy, ey, f"{label}: y afterwards")
     assert got_out == want_out, f"{label}: printed {got_out!r}, want {want_out!r}"
-    g, w = alias_pattern(got, want, (cx, cy), (ex, ey))
+    g, w = alias_pattern(got, (cx, cy)), alias_pattern(want, (ex, ey))
     assert g == w, f"{label}: aliasing of results (is an argument, shares memory with, is another result): {g} != {w}"
 
 
@@ -535,62 +496,3 @@ def test_random_program_compiled_equals_eager(program, n1, n2, layout, seed):
     for e in entries:
         if e.eager:
             event("eager: " + re.sub(r"\d+", "N", e.graph_break.reason)[:90])
-
-
-# ---- the bugs this test found, as minimal programs (strict xfails: they pass once fixed) --------
-def _compare_once(fn, *args):
-    want_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-    got_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-    want = fn(*want_args)
-    got = numpile.compile(fn, backend="eager")(*got_args)
-    assert_same(got, want)
-    for g, w in zip(got_args, want_args):
-        if isinstance(w, np.ndarray):
-            assert_same(g, w)
-    return got, want, got_args, want_args
-
-
-def print_in_with(x, buf):
-    with np.errstate(all="ignore"):
-        print("step", file=buf)      # a break inside a with body, on a call with a keyword
-    return x + 1
-
-
-def errstate_in_try(x):
-    try:
-        with np.errstate(all="ignore"):
-            x = x + 1
-    except ZeroDivisionError:
-        pass
-    return x
-
-
-@pytest.mark.xfail(sys.version_info < (3, 13), strict=True,
-                   reason="BUG_KW_BREAK_IN_BLOCK: a breaking keyword call in a try/with body loses its keywords")
-def test_bug_keyword_call_breaking_inside_with_or_try(capsys):
-    buf = io.StringIO()
-    numpile.compile(print_in_with, backend="eager")(np.zeros(2), buf)
-    assert buf.getvalue() == "step\n" and capsys.readouterr().out == ""
-    _compare_once(errstate_in_try, np.zeros(2))
-
-
-def view_twice(x):
-    v = x[::-1]
-    return v, v
-
-
-@pytest.mark.xfail(strict=True, reason="BUG_VIEW_RESULT_TWICE: one view of an argument comes back as two objects")
-def test_bug_view_returned_twice_is_one_object():
-    got, *_ = _compare_once(view_twice, np.arange(3.0))
-    assert got[0] is got[1]
-
-
-def update_then_reshape(x):
-    x /= 2.0
-    return x.reshape(-1)     # NumPy: a view of x
-
-
-@pytest.mark.xfail(strict=True, reason="BUG_MAYBE_VIEW_AFTER_UPDATE: reshape of an updated argument comes back as a copy")
-def test_bug_reshape_of_an_updated_argument_is_a_view():
-    got, _, got_args, _ = _compare_once(update_then_reshape, np.arange(3.0))
-    assert np.shares_memory(got, got_args[0])

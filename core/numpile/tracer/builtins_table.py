@@ -60,7 +60,7 @@ def _type(tx, args, kwargs):
 
 def _iterate(tx, args, kwargs):
     (x,) = args
-    return IteratorVariable(tx.unpack(x, "iter()"))
+    return tx.iterate(x, "iter()")
 
 
 def _zip(tx, args, kwargs):

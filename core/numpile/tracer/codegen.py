@@ -18,7 +18,7 @@ from ..exc import Unsupported
 from ..shapes import SymInt
 from .output_graph import MAYBE_VIEWS
 from .variables import (
-    ArrayMethodVariable, ArrayVariable, BoundMethodVariable, CellVariable, ConstantVariable, DictVariable,
+    ArrayIteratorVariable, ArrayMethodVariable, ArrayVariable, BoundMethodVariable, CellVariable, ConstantVariable, DictVariable,
     IteratorVariable, ListVariable, NestedFunctionVariable, ObjectVariable, SliceVariable, TupleVariable, Variable,
 )
 
@@ -152,12 +152,13 @@ class Reconstructor:
             if var.source is not None:
                 return var.source.expr()  # the caller's own array (written back if updated), identity kept
             if _views_caller_array(var):
-                # a view of the caller's array stays a view of it, as NumPy made it: later updates
-                # through either are seen by both
-                op, rest, kwargs, _ = var.view_op
-                args = "".join(", " + self.expr(a) for a in rest)
-                kw = "".join(f", {k}={self.expr(v)}" for k, v in kwargs.items())
-                return f"{self.ns.const(op.impl)}({self.expr(var.base)}{args}{kw})"
+                # a view of the caller's array stays a view of it, as NumPy made it (one object, made
+                # once): later updates through either are seen by both
+                op, rest, kwargs, method = var.view_op
+                args = [*map(self.expr, rest), *(f"{k}={self.expr(v)}" for k, v in kwargs.items())]
+                if method is not None:  # as the user spelled it: x.reshape(-1, 2) is not np.reshape(x, -1, 2)
+                    return self._temp(var, lambda: f"{self.expr(var.base)}.{method}({', '.join(args)})")
+                return self._temp(var, lambda: f"{self.ns.const(op.impl)}({', '.join([self.expr(var.base), *args])})")
             self.refresh(var)
             return self.node_expr(var.node)
         if var.source is not None:
@@ -175,8 +176,10 @@ class Reconstructor:
             return self.ns.const(var.value)
         if isinstance(var, SliceVariable):
             return f"slice({self.expr(var.start)}, {self.expr(var.stop)}, {self.expr(var.step)})"
+        if isinstance(var, ArrayIteratorVariable):  # NumPy's iterator, at the same row
+            return self._temp(var, lambda: f"map({self.expr(var.array)}.__getitem__, range({var.index}, {var.length}))")
         if isinstance(var, IteratorVariable):
-            return self._temp(var, lambda: "iter([" + ", ".join(self.expr(v) for v in var.items[var.index:]) + "])")
+            return self._temp(var, lambda: "iter([" + ", ".join(self.expr(v) for v in var.rest()) + "])")
         if isinstance(var, CellVariable):
             return self._temp(var, lambda: "__make_cell()" if var.contents is None else f"__make_cell({self.expr(var.contents)})")
         if isinstance(var, BoundMethodVariable):
@@ -199,9 +202,11 @@ def _make_function(code, f_globals, defaults, kwdefaults, closure):
 
 
 def _views_caller_array(var: ArrayVariable) -> bool:
-    """Whether var is a chain of views (always views, never copies) ending at one of the caller's arrays."""
+    """Whether var is a chain of views ending at one of the caller's arrays, so that the view ops
+    applied to that array after write-back make it as NumPy did: a reshape or ravel (a view or a
+    copy, as NumPy decides on the strides) only if its base was not updated after it was made."""
     while var.base is not None:
-        if var.view_op[0].name in MAYBE_VIEWS:
+        if var.view_op[0].name in MAYBE_VIEWS and var.base_version != var.base.version:
             return False
         var = var.base
     return var.source is not None

@@ -15,6 +15,7 @@ import numpy as np
 
 from .sources import Source
 
+
 @dataclass(frozen=True)
 class Guard:
     source: Source
@@ -36,6 +37,7 @@ class GuardKind:
     code: Callable[[str, Callable[[Any], str], Any], str]
     describe: Callable[[Any], str]
     mismatch: Callable[[str, Any, Any], str | None]
+    relation: bool = False  # `expected` is another Source: a source has one such guard per other source
 
 
 def _type_name(t) -> str:
@@ -110,6 +112,7 @@ GUARD_KINDS: dict[str, GuardKind] = {
         code=lambda v, const, other: f"not {const(np.may_share_memory)}({v}, {other.expr()})",
         describe=lambda other: f"shares no memory with {other.name()}",
         mismatch=lambda n, val, other: None,  # explained by the caller's arrays, not one value
+        relation=True,
     ),
     "expr": GuardKind(  # a relation between dynamic dims the trace relied on; the source is the expression
         code=lambda v, const, _: v,
@@ -141,7 +144,7 @@ class GuardSet:
         self._guards: dict[tuple, Guard] = {}
 
     def add(self, source: Source, kind: str, expected) -> None:
-        key = (source, kind)
+        key = (source, kind, expected) if GUARD_KINDS[kind].relation else (source, kind)
         if key not in self._guards:
             self._guards[key] = Guard(source, kind, expected)
 

@@ -531,11 +531,7 @@ handles("JUMP_IF_FALSE_OR_POP")(_conditional(True, _falsy))
 
 @handles("GET_ITER")
 def get_iter(tx: Tx, inst):
-    value = tx.pop()
-    if isinstance(value, IteratorVariable):
-        tx.push(value)
-    else:
-        tx.push(IteratorVariable(tx.unpack(value, "a for loop")))
+    tx.push(tx.iterate(tx.pop(), "a for loop"))
 
 
 @handles("FOR_ITER")

@@ -162,6 +162,18 @@ for _prefix, _fmt in (("TRUE", "{}"), ("FALSE", "not {}"), ("NONE", "{} is None"
         EMITTERS[_name] = _jump(_fmt)
 
 
+def _native_restart(tx, inst) -> int:
+    """Where a native resume restarts for a break at `inst`: the instruction itself, or for a call
+    with keywords on 3.11/3.12 the KW_NAMES before it, whose names the CALL reads from the
+    interpreter's state rather than the stack."""
+    if not tx.kw_names:
+        return inst.offset
+    i = tx.index_of[inst.offset]
+    while tx.instructions[i].opname != "KW_NAMES":
+        i -= 1
+    return tx.instructions[i].offset
+
+
 _TRUTH_JUMPS = frozenset(f"POP_JUMP_{d}IF_{t}" for d in ("", "FORWARD_", "BACKWARD_") for t in ("TRUE", "FALSE"))
 
 
@@ -172,5 +184,5 @@ def branches_at(tx, inst, stack_exprs: list, protected: frozenset) -> list[Branc
         stack = list(stack_exprs)
         if inst.opname in _TRUTH_JUMPS:  # 3.13 jumps on exact bools only; the traced value may be np.bool_
             stack[-1] = f"bool({stack[-1]})"
-        return [Branch(None, [], stack, inst.offset, native=True)]
+        return [Branch(None, [], stack, _native_restart(tx, inst), native=True)]
     return emitter(tx, inst, list(stack_exprs))

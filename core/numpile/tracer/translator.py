@@ -28,9 +28,9 @@ from .builtins_table import call_builtin, call_container_method, container_metho
 from .output_graph import CONSTANT_TYPES, OutputGraph
 from .sources import AttrSource, ClosureSource, GlobalSource, ItemSource, Source
 from .variables import (
-    NULL, ArrayMethodVariable, ArrayVariable, BoundMethodVariable, CellVariable,
-    ConstantVariable, DictVariable, IteratorVariable, ListVariable, NestedFunctionVariable,
-    NullVariable, ObjectVariable, SliceVariable, TupleVariable, Variable,
+    NULL, ArrayIteratorVariable, ArrayMethodVariable, ArrayVariable, BoundMethodVariable, CellVariable,
+    ConstantVariable, DictVariable, IteratorVariable, ListVariable, NestedFunctionVariable, NullVariable,
+    ObjectVariable, SliceVariable, TupleVariable, Variable,
 )
 
 MAX_INLINE_DEPTH = 32
@@ -401,15 +401,22 @@ class InstructionTranslator:
     def unpack(self, var: Variable, what: str) -> list[Variable]:
         """The items of a Variable that a statement iterates or unpacks at compile time;
         an array gives its rows (x[0], x[1], ...)."""
-        if isinstance(var, ArrayVariable):
-            shape = var.node.shape
-            if not shape:
-                raise Unsupported(f"{what} over a 0-d array")
-            if shape[0] > config.unroll_limit:
-                raise Unsupported(f"{what} over {shape[0]} rows of an array (more than config.unroll_limit={config.unroll_limit})")
-            getitem = ops.lookup_callable(operator.getitem)
-            return [self.output.call_op(getitem, (var, ConstantVariable(i)), {}) for i in range(shape[0])]
-        return unpack_known(var, what)
+        return self.iterate(var, what).rest()
+
+    def iterate(self, var: Variable, what: str) -> IteratorVariable:
+        """iter(var), over items known at compile time; an array's rows are made as they are taken."""
+        if isinstance(var, IteratorVariable):
+            return var
+        if not isinstance(var, ArrayVariable):
+            return IteratorVariable(unpack_known(var, what))
+        shape = var.node.shape
+        if not shape:
+            raise Unsupported(f"{what} over a 0-d array")
+        if shape[0] > config.unroll_limit:
+            raise Unsupported(f"{what} over {shape[0]} rows of an array (more than config.unroll_limit={config.unroll_limit})")
+        getitem = ops.lookup_callable(operator.getitem)
+        return ArrayIteratorVariable(var, operator.index(shape[0]),
+                                     lambda i: self.output.call_op(getitem, (var, ConstantVariable(i)), {}))
 
 
 # -- helpers -------------------------------------------------------------------------------
@@ -529,7 +536,7 @@ def unpack_known(var: Variable, what: str) -> list[Variable]:
     if isinstance(var, DictVariable):
         return [ConstantVariable(k) for k in var.items]
     if isinstance(var, IteratorVariable):
-        return var.items[var.index:]
+        return var.rest()
     if var.is_constant():
         value = var.as_constant()
         try:

@@ -218,6 +218,28 @@ class IteratorVariable(Variable):
         self.index += 1
         return self.items[self.index - 1]
 
+    def rest(self) -> list[Variable]:
+        """The items not taken yet (without taking them)."""
+        return self.items[self.index:]
+
+
+class ArrayIteratorVariable(IteratorVariable):
+    """iter(x) of an array x: each step indexes x when it is taken, as NumPy's iterator does (a view
+    of the row, or a copy of the element of a 1-d x), so updates of x in the loop are seen."""
+
+    def __init__(self, array: ArrayVariable, length: int, row):
+        super().__init__([])
+        self.array, self.length, self.row = array, length, row  # row(i): the Variable for x[i], made now
+
+    def next(self) -> Variable | None:
+        if self.index >= self.length:
+            return None
+        self.index += 1
+        return self.row(self.index - 1)
+
+    def rest(self) -> list[Variable]:
+        return [self.row(i) for i in range(self.index, self.length)]
+
 
 class NullVariable(Variable):
     """The NULL CPython pushes beside callables."""
