@@ -171,6 +171,24 @@ def test_aliasing_inputs_fall_back_to_python(rng):
     assert graph_entries and any("shares no memory" in g for g in graph_entries[0].guards.describe())
 
 
+def test_one_array_passed_twice_is_one_graph_input(rng):
+    def f(x, y):
+        x += 1              # y sees it: the same array
+        y *= 2
+        return x + y, x is y
+    compiled = numpile.compile(f, backend="eager")
+    for _ in range(2):
+        a = rand(rng, (4,))
+        got, want = a.copy(), a.copy()
+        assert_same(compiled(got, got), f(want, want))
+        assert_same(got, want)
+    assert len(compiled.entries) == 1 and compiled.entries[0].graph is not None
+    assert "y: is x" in compiled.entries[0].guards.describe()
+    a, b = rand(rng, (4,)), rand(rng, (4,))           # two arrays: the guard fails, a new entry
+    assert_same(compiled(a.copy(), b.copy()), f(a.copy(), b.copy()))
+    assert len(compiled.entries) == 2
+
+
 def test_an_updated_input_is_guarded_disjoint_from_every_other_input(rng):
     def f(x, y, z):
         x += 1

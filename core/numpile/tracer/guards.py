@@ -37,7 +37,7 @@ class GuardKind:
     code: Callable[[str, Callable[[Any], str], Any], str]
     describe: Callable[[Any], str]
     mismatch: Callable[[str, Any, Any], str | None]
-    relation: bool = False  # `expected` is another Source: a source has one such guard per other source
+    relation: bool = False  # `expected` is another Source: one guard per pair; mismatch gets both values
 
 
 def _type_name(t) -> str:
@@ -111,7 +111,13 @@ GUARD_KINDS: dict[str, GuardKind] = {
     "disjoint": GuardKind(  # an array updated in place shares no memory with another input
         code=lambda v, const, other: f"not {const(np.may_share_memory)}({v}, {other.expr()})",
         describe=lambda other: f"shares no memory with {other.name()}",
-        mismatch=lambda n, val, other: None,  # explained by the caller's arrays, not one value
+        mismatch=lambda n, vals, other: f"{n} now shares memory with {other.name()}" if np.may_share_memory(*vals) else None,
+        relation=True,
+    ),
+    "same": GuardKind(  # one array passed twice: the graph reads it once, an update shows through both
+        code=lambda v, const, other: f"{v} is {other.expr()}",
+        describe=lambda other: f"is {other.name()}",
+        mismatch=lambda n, vals, other: None if vals[0] is vals[1] else f"{n} is no longer the same array as {other.name()}",
         relation=True,
     ),
     "expr": GuardKind(  # a relation between dynamic dims the trace relied on; the source is the expression
@@ -184,6 +190,8 @@ class GuardSet:
                 value = eval(g.source.expr(), dict(env))
             except Exception as e:  # the source itself is gone: an attribute deleted, a shorter list
                 return f"{g.source.name()} can no longer be read ({type(e).__name__}: {e})"
+            if GUARD_KINDS[g.kind].relation:
+                value = (value, eval(g.expected.expr(), dict(env)))
             reason = g.mismatch(value)
             if reason:
                 return reason

@@ -44,6 +44,7 @@ class OutputGraph:
         self.input_sources: list[Source] = []
         self.example_inputs: list = []
         self._wrapped: dict[Source, Variable] = {}
+        self._arrays: dict[int, ArrayVariable] = {}  # id of an input ndarray -> its Variable
         self.mutated: list[Variable] = []  # the caller's lists and dicts changed by the trace, in order
         self.mutated_arrays: list[ArrayVariable] = []  # the caller's arrays updated in place, in order
         self.attr_writes: dict[tuple, tuple] = {}  # (id of object var, name) -> (object var, name, value), in order
@@ -62,6 +63,10 @@ class OutputGraph:
         if isinstance(value, (np.ndarray, np.generic)):
             if type(value) is not np.ndarray and not isinstance(value, np.generic):
                 raise Unsupported(f"{source.name()} is an ndarray subclass ({type(value).__name__}); only plain ndarrays are compiled")
+            same = self._arrays.get(id(value))
+            if same is not None and isinstance(value, np.ndarray):  # one array reached twice: one Variable
+                self.guards.add(source, "same", same.source)
+                return same
             dims = [i for i, d in enumerate(np.shape(value)) if self.dynamic.wants(source.name(), i, d)]
             self.guards.add(source, "array", array_guard_expected(value, dims))
             shape = tuple(self.shape_env.new_symbol(source.expr(), i, d) if i in dims else d
@@ -70,7 +75,8 @@ class OutputGraph:
             node = self.graph.input(_input_name(source), meta, source.name(), self.loc)
             self.input_sources.append(source)
             self.example_inputs.append(value)
-            return ArrayVariable(node, source)
+            self._arrays[id(value)] = var = ArrayVariable(node, source)
+            return var
         if isinstance(value, CONSTANT_TYPES):
             kind = "id" if value is None or value is Ellipsis else "const"
             install = (lambda: self.guards.add(source, kind, value)) if guard else None
