@@ -16,7 +16,7 @@ from ..shapes import DynamicDims
 from . import bytecode_compat as bc
 from .codegen import CodeNamespace, Reconstructor, signature_params
 from .guards import GuardSet
-from .output_graph import OutputGraph
+from .output_graph import AliasedInputs, OutputGraph
 from .residual import NULL_SLOT, Branch, branches_at
 from . import resume
 from .resume import ResumeLayout
@@ -79,20 +79,31 @@ def trace(fn: types.FunctionType, args: tuple, kwargs: dict, resumable: bool = T
     """Trace a call. At the first thing it cannot capture, trace again up to that instruction and
     end the graph there (a graph break), unless `resumable` is False. `dynamic` says which input
     dims are symbolic."""
+    views = frozenset()
+    while True:
+        try:
+            return _trace_to_break(fn, args, kwargs, resumable, dynamic, views)
+        except TraceFailed as failed:
+            if not isinstance(failed.error, AliasedInputs):
+                raise
+            views |= {failed.error.view}  # again, with that input made from the one it views
+
+
+def _trace_to_break(fn, args, kwargs, resumable, dynamic, views) -> Trace:
     try:
-        return _trace(fn, args, kwargs, None, dynamic)
+        return _trace(fn, args, kwargs, None, dynamic, views)
     except TraceFailed as failed:
-        if not resumable or failed.point is None:
+        if not resumable or failed.point is None or isinstance(failed.error, AliasedInputs):
             raise
         err = failed.error
-        return _trace(fn, args, kwargs, failed.point, dynamic, GraphBreak(err.reason, err.loc, failed.user_stack))
+        return _trace(fn, args, kwargs, failed.point, dynamic, views, GraphBreak(err.reason, err.loc, failed.user_stack))
 
 
-def _trace(fn, args, kwargs, stop_at, dynamic, graph_break: GraphBreak | None = None) -> Trace:
+def _trace(fn, args, kwargs, stop_at, dynamic, views, graph_break: GraphBreak | None = None) -> Trace:
     bound = inspect.signature(fn, follow_wrapped=False).bind(*args, **kwargs)
     bound.apply_defaults()
     closure = fn.__closure__ or ()
-    output = OutputGraph({"__G": fn.__globals__, "__C": closure, **bound.arguments}, dynamic)
+    output = OutputGraph({"__G": fn.__globals__, "__C": closure, **bound.arguments}, dynamic, views)
     code = fn.__code__
     # parameters by name (code order puts keyword-only ones before *args, signature order after);
     # inspect renames a comprehension's ".0" to "implicit0", the name generated code uses

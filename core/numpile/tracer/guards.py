@@ -13,6 +13,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from .aliasing import is_view
 from .sources import Source
 
 
@@ -37,7 +38,8 @@ class GuardKind:
     code: Callable[[str, Callable[[Any], str], Any], str]
     describe: Callable[[Any], str]
     mismatch: Callable[[str, Any, Any], str | None]
-    relation: bool = False  # `expected` is another Source: one guard per pair; mismatch gets both values
+    # for a relation to another input: expected -> that Source (one guard per pair; mismatch gets both values)
+    related: Callable[[Any], Source] | None = None
 
 
 def _type_name(t) -> str:
@@ -112,13 +114,19 @@ GUARD_KINDS: dict[str, GuardKind] = {
         code=lambda v, const, other: f"not {const(np.may_share_memory)}({v}, {other.expr()})",
         describe=lambda other: f"shares no memory with {other.name()}",
         mismatch=lambda n, vals, other: f"{n} now shares memory with {other.name()}" if np.may_share_memory(*vals) else None,
-        relation=True,
+        related=lambda other: other,
     ),
     "same": GuardKind(  # one array passed twice: the graph reads it once, an update shows through both
         code=lambda v, const, other: f"{v} is {other.expr()}",
         describe=lambda other: f"is {other.name()}",
         mismatch=lambda n, vals, other: None if vals[0] is vals[1] else f"{n} is no longer the same array as {other.name()}",
-        relation=True,
+        related=lambda other: other,
+    ),
+    "view": GuardKind(  # an input is exactly base[index] for another input: the graph makes it so
+        code=lambda v, const, e: f"{const(is_view)}({v}, {e[0].expr()}, {const(e[1])})",
+        describe=lambda e: f"is the view {e[0].name()}[{_index_text(e[1])}]",
+        mismatch=lambda n, vals, e: None if is_view(*vals, e[1]) else f"{n} is no longer the view {e[0].name()}[{_index_text(e[1])}]",
+        related=lambda e: e[0],
     ),
     "expr": GuardKind(  # a relation between dynamic dims the trace relied on; the source is the expression
         code=lambda v, const, _: v,
@@ -138,6 +146,11 @@ GUARD_KINDS: dict[str, GuardKind] = {
 }
 
 
+def _index_text(index: tuple) -> str:
+    return ", ".join(f"{s.start}:{'' if s.stop is None else s.stop}:{s.step}" if isinstance(s, slice) else str(s)
+                     for s in index)
+
+
 def _short_repr(obj) -> str:
     text = repr(obj)
     return text if len(text) <= 60 else text[:57] + "..."
@@ -150,7 +163,8 @@ class GuardSet:
         self._guards: dict[tuple, Guard] = {}
 
     def add(self, source: Source, kind: str, expected) -> None:
-        key = (source, kind, expected) if GUARD_KINDS[kind].relation else (source, kind)
+        related = GUARD_KINDS[kind].related
+        key = (source, kind) if related is None else (source, kind, related(expected))
         if key not in self._guards:
             self._guards[key] = Guard(source, kind, expected)
 
@@ -190,8 +204,9 @@ class GuardSet:
                 value = eval(g.source.expr(), dict(env))
             except Exception as e:  # the source itself is gone: an attribute deleted, a shorter list
                 return f"{g.source.name()} can no longer be read ({type(e).__name__}: {e})"
-            if GUARD_KINDS[g.kind].relation:
-                value = (value, eval(g.expected.expr(), dict(env)))
+            related = GUARD_KINDS[g.kind].related
+            if related is not None:
+                value = (value, eval(related(g.expected).expr(), dict(env)))
             reason = g.mismatch(value)
             if reason:
                 return reason

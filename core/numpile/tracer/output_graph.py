@@ -13,6 +13,7 @@ from .. import ops
 from ..exc import Unsupported
 from ..graph import Graph, Node, map_nodes
 from ..ops import ArrayMeta
+from .aliasing import view_index
 from .guards import GuardSet, array_guard_expected
 from ..shapes import DynamicDims, ShapeEnv, SymInt
 from .sources import ExprSource, ItemSource, Source
@@ -34,17 +35,27 @@ ALWAYS_VIEWS = frozenset({"getitem", "transpose", "swapaxes", "moveaxis", "expan
 MAYBE_VIEWS = frozenset({"reshape", "ravel"})
 
 
+class AliasedInputs(Unsupported):
+    """An input updated in place overlaps `view`, a later input that is a view of an earlier one:
+    trace again with `view` made from its base in the graph."""
+
+    def __init__(self, reason: str, view: str):
+        super().__init__(reason)
+        self.view = view
+
+
 class OutputGraph:
-    def __init__(self, frame_env: dict, dynamic: DynamicDims | None = None):
+    def __init__(self, frame_env: dict, dynamic: DynamicDims | None = None, views: frozenset = frozenset()):
         self.frame_env = frame_env  # names the Sources' expressions use: the arguments, __G, __C
         self.dynamic = dynamic or DynamicDims()
+        self.views = views  # names of input Sources to make from the earlier input they view
         self.shape_env = ShapeEnv()
         self.graph = Graph()
         self.guards = GuardSet()
         self.input_sources: list[Source] = []
         self.example_inputs: list = []
         self._wrapped: dict[Source, Variable] = {}
-        self._arrays: dict[int, ArrayVariable] = {}  # id of an input ndarray -> its Variable
+        self._arrays: dict[int, tuple] = {}  # id of an input ndarray -> (the array, its Variable)
         self.mutated: list[Variable] = []  # the caller's lists and dicts changed by the trace, in order
         self.mutated_arrays: list[ArrayVariable] = []  # the caller's arrays updated in place, in order
         self.attr_writes: dict[tuple, tuple] = {}  # (id of object var, name) -> (object var, name, value), in order
@@ -63,10 +74,10 @@ class OutputGraph:
         if isinstance(value, (np.ndarray, np.generic)):
             if type(value) is not np.ndarray and not isinstance(value, np.generic):
                 raise Unsupported(f"{source.name()} is an ndarray subclass ({type(value).__name__}); only plain ndarrays are compiled")
-            same = self._arrays.get(id(value))
-            if same is not None and isinstance(value, np.ndarray):  # one array reached twice: one Variable
-                self.guards.add(source, "same", same.source)
-                return same
+            if isinstance(value, np.ndarray):
+                aliased = self._aliased_input(value, source)
+                if aliased is not None:
+                    return aliased
             dims = [i for i, d in enumerate(np.shape(value)) if self.dynamic.wants(source.name(), i, d)]
             self.guards.add(source, "array", array_guard_expected(value, dims))
             shape = tuple(self.shape_env.new_symbol(source.expr(), i, d) if i in dims else d
@@ -75,7 +86,8 @@ class OutputGraph:
             node = self.graph.input(_input_name(source), meta, source.name(), self.loc)
             self.input_sources.append(source)
             self.example_inputs.append(value)
-            self._arrays[id(value)] = var = ArrayVariable(node, source)
+            var = ArrayVariable(node, source)
+            self._arrays[id(value)] = (value, var)
             return var
         if isinstance(value, CONSTANT_TYPES):
             kind = "id" if value is None or value is Ellipsis else "const"
@@ -97,6 +109,24 @@ class OutputGraph:
             self.guards.add(source, "id" if isinstance(value, IDENTITY_TYPES) else "type",
                             value if isinstance(value, IDENTITY_TYPES) else type(value))
         return ObjectVariable(value, source)
+
+    def _aliased_input(self, value: np.ndarray, source: Source) -> ArrayVariable | None:
+        """The Variable for an array that is an earlier input (the same Variable) or, when asked
+        for, a view of one (made from it in the graph, so that updates show through both)."""
+        same = self._arrays.get(id(value))
+        if same is not None:
+            self.guards.add(source, "same", same[1].source)
+            return same[1]
+        if source.name() not in self.views:
+            return None
+        for base, base_var in self._arrays.values():
+            index = view_index(value, base) if np.may_share_memory(value, base) else None
+            if index is not None:
+                self.guards.add(source, "view", (base_var.source, index))
+                var = self.call_op(ops.get("getitem"), (base_var, ConstantVariable(index)), {})
+                var.source = source  # the caller's own view object stands for it outside the graph
+                return var
+        return None
 
     def mark_mutated(self, container: Variable) -> None:
         """Note a change to a list or dict; one the caller can see is replayed after the graph."""
@@ -183,14 +213,21 @@ class OutputGraph:
 
     def check_disjoint_updates(self) -> None:
         """An updated input must not share memory with another input (else the write-back would
-        differ from NumPy's order of effects); guarded for later calls."""
+        differ from NumPy's order of effects); guarded for later calls. A later input that is a
+        view of an earlier one can be made from it instead: AliasedInputs asks for that."""
+        order = {s: i for i, s in enumerate(self.input_sources)}
         for var in self.mutated_arrays:
             mine = self.read_source(var.source)
             for source, other in zip(self.input_sources, self.example_inputs):
                 if source == var.source or not isinstance(other, np.ndarray):
                     continue
                 if np.may_share_memory(mine, other):
-                    raise Unsupported(f"{var.source.name()} is updated in place and shares memory with {source.name()}")
+                    reason = f"{var.source.name()} is updated in place and shares memory with {source.name()}"
+                    first, second = sorted([var.source, source], key=order.get)
+                    if second.name() not in self.views and \
+                            view_index(self.read_source(second), self.read_source(first)) is not None:
+                        raise AliasedInputs(reason, second.name())
+                    raise Unsupported(reason)
                 self.guards.add(var.source, "disjoint", source)
 
     def graph_arg(self, var: Variable):
