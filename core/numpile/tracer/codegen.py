@@ -18,8 +18,9 @@ from ..exc import Unsupported
 from ..shapes import SymInt
 from .output_graph import MAYBE_VIEWS
 from .variables import (
-    ArrayIteratorVariable, ArrayMethodVariable, ArrayVariable, BoundMethodVariable, CellVariable, ConstantVariable, DictVariable,
-    IteratorVariable, ListVariable, NestedFunctionVariable, ObjectVariable, SliceVariable, TupleVariable, Variable,
+    ArrayIteratorVariable, ArrayMethodVariable, ArrayVariable, BoundMethodVariable, CellVariable, ConstantVariable,
+    DictVariable, IteratorVariable, ListVariable, NestedFunctionVariable, ObjectVariable, SliceVariable,
+    TupleVariable, Variable,
 )
 
 
@@ -147,6 +148,16 @@ class Reconstructor:
         self.lines.append(f"{name} = {expr}")
         return name
 
+    def _view_call(self, var: ArrayVariable) -> str:
+        """The call that makes `var` from its base again, as the user spelled it (a method call
+        stays one: x.reshape(-1, 2) is not np.reshape(x, -1, 2))."""
+        op, rest, kwargs, method = var.view_op
+        base = self.expr(var.base)
+        args = [*map(self.expr, rest), *(f"{k}={self.expr(v)}" for k, v in kwargs.items())]
+        if method is not None:
+            return f"{base}.{method}({', '.join(args)})"
+        return f"{self.ns.const(op.impl)}({', '.join([base, *args])})"
+
     def expr(self, var: Variable) -> str:
         if isinstance(var, ArrayVariable):
             if var.source is not None:
@@ -154,11 +165,7 @@ class Reconstructor:
             if _views_caller_array(var):
                 # a view of the caller's array stays a view of it, as NumPy made it (one object, made
                 # once): later updates through either are seen by both
-                op, rest, kwargs, method = var.view_op
-                args = [*map(self.expr, rest), *(f"{k}={self.expr(v)}" for k, v in kwargs.items())]
-                if method is not None:  # as the user spelled it: x.reshape(-1, 2) is not np.reshape(x, -1, 2)
-                    return self._temp(var, lambda: f"{self.expr(var.base)}.{method}({', '.join(args)})")
-                return self._temp(var, lambda: f"{self.ns.const(op.impl)}({', '.join([self.expr(var.base), *args])})")
+                return self._temp(var, lambda: self._view_call(var))
             self.refresh(var)
             return self.node_expr(var.node)
         if var.source is not None:

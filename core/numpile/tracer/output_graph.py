@@ -223,9 +223,9 @@ class OutputGraph:
                     continue
                 if np.may_share_memory(mine, other):
                     reason = f"{var.source.name()} is updated in place and shares memory with {source.name()}"
-                    first, second = sorted([var.source, source], key=order.get)
-                    if second.name() not in self.views and \
-                            view_index(self.read_source(second), self.read_source(first)) is not None:
+                    values = {var.source: mine, source: other}
+                    first, second = sorted(values, key=order.get)
+                    if second.name() not in self.views and view_index(values[second], values[first]) is not None:
                         raise AliasedInputs(reason, second.name())
                     raise Unsupported(reason)
                 self.guards.add(var.source, "disjoint", source)
