@@ -3,7 +3,6 @@ the branch taken), early returns, while loops on data, loops over zip/enumerate/
 shapes and Python arguments (no break: specialised and guarded), inlined helpers and closures."""
 
 import functools
-import sys
 
 import numpy as np
 import pytest
@@ -220,11 +219,7 @@ CASES = [
                "the resumed code compiles a new entry on every call with the same arguments"),
     Case(clamp_in_place_if_negative, lambda rng, c: (np.abs(rand(rng, (n(c),))) * sign(c) - 0.5 * sign(c),), 2, 1),
     Case(choose_by_norm, lambda rng, c: (rand(rng, (n(c),)) * (3 if c != 1 else 0.2), rand(rng, (n(c),))), 2, 1),
-    Case(halve_until_small, lambda rng, c: (np.concatenate([[9.0], rand(rng, (n(c) - 1,))]),), 3, 2,
-         xfail_if=sys.version_info >= (3, 12),
-         xfail="3.12+ ends the loop with POP_JUMP_IF_FALSE (exit) + JUMP_BACKWARD (to the body): the true "
-               "branch of the bottom test resumes at the JUMP_BACKWARD instead of its target, a second resume "
-               "function with the same body: (4, 3) on 3.12/3.13, (3, 2) on 3.11"),
+    Case(halve_until_small, lambda rng, c: (np.concatenate([[9.0], rand(rng, (n(c) - 1,))]),), 3, 2),
     # positive data never takes the branch; the root graph ends at the first test, the resumed
     # false branch goes back to the range iterator (run natively: a break), the resumed body traces the
     # next iteration to its test (a graph, a break); later iterations reuse these entries

@@ -177,6 +177,23 @@ def _native_restart(tx, inst) -> int:
 _TRUTH_JUMPS = frozenset(f"POP_JUMP_{d}IF_{t}" for d in ("", "FORWARD_", "BACKWARD_") for t in ("TRUE", "FALSE"))
 
 
+_PLAIN_JUMPS = frozenset({"JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT"})
+
+
+def _past_plain_jumps(tx, offset: int) -> int:
+    """Where execution at `offset` really goes: a resume point on an unconditional jump (3.12's
+    loop end after its bottom test) becomes the jump's target, so that every path into one place
+    shares one resume function and its cache entry."""
+    seen = set()
+    while offset not in seen:
+        seen.add(offset)
+        inst = tx.instructions[tx.index_of[offset]]
+        if inst.opname not in _PLAIN_JUMPS:
+            break
+        offset = inst.argval
+    return offset
+
+
 def branches_at(tx, inst, stack_exprs: list, protected: frozenset) -> list[Branch]:
     """The residual branches for a break at `inst`, given the stack as expressions."""
     emitter = EMITTERS.get(inst.opname)
@@ -185,4 +202,7 @@ def branches_at(tx, inst, stack_exprs: list, protected: frozenset) -> list[Branc
         if inst.opname in _TRUTH_JUMPS:  # 3.13 jumps on exact bools only; the traced value may be np.bool_
             stack[-1] = f"bool({stack[-1]})"
         return [Branch(None, [], stack, _native_restart(tx, inst), native=True)]
-    return emitter(tx, inst, list(stack_exprs))
+    branches = emitter(tx, inst, list(stack_exprs))
+    for branch in branches:
+        branch.offset = _past_plain_jumps(tx, branch.offset)
+    return branches
