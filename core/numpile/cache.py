@@ -23,10 +23,10 @@ from dataclasses import dataclass, field
 from . import config, logs
 from .exc import BackendCompilerFailed, Unsupported
 from .graph import Graph
-from .shapes import DynamicDims
+from .shapes import DynamicInputs
 from .tracer import GraphBreak, Trace, TraceFailed, trace
 from .tracer.codegen import CodeNamespace, call_args, signature_params
-from .tracer.guards import GuardSet
+from .tracer.guards import GuardSet, same_float
 from .tracer.resume import make_resume_function, resume_code
 from .tracer.translator import is_library_code
 
@@ -100,7 +100,7 @@ class CompiledFunction:
         self._limit_warned = False
         self._resume_points: dict = {}                   # (code, layout, native) -> ResumePoint, on the root
         self._frames: dict = {}                          # function -> CompiledFunction, on the root
-        self._dynamic = DynamicDims(all=dynamic is True)  # grows as dims change between compiles
+        self._dynamic = DynamicInputs(all=dynamic is True)  # grows as dims and floats change between compiles
         functools.update_wrapper(self, original if hasattr(original, "__name__") else fn, updated=())
         _LIVE.add(self)
         if backend is not None:
@@ -180,7 +180,7 @@ class CompiledFunction:
             logs.get("recompiles").debug("%s", self._recompile_reason(args, kwargs))
         backend = self.backend
         t0 = time.perf_counter()
-        dynamic = self._dynamic_dims(args, kwargs, backend)
+        dynamic = self._dynamic_inputs(args, kwargs, backend)
         try:
             tr = trace(self._fn, args, kwargs, resumable=not self.fullgraph, dynamic=dynamic)
         except TraceFailed as failed:
@@ -194,27 +194,42 @@ class CompiledFunction:
         self._install(entry, CompileEvent(name, entry, t1 - t0, t2 - t1))
         return entry.run(*args, **kwargs)
 
-    def _dynamic_dims(self, args, kwargs, backend) -> DynamicDims | None:
-        """Which dims this compile makes symbolic: all with dynamic=True; with automatic dynamic
-        shapes, every dim of an input whose size differs from what an earlier entry was compiled
-        for; none with dynamic=False or for a backend without dynamic shapes."""
-        if self.dynamic is False or not getattr(backend, "supports_dynamic_shapes", False):
+    def _dynamic_inputs(self, args, kwargs, backend) -> DynamicInputs | None:
+        """What this compile leaves unspecialised. Dims: all with dynamic=True; with automatic
+        dynamic shapes, every dim of an input whose size differs from what an earlier entry was
+        compiled for; none for a backend without dynamic shapes. Python floats: with automatic
+        dynamic floats, those whose value differs from an earlier entry's constant. Nothing with
+        dynamic=False."""
+        if self.dynamic is False:
             return None
-        if self.dynamic is None and config.automatic_dynamic_shapes and self.entries:
+        dims = getattr(backend, "supports_dynamic_shapes", False)
+        if self.entries:
             env = self._frame_env(args, kwargs)
             for entry in self.entries:
                 for guard in entry.guards:
-                    if guard.kind != "array":
-                        continue
-                    try:
-                        now = eval(guard.source.expr(), dict(env)).shape
-                    except Exception:
-                        continue
-                    before = guard.expected[2]
-                    changed = {i for i, (b, n) in enumerate(zip(before, now)) if b is not None and b != n}
-                    if len(now) == len(before) and changed:
-                        self._dynamic.per_source.setdefault(guard.source.name(), set()).update(changed)
-        return self._dynamic
+                    if guard.kind == "array" and dims and self.dynamic is None and config.automatic_dynamic_shapes:
+                        self._note_changed_dims(guard, env)
+                    elif guard.kind == "const" and type(guard.expected) is float and config.automatic_dynamic_floats:
+                        self._note_changed_float(guard, env)
+        return self._dynamic if dims else DynamicInputs(floats=self._dynamic.floats)
+
+    def _note_changed_dims(self, guard, env) -> None:
+        try:
+            now = eval(guard.source.expr(), dict(env)).shape
+        except Exception:
+            return
+        before = guard.expected[2]
+        changed = {i for i, (b, n) in enumerate(zip(before, now)) if b is not None and b != n}
+        if len(now) == len(before) and changed:
+            self._dynamic.per_source.setdefault(guard.source.name(), set()).update(changed)
+
+    def _note_changed_float(self, guard, env) -> None:
+        try:
+            now = eval(guard.source.expr(), dict(env))
+        except Exception:
+            return
+        if type(now) is float and not same_float(now, guard.expected):
+            self._dynamic.floats.add(guard.source.name())
 
     def _frame_env(self, args, kwargs) -> dict:
         """The names Sources' expressions use, for this call."""

@@ -5,8 +5,10 @@ A Graph is a list of Nodes in topological order. A Node is an `input`
 `output`. Calls carry their arguments in the op's canonical layout (see
 ops/registry.py); arguments are Nodes or Python constants, possibly nested in
 tuples and lists. Every value node has `meta` with `shape`, `dtype`, `scalar`
-(NumPy returns a NumPy scalar rather than a 0-d array) and `loc`, the user
-source line that produced it.
+(NumPy returns a NumPy scalar rather than a 0-d array), `weak` (a Python float or
+bool: a caller's Python float passed as an input, or Python arithmetic on one; a
+backend receives Python floats for these inputs and must treat weak values as NumPy
+treats Python scalars, NEP 50 weak; it may hand them back as NumPy scalars) and `loc`, the user source line that produced it.
 """
 
 from __future__ import annotations
@@ -58,7 +60,7 @@ class Node:
 
     @property
     def array_meta(self) -> ArrayMeta:
-        return ArrayMeta(self.meta["shape"], self.meta["dtype"], self.meta.get("scalar", False))
+        return ArrayMeta(self.meta["shape"], self.meta["dtype"], self.meta.get("scalar", False), self.meta.get("weak", False))
 
     @property
     def inputs(self) -> list["Node"]:
@@ -217,7 +219,7 @@ class Graph:
                 lines.append(f"    # {_short(loc.filename)}:{loc.lineno}: {loc.line}")
                 last_loc = loc
             if n.op == "call":
-                lines.append(f"    {n.name} = {render(n)}")
+                lines.append(f"    {n.name} = {_python_value(n, render(n))}")
             elif n.op == "constant":
                 lines.append(f"    {n.name} = {render_constant(n.args[0])}")
             elif n.op == "output":
@@ -261,6 +263,8 @@ class Graph:
         for n in self.nodes:
             if n.op == "call":
                 env[n] = ops.get(n.target).impl(*map_nodes(n.args, look, value), **map_nodes(n.kwargs, look, value))
+                if n.meta.get("weak"):
+                    env[n] = n.array_meta.python_type(env[n])
             elif n.op == "constant":
                 env[n] = n.args[0]
             elif n.op == "output":
@@ -282,7 +286,7 @@ class Graph:
 
 
 def _meta(meta: ArrayMeta, loc: SourceLoc | None) -> dict:
-    return {"shape": tuple(meta.shape), "dtype": meta.dtype, "scalar": meta.scalar, "loc": loc}
+    return {"shape": tuple(meta.shape), "dtype": meta.dtype, "scalar": meta.scalar, "weak": meta.weak, "loc": loc}
 
 
 def _short(filename: str) -> str:
@@ -357,7 +361,7 @@ def _operator_form(op, n: Node) -> str | None:
 def _render_expr(n: Node, inline: set, sym) -> str:
     """A call as an expression; arguments that are inlined calls become nested expressions."""
     def node(a):
-        return f"({_render_expr(a, inline, sym)})" if a in inline else a.name
+        return f"({_python_value(a, _render_expr(a, inline, sym))})" if a in inline else a.name
 
     def arg(a):
         return _render_arg(a, sym, node)
@@ -369,8 +373,13 @@ def _render_expr(n: Node, inline: set, sym) -> str:
     return f"{_spelling(op)}({', '.join(args)})"
 
 
+def _python_value(n: Node, expr: str) -> str:
+    """A weak node's value as the Python scalar it stands for (NumPy's ops hand back NumPy scalars)."""
+    return f"{n.array_meta.python_type.__name__}({expr})" if n.meta.get("weak") else expr
+
+
 def code_namespace(graph: Graph) -> dict:
-    ns = {"np": np, "operator": operator, "float": float}
+    ns = {"np": np, "operator": operator, "float": float, "bool": bool}
     for n in graph.calls:
         op = ops.get(n.target)
         ns[f"impl_{op.name}"] = op.impl

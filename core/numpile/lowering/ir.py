@@ -13,7 +13,8 @@ buffer dimension; views (slices, transposes, broadcasts) are folded into these
 indices, so buffers are always whole arrays with their own strides.
 
 Scalar expressions name registry ops (`Call("add", ...)`) and carry the NumPy
-dtype the op computes in, so a renderer knows each value's type exactly.
+dtype the op computes in, so a renderer knows each value's type exactly; a `weak`
+Load or Call is a Python float, which the ops using it treat as NEP 50 says.
 """
 
 from __future__ import annotations
@@ -68,9 +69,10 @@ class Load(Expr):
     buffer: str
     index: tuple             # Affine per buffer dimension
     dtype: np.dtype
+    weak: bool = False       # a Python float (see Graph): NEP 50 weak in the ops that use it
 
     def __str__(self) -> str:
-        return f"{self.buffer}[{', '.join(map(str, self.index))}]"
+        return _weak(self, f"{self.buffer}[{', '.join(map(str, self.index))}]")
 
 
 @dataclass(frozen=True, eq=False)
@@ -92,10 +94,11 @@ class Call(Expr):
     args: tuple              # Exprs
     kwargs: tuple            # (name, constant or Expr) pairs, the op's canonical keyword arguments
     dtype: np.dtype
+    weak: bool = False       # Python arithmetic on Python floats: its value is weak too
 
     def __str__(self) -> str:
         inner = [str(a) for a in self.args] + [f"{k}={v}" for k, v in self.kwargs]
-        return f"{self.op}({', '.join(inner)})"
+        return _weak(self, f"{self.op}({', '.join(inner)})")
 
 
 @dataclass(frozen=True, eq=False)
@@ -209,6 +212,10 @@ class Program:
     def __str__(self) -> str:
         head = [f"buffer {b.name}: {b.kind} {b.dtype}{list(b.shape)}" for b in self.buffers.values()]
         return "\n".join(head + [str(s) for s in self.steps] + [f"return {', '.join(self.outputs)}"])
+
+
+def _weak(e, text: str) -> str:
+    return f"python({text})" if e.weak else text
 
 
 def walk(expr: Expr):

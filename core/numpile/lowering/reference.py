@@ -80,7 +80,8 @@ def _affine(a: Affine, grid: list):
 
 def _eval(e, grid, env, rows, ndim):
     if isinstance(e, Load):
-        return env[e.buffer][_index(e.index, grid)] if e.index else env[e.buffer][()]
+        value = env[e.buffer][_index(e.index, grid)] if e.index else np.asarray(env[e.buffer])[()]
+        return value.item() if e.weak else value
     if isinstance(e, Const):
         return e.value
     if isinstance(e, RowValue):
@@ -91,5 +92,6 @@ def _eval(e, grid, env, rows, ndim):
     if isinstance(e, Call):
         args = [_eval(a, grid, env, rows, ndim) for a in e.args]
         kwargs = {k: _eval(v, grid, env, rows, ndim) if isinstance(v, Expr) else v for k, v in e.kwargs}
-        return ops.get(e.op).impl(*args, **kwargs)
+        value = ops.get(e.op).impl(*args, **kwargs)
+        return value.item() if e.weak else value
     raise TypeError(f"unknown expression {e!r}")

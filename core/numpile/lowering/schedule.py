@@ -204,7 +204,7 @@ class _Scheduler:
         if n in self.in_kernel:
             value = self._from_open_kernel(n, index)
         elif n in self.buffer_of:
-            value = Load(self.buffer_of[n], index, n.dtype)
+            value = Load(self.buffer_of[n], index, n.dtype, n.meta.get("weak", False))
         elif kind_of(n) == "view":
             base = n.args[0]
             value = self._value(base, VIEW_INDEX[n.target](n, index), memo, used)
@@ -224,7 +224,7 @@ class _Scheduler:
         args = tuple(operand(a) for a in n.args)
         # keyword operands that are arrays (clip's bounds) are expressions too; the rest constants
         kwargs = tuple((k, operand(v) if isinstance(v, Node) else v) for k, v in n.kwargs.items())
-        return Call(n.target, args, kwargs, n.dtype)
+        return Call(n.target, args, kwargs, n.dtype, n.meta.get("weak", False))
 
     def _from_open_kernel(self, n: Node, index: tuple):
         """A value the open kernel made: only for the current outer index (else a new kernel)."""
@@ -239,7 +239,7 @@ class _Scheduler:
             return RowValue(name, n.dtype)
         if tuple(index[:nouter]) != tuple(outer_vars):
             raise _CannotJoin()
-        return Load(name, index, n.dtype)
+        return Load(name, index, n.dtype, n.meta.get("weak", False))
 
 
 def _extern_arg(value, buffer_of):

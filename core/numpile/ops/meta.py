@@ -24,7 +24,7 @@ __all__ = ["probe", "probe_call", "as_meta", "shape_of", "broadcast_shapes",
 def probe(x):
     """A one-element stand-in for an array operand; constants stay as they are."""
     if isinstance(x, ArrayMeta):
-        return np.ones((1,) * x.ndim, dtype=x.dtype)
+        return x.python_type(1) if x.weak else np.ones((1,) * x.ndim, dtype=x.dtype)
     return _constant(x)
 
 

@@ -49,6 +49,7 @@ class ArrayMeta:
     shape: tuple
     dtype: np.dtype
     scalar: bool = False  # NumPy hands back a NumPy scalar (np.generic), not a 0-d ndarray
+    weak: bool = False    # a Python float or bool: NEP 50 weak in NumPy ops, handed back as Python
 
     @property
     def ndim(self) -> int:
@@ -61,6 +62,11 @@ class ArrayMeta:
             n *= d
         return n
 
+    @property
+    def python_type(self) -> type:
+        """The Python type of a weak value (float, bool)."""
+        return type(self.dtype.type(0).item())
+
     @classmethod
     def of(cls, value) -> "ArrayMeta":
         """The meta of a real ndarray or NumPy scalar."""
@@ -68,6 +74,8 @@ class ArrayMeta:
 
     def __str__(self) -> str:
         dims = ", ".join(str(d) for d in self.shape)
+        if self.weak:
+            return f"python {self.python_type.__name__}"
         return f"{self.dtype}[{dims}]" + (" scalar" if self.scalar else "")
 
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from ..exc import Unsupported
 from .. import shapes
 from ..graph import Graph
-from ..shapes import DynamicDims
+from ..shapes import DynamicInputs
 from . import bytecode_compat as bc
 from .codegen import CodeNamespace, Reconstructor, signature_params
 from .guards import GuardSet
@@ -75,7 +75,7 @@ class TraceFailed(Exception):
 
 
 def trace(fn: types.FunctionType, args: tuple, kwargs: dict, resumable: bool = True,
-          dynamic: DynamicDims | None = None) -> Trace:
+          dynamic: DynamicInputs | None = None) -> Trace:
     """Trace a call. At the first thing it cannot capture, trace again up to that instruction and
     end the graph there (a graph break), unless `resumable` is False. `dynamic` says which input
     dims are symbolic."""

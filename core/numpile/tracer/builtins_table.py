@@ -34,7 +34,8 @@ def _len(tx, args, kwargs):
 
 def _python_type(var: Variable):
     if isinstance(var, ArrayVariable):
-        return var.node.dtype.type if var.node.meta["scalar"] else np.ndarray
+        meta = var.node.array_meta
+        return meta.python_type if meta.weak else meta.dtype.type if meta.scalar else np.ndarray
     if isinstance(var, TupleVariable):
         return tuple
     if isinstance(var, ListVariable):
@@ -139,6 +140,12 @@ def _data_dependent(name):
     return handler
 
 
+def _float(tx, args, kwargs):
+    if len(args) == 1 and not kwargs and isinstance(args[0], ArrayVariable) and _python_type(args[0]) is float:
+        return args[0]  # a Python float in the graph is already one
+    return _data_dependent("float")(tx, args, kwargs)
+
+
 def _side_effect(name):
     def handler(tx, args, kwargs):
         raise Unsupported(f"{name}() has side effects outside the graph")
@@ -150,7 +157,8 @@ BUILTINS = {
     enumerate: _enumerate, reversed: _reversed, tuple: _tuple, list: _list, dict: _dict,
     sum: _sum, getattr: _getattr, hasattr: _hasattr,
     print: _side_effect("print"), input: _side_effect("input"), open: _side_effect("open"),
-    **{fn: _data_dependent(fn.__name__) for fn in (int, float, bool, complex, str, min, max, round,
+    float: _float,
+    **{fn: _data_dependent(fn.__name__) for fn in (int, bool, complex, str, min, max, round,
                                                    range, sorted, repr, divmod, any, all, hash)},
 }
 

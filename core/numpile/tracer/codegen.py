@@ -125,6 +125,8 @@ class Reconstructor:
         if node not in self.outputs:
             self.outputs.append(node)
         out = f"__o[{self.outputs.index(node)}]"
+        if node.meta["weak"]:
+            return f"{node.array_meta.python_type.__name__}({out})"
         return f"__scalar({out})" if node.meta["scalar"] else out
 
     def apply_side_effects(self, arrays: list, containers: list, attr_writes) -> None:

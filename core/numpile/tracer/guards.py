@@ -8,6 +8,7 @@ say why ("shape of x changed from (3, 3) to (4, 4)").
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -80,7 +81,14 @@ def _shape_text(shape) -> str:
     return f"({text},)" if len(shape) == 1 else f"({text})"
 
 
+def same_float(a: float, b: float) -> bool:
+    """a and b are the same float: NaN matches NaN, -0.0 does not match 0.0 (np.copysign, 1/x)."""
+    return a != a and b != b or a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
+
+
 def _const_code(v, const, value) -> str:
+    if type(value) is float and (value != value or value == 0.0):
+        return f"type({v}) is float and {const(same_float)}({v}, {const(value)})"
     literal = repr(value)
     try:
         same = type(eval(literal, {})) is type(value) and eval(literal, {}) == value

@@ -5,6 +5,7 @@ a registry op to the graph."""
 
 from __future__ import annotations
 
+import dataclasses
 import types
 
 import numpy as np
@@ -15,7 +16,7 @@ from ..graph import Graph, Node, map_nodes
 from ..ops import ArrayMeta
 from .aliasing import view_index
 from .guards import GuardSet, array_guard_expected
-from ..shapes import DynamicDims, ShapeEnv, SymInt
+from ..shapes import DynamicInputs, ShapeEnv, SymInt
 from .sources import ExprSource, ItemSource, Source
 from .variables import (
     ArrayVariable, ConstantVariable, DictVariable, ListVariable, ObjectVariable,
@@ -45,9 +46,9 @@ class AliasedInputs(Unsupported):
 
 
 class OutputGraph:
-    def __init__(self, frame_env: dict, dynamic: DynamicDims | None = None, views: frozenset = frozenset()):
+    def __init__(self, frame_env: dict, dynamic: DynamicInputs | None = None, views: frozenset = frozenset()):
         self.frame_env = frame_env  # names the Sources' expressions use: the arguments, __G, __C
-        self.dynamic = dynamic or DynamicDims()
+        self.dynamic = dynamic or DynamicInputs()
         self.views = views  # names of input Sources to make from the earlier input they view
         self.shape_env = ShapeEnv()
         self.graph = Graph()
@@ -70,6 +71,12 @@ class OutputGraph:
         self._wrapped[source] = var
         return var
 
+    def _input(self, value, source: Source, meta: ArrayMeta) -> ArrayVariable:
+        node = self.graph.input(_input_name(source), meta, source.name(), self.loc)
+        self.input_sources.append(source)
+        self.example_inputs.append(value)
+        return ArrayVariable(node, source)
+
     def _build(self, value, source: Source, guard: bool) -> Variable:
         if isinstance(value, (np.ndarray, np.generic)):
             if type(value) is not np.ndarray and not isinstance(value, np.generic):
@@ -82,13 +89,13 @@ class OutputGraph:
             self.guards.add(source, "array", array_guard_expected(value, dims))
             shape = tuple(self.shape_env.new_symbol(source.expr(), i, d) if i in dims else d
                           for i, d in enumerate(np.shape(value)))
-            meta = ArrayMeta(shape, value.dtype, isinstance(value, np.generic))
-            node = self.graph.input(_input_name(source), meta, source.name(), self.loc)
-            self.input_sources.append(source)
-            self.example_inputs.append(value)
-            var = ArrayVariable(node, source)
+            var = self._input(value, source, ArrayMeta(shape, value.dtype, isinstance(value, np.generic)))
             self._arrays[id(value)] = (value, var)
             return var
+        if type(value) is float and source.name() in self.dynamic.floats:
+            if guard:
+                self.guards.add(source, "type", float)
+            return self._input(value, source, ArrayMeta((), np.dtype(np.float64), scalar=True, weak=True))
         if isinstance(value, CONSTANT_TYPES):
             kind = "id" if value is None or value is Ellipsis else "const"
             install = (lambda: self.guards.add(source, kind, value)) if guard else None
@@ -155,8 +162,10 @@ class OutputGraph:
         return eval(source.expr(), dict(self.frame_env))
 
     # -- ops ---------------------------------------------------------------------------
-    def call_op(self, op: ops.OpDef, args: tuple, kwargs: dict, method: str | None = None) -> Variable:
-        """Add `op` applied to Variables; its meta rule gives the result's shape and dtype."""
+    def call_op(self, op: ops.OpDef, args: tuple, kwargs: dict, method: str | None = None,
+                weak: bool = False) -> Variable:
+        """Add `op` applied to Variables; its meta rule gives the result's shape and dtype. A weak
+        result is Python arithmetic on Python floats (see Graph)."""
         gargs = tuple(self.graph_arg(a) for a in args)
         gkwargs = {k: self.graph_arg(v) for k, v in kwargs.items()}
         try:
@@ -175,6 +184,8 @@ class OutputGraph:
             raise Unsupported(f"{op.name} raises {type(e).__name__} in NumPy: {e}") from None
         if not isinstance(meta, ArrayMeta):
             raise Unsupported(f"{op.name} returns {len(meta)} values; multi-output ops are not supported")
+        if weak:
+            meta = dataclasses.replace(meta, weak=True)
         result = ArrayVariable(self.graph.call(op.name, gargs, gkwargs, meta, self.loc))
         if _makes_view(op.name, method, args, meta):
             base = args[0]

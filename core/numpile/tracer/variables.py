@@ -77,6 +77,8 @@ class ArrayVariable(Variable):
     version: int = 0
 
     def describe(self) -> str:
+        if self.node.meta["weak"]:
+            return f"Python {self.node.array_meta.python_type.__name__} {self.node.name} (a graph value: it changes between calls)"
         kind = "NumPy scalar" if self.node.meta["scalar"] else "array"
         return f"{kind} {self.node.name} ({self.node.array_meta})"
 

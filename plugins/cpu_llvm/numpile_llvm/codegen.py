@@ -346,6 +346,7 @@ class _KernelBody:
             value = e
         elif isinstance(e, Load):
             value = self.fn.load(self.pointer[e.buffer], self._offset(e.buffer, e.index, variables), np.dtype(e.dtype))
+            value = value._replace(weak=e.weak)
         elif isinstance(e, RowValue):
             value = rows[e.name]
         elif isinstance(e, LoopIndex):
@@ -356,7 +357,7 @@ class _KernelBody:
                       for k, v in e.kwargs}
             kwargs = {k: (Const(v, getattr(v, "dtype", None)) if k in ("a_min", "a_max") and not isinstance(v, (V, Const)) else v)
                       for k, v in kwargs.items()}
-            value = scalar.emit(self.fn, e.op, operands, kwargs, np.dtype(e.dtype))
+            value = scalar.emit(self.fn, e.op, operands, kwargs, np.dtype(e.dtype))._replace(weak=e.weak)
         else:
             raise Unlowerable(f"expression {e!r}")
         if kept is not None and kept[1] == self.stage_index:

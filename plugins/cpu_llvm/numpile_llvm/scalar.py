@@ -66,7 +66,7 @@ def ufunc_loop(name: str, operands: list) -> tuple:
             if o.dtype is not None:
                 return np.dtype(o.dtype)
             return np.dtype(bool) if isinstance(o.value, (bool, np.bool_)) else type(o.value)
-        return o.dtype
+        return type(o.dtype.type(0).item()) if o.weak else o.dtype
     try:
         loop = getattr(np, name).resolve_dtypes(tuple(dtype_of(o) for o in operands) + (None,))
     except (TypeError, ValueError) as e:

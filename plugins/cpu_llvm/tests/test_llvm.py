@@ -134,6 +134,25 @@ def test_nan_propagates_through_max_and_sum():
         assert_same(numpile.compile(fn, backend="llvm")(x), fn(x))
 
 
+def decayed_step(x, lr, i):
+    t = lr * 2 - 1.5  # Python arithmetic on a Python float: still a Python float in the kernel
+    return x * lr + t, np.where(x > lr, x, t), np.clip(x, -lr, lr), np.maximum(x, t) + i * lr, (x - t).sum() + lr
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int8])
+def test_dynamic_python_floats_are_weak_in_kernels(dtype):
+    compile_llvm, made = programs()
+    compiled = numpile.compile(decayed_step, backend=compile_llvm)
+    for k in range(4):
+        x = (rng.standard_normal(300) * 4).astype(dtype)
+        i = (rng.random(300) * 4).astype(np.int16)
+        lr = float(rng.random()) + k  # a new value each call: a graph input after the second
+        for got, want in zip(compiled(x, lr, i), decayed_step(x, lr, i)):
+            assert_same(got, want)
+    weak = made[-1]
+    assert "python(lr[])" in str(weak.program) and not weak.fallbacks
+
+
 def test_integer_division_and_modulo_like_numpy():
     info = np.iinfo(np.int32)
     a = np.array([7, -7, 7, -7, 0, 5, info.min, info.min, info.max, -1], np.int32)

@@ -1,0 +1,127 @@
+"""Automatic dynamic Python floats: a float argument whose value changed between compiles becomes
+a graph input (NEP 50 weak, as NumPy treats a Python float) instead of a constant guarded by value,
+so loops that feed `float(...)` back into the code do not compile an entry per value."""
+
+import math
+import warnings
+
+import numpy as np
+import pytest
+
+import numpile
+from conftest import assert_same, rand
+
+
+def newton_sqrt2(x, tol):
+    err = 1.0
+    while err > tol:
+        x = 0.5 * (x + 2.0 / x)
+        err = float(np.abs(x * x - 2.0).max())
+    return x, err
+
+
+def test_float_fed_back_through_a_break_compiles_a_bounded_number_of_entries(rng):
+    compiled = numpile.compile(newton_sqrt2, backend="eager")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # hitting config.cache_size_limit warns
+        for i in range(10):
+            x = (rng.random(6) * 3 + 1 + i).astype(np.float32)
+            tol = 10.0 ** -(2 + i % 3)
+            assert_same(compiled(x, tol), newton_sqrt2(x, tol))
+    entries = compiled.all_entries()
+    assert len(entries) <= 8, len(entries)
+    assert any(any(n.meta["weak"] for n in e.graph.inputs) for e in entries if e.graph is not None)
+
+
+def weak_arithmetic(x, s, i):
+    t = s * 2 - 1.5
+    return x * s + t, np.where(x > s, x, t), np.clip(x, -s, s), np.maximum(x, t) + i * s, (x - t).sum() + s, t, s > 0.5
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int8])
+def test_dynamic_float_is_weak_as_in_numpy(dtype, rng):
+    compiled = numpile.compile(weak_arithmetic, backend="eager")
+    for k in range(4):
+        x = (rand(rng, (7,)) * 4).astype(dtype)
+        i = (rng.random(7) * 4).astype(np.int16)
+        s = float(rng.random()) + k
+        assert_same(compiled(x, s, i), weak_arithmetic(x, s, i))
+    weak_entry = compiled.entries[0]
+    assert "s: type is float" in weak_entry.guards.describe()
+    (s_input,) = [n for n in weak_entry.graph.inputs if n.meta["weak"]]
+    assert str(s_input.array_meta) == "python float"
+
+
+def scaled(x, s):
+    return x * s
+
+
+def test_python_floats_come_back_as_python_scalars(rng):
+    def f(x, s):
+        return s * 3 + 1, s >= 1.0, float(s), type(s) is float, x.sum() * s
+    compiled = numpile.compile(f, backend="eager")
+    x = rand(rng, (5,), np.float32)
+    for s in (0.25, 1.75, -2.5):
+        got, want = compiled(x, s), f(x, s)
+        assert_same(got, want)
+        assert [type(v) for v in got] == [float, bool, float, bool, np.float32]
+
+
+def test_division_by_a_dynamic_float_breaks_and_raises_as_python_does(rng):
+    def f(x, s):
+        return x * (1.0 / s)
+    compiled = numpile.compile(f, backend="eager")
+    x = rand(rng, (4,))
+    for s in (2.0, 4.0, 0.5):
+        assert_same(compiled(x, s), f(x, s))
+    with pytest.raises(ZeroDivisionError):
+        compiled(x, 0.0)
+    report = numpile.explain(f)(x, 3.0)
+    assert report.graph_break_count == 0  # explain compiles afresh: s is a constant there
+    weak_breaks = [e for e in compiled.all_entries() if e.graph_break is not None]
+    assert any("Python's result may differ from NumPy's" in e.graph_break.reason for e in weak_breaks)
+
+
+def test_nan_and_signed_zero_constants_are_guarded_exactly(rng):
+    numpile.config.automatic_dynamic_floats = False
+    try:
+        def f(x, s):
+            return np.copysign(x, s) + s
+        compiled = numpile.compile(f, backend="eager")
+        x = rand(rng, (4,))
+        for s in (0.0, -0.0, math.nan, math.nan, 0.0):
+            assert_same(compiled(x, s), f(x, s)) if s == s else np.testing.assert_array_equal(compiled(x, s), f(x, s))
+        assert len(compiled.entries) == 3  # 0.0, -0.0, nan: the second nan and the last 0.0 hit
+    finally:
+        numpile.config.automatic_dynamic_floats = True
+
+
+@pytest.mark.parametrize("how", ["config", "dynamic=False"])
+def test_floats_can_stay_specialised(how, rng):
+    numpile.config.automatic_dynamic_floats = how != "config"
+    try:
+        compiled = numpile.compile(scaled, backend="eager", **({"dynamic": False} if how != "config" else {}))
+        x = rand(rng, (3,))
+        for s in (0.5, 1.5, 2.5):
+            assert_same(compiled(x, s), scaled(x, s))
+        assert len(compiled.entries) == 3
+        assert not any(n.meta["weak"] for e in compiled.entries for n in e.graph.inputs)
+    finally:
+        numpile.config.automatic_dynamic_floats = True
+
+
+def test_float_attribute_of_a_model_becomes_dynamic(rng):
+    class Decay:
+        def __init__(self):
+            self.rate = 0.9
+
+        def __call__(self, x):
+            return x * self.rate
+
+    model = Decay()
+    compiled = numpile.compile(model, backend="eager")
+    x = rand(rng, (4,), np.float32)
+    for rate in (0.9, 0.8, 0.7, 0.6):
+        model.rate = rate
+        assert_same(compiled(x), model(x))
+    assert len(compiled.all_entries()) == 2
