@@ -186,7 +186,7 @@ def branch_in_try_in_loop(x, y):
     while x.sum() > 0 and k < 3:
         k += 1
         try:
-            if x.max() < 1.0:     # a data-dependent jump in a try body: resumed at the jump, natively
+            if x.max() < 1.0:     # a data-dependent jump in a try body: its bool() runs under a try
                 break
             x = y
         except ZeroDivisionError:
@@ -199,6 +199,41 @@ def test_data_dependent_jump_inside_try_resumes_either_way(rng):
     for x0, y0 in [(0.5, 2.0), (1.5, 2.0), (1.5, 0.3), (2.0, 3.0)]:   # break at once; x = y, then either
         x, y = np.full(2, x0) + rand(rng, (2,)) * 0.01, np.full(2, y0)
         compare(compiled, branch_in_try_in_loop, x, y)
+
+
+class Rejected(ValueError):
+    pass
+
+
+def validate(y, limit):
+    print("validating")  # not inlinable: the caller breaks at this call, inside its try block
+    if limit < 0:
+        raise Rejected(f"limit {limit} < 0")
+    if limit == 0:
+        raise TypeError("no limit")
+    return np.minimum(y, limit)
+
+
+def clipped_or_shifted(x, limit):
+    y = np.cos(x)
+    try:
+        z = validate(y, limit)
+        z = z * 3            # captured again inside the try block
+    except ValueError as e:
+        z = y - len(str(e))  # the handler, run natively
+    return np.exp(z) + 1     # captured again after the block
+
+
+def test_break_inside_try_resumes_in_the_block_and_at_the_handler(rng, capsys):
+    compiled = numpile.compile(clipped_or_shifted, backend="eager")
+    for limit in (0.5, 0.25, -1, 0.75, -2):
+        compare(compiled, clipped_or_shifted, rand(rng, (4,)), limit)
+    ops = [n.target for e in compiled.all_entries() if e.graph is not None for n in e.graph.calls]
+    assert {"cos", "multiply", "exp", "add"} <= set(ops)  # before, inside and after the try block
+    with pytest.raises(TypeError, match="no limit") as info:  # not the handler's: propagates unchanged
+        compiled(rand(rng, (4,)), 0)
+    assert "raise TypeError" in str(info.traceback[-1].statement)  # the user's raise, in the user's file
+    assert str(info.traceback[-1].path) == __file__
 
 
 def with_errstate(x):

@@ -199,11 +199,9 @@ CASES = [
     Case(select_positive, lambda rng, c: (rand(rng, (n(c),)),), 2, 2),
     Case(class_frequencies, lambda rng, c: (rng.integers(0, 4, n(c)), rand(rng, (3,))), 1, 1),
     Case(trimmed_mean, lambda rng, c: (rand(rng, (n(c),)), 2), 1, 1),
-    # the break is inside the try block; the code after the block is ordinary code again and
-    # capture should resume there (a graph)
-    Case(cholesky_or_none, lambda rng, c: (rand(rng, (n(c), 3)),), 2, 1,
-         xfail="a break inside a try block resumes natively for the whole rest of the frame: the code "
-               "after the try block is never captured again"),
+    # the break is inside the try block: the call runs under a try whose exception resumes at the
+    # handler; the code after the block is captured again (a graph)
+    Case(cholesky_or_none, lambda rng, c: (rand(rng, (n(c), 3)),), 2, 1),
     Case(lookup_with_fallback, lambda rng, c: (rand(rng, (n(c),)), ({"scale": 3.0}, {"other": 1})[c % 2]), 1, 0),
     # np.errstate only changes how floating-point errors are reported: a known context manager, like
     # torch.no_grad for Dynamo, whose block is captured (run under the errstate)

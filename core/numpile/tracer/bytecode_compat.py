@@ -111,6 +111,12 @@ def user_protected_offsets(code) -> frozenset:
     return frozenset(covered)
 
 
+def handler_at(code, offset: int):
+    """The exception table entry (start, end, target, depth, lasti) that handles an exception
+    raised at `offset`, or None. Entries never overlap: the innermost handler owns each offset."""
+    return next((e for e in dis._parse_exception_table(code) if e.start <= offset < e.end), None)
+
+
 def cache_entries(opname: str) -> int:
     """Inline cache code units after an instruction (3.11, 3.12 index by opcode; 3.13 by name)."""
     import opcode

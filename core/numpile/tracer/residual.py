@@ -4,9 +4,11 @@ original bytecode after it.
 
 `EMITTERS` maps an opcode to a function that writes its Python equivalent over the
 expressions of the live stack and says where execution resumes; a conditional jump
-gives two branches. An instruction with no emitter, or one inside a try/with block
-(whose handlers must see its exceptions), resumes *at* the instruction in an
-uncompiled resume function, which runs the rest of the frame natively.
+gives two branches. Inside a try block the instruction runs under a try statement
+whose exceptions resume at the user's handler. An instruction with no emitter, or
+one inside a with or finally block (whose handlers also want the instruction's
+offset), resumes *at* the instruction in an uncompiled resume function, which runs
+the rest of the frame natively.
 """
 
 from __future__ import annotations
@@ -194,14 +196,43 @@ def _past_plain_jumps(tx, offset: int) -> int:
     return offset
 
 
+def _handled(tx, inst, stack_exprs: list, branches: list[Branch]) -> list[Branch] | None:
+    """Residual code for a break inside a try block: the instruction runs under a try statement
+    whose exception resumes at the user's handler, as CPython's exception table says (the stack cut
+    to the entry's depth, the exception on top); the other branches go on compiling inside the
+    block. None for handlers that also want the instruction offset pushed (with, finally)."""
+    entry = bc.handler_at(tx.code, inst.offset)
+    if entry is None or entry.lasti:
+        return None
+    lines = []
+    for i, b in enumerate(branches):  # tests run under the try too: a jump's bool() can raise
+        lines += b.lines
+        b.lines = []
+        if b.test is not None:
+            lines.append(f"__test{i} = bool({b.test})")
+            b.test = f"__test{i}"
+    guarded = ["try:", *("    " + line for line in lines or ["pass"]),
+               "except BaseException as __e:", "    __exc = __e", "else:", "    __exc = None"]
+    raised = Branch("__exc is not None", guarded, list(stack_exprs[:entry.depth]) + ["__exc"], entry.target)
+    return [raised, *branches]
+
+
 def branches_at(tx, inst, stack_exprs: list, protected: frozenset) -> list[Branch]:
     """The residual branches for a break at `inst`, given the stack as expressions."""
     emitter = EMITTERS.get(inst.opname)
+    if emitter is not None and inst.offset in protected:
+        handled = _handled(tx, inst, stack_exprs, _plain_branches(tx, emitter, inst, stack_exprs))
+        if handled is not None:
+            return handled
     if emitter is None or inst.offset in protected:
         stack = list(stack_exprs)
         if inst.opname in _TRUTH_JUMPS:  # 3.13 jumps on exact bools only; the traced value may be np.bool_
             stack[-1] = f"bool({stack[-1]})"
         return [Branch(None, [], stack, _native_restart(tx, inst), native=True)]
+    return _plain_branches(tx, emitter, inst, stack_exprs)
+
+
+def _plain_branches(tx, emitter, inst, stack_exprs: list) -> list[Branch]:
     branches = emitter(tx, inst, list(stack_exprs))
     for branch in branches:
         branch.offset = _past_plain_jumps(tx, branch.offset)
