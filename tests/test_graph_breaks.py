@@ -2,6 +2,7 @@
 try/except, with blocks, nested calls and comprehensions, on every supported Python."""
 
 import io
+import warnings
 
 import numpy as np
 import pytest
@@ -247,6 +248,57 @@ def test_with_block(rng):
     compiled = numpile.compile(with_errstate, backend="eager")
     for _ in range(2):
         compare(compiled, with_errstate, rand(rng, (3,)))
+
+
+def quiet_ratio(x, y):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        r = x / y
+    return np.where(np.isfinite(r), r, 0.0) + 1 / (y - y)  # the last division is outside: it warns
+
+
+def test_errstate_ignore_block_is_captured_and_stays_quiet(rng):
+    backend, graphs = recording_backend()
+    compiled = numpile.compile(quiet_ratio, backend=backend)
+    x, y = rand(rng, (6,)), np.where(np.arange(6) % 2 == 0, 0.0, rand(rng, (6,)))
+    with pytest.warns(RuntimeWarning, match="divide by zero") as caught:
+        compare(compiled, quiet_ratio, x, y)
+    assert len(graphs) == 1 and count_graphs(compiled) == 1
+    (divide_in_block,) = [n for n in graphs[0].calls if n.meta.get("errstate")]
+    assert divide_in_block.meta["errstate"] == {"divide": "ignore", "invalid": "ignore"}
+    # compiled and eager each warn once, for the division outside the block
+    assert [str(w.message) for w in caught].count("divide by zero encountered in divide") == 2
+    assert "with np.errstate(divide='ignore', invalid='ignore'):" in graphs[0].python_code()
+
+
+def errstate_seen_by_a_break(x, log):
+    with np.errstate(all="ignore"):
+        y = x / 0.0
+        log.append(np.geterr()["divide"])   # np.geterr: a break inside the block
+        z = y - x / 0.0
+    log.append(np.geterr()["divide"])
+    return z
+
+
+def errstate_raise(x):
+    with np.errstate(divide="raise"):
+        return x / (x - x)
+
+
+def test_errstate_is_entered_again_at_a_break_and_other_settings_break(rng):
+    compiled = numpile.compile(errstate_seen_by_a_break, backend="eager")
+    got, want = [], []
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        x = rand(rng, (3,))
+        assert_same(compiled(x, got), errstate_seen_by_a_break(x, want))
+    assert got == want == ["ignore", np.geterr()["divide"]]
+    compiled = numpile.compile(errstate_raise, backend="eager")
+    before = np.geterr()
+    with pytest.raises(FloatingPointError):
+        compiled(rand(rng, (3,)))
+    assert np.geterr() == before  # the block's __exit__ ran
+    reasons = [e.graph_break.reason for e in compiled.all_entries() if e.graph_break is not None]
+    assert any("np.errstate(divide='raise')" in r for r in reasons)
 
 
 def print_in_with(x, buf):

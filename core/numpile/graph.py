@@ -8,7 +8,10 @@ tuples and lists. Every value node has `meta` with `shape`, `dtype`, `scalar`
 (NumPy returns a NumPy scalar rather than a 0-d array), `weak` (a Python float or
 bool: a caller's Python float passed as an input, or Python arithmetic on one; a
 backend receives Python floats for these inputs and must treat weak values as NumPy
-treats Python scalars, NEP 50 weak; it may hand them back as NumPy scalars) and `loc`, the user source line that produced it.
+treats Python scalars, NEP 50 weak; it may hand them back as NumPy scalars) and
+`loc`, the user source line that produced it. A call traced inside an
+`np.errstate(...="ignore")` block also has `errstate`, those settings: a backend
+that reports floating-point errors must not report these there.
 """
 
 from __future__ import annotations
@@ -218,7 +221,10 @@ class Graph:
             if n.op in ("call", "constant") and loc and loc != last_loc:
                 lines.append(f"    # {_short(loc.filename)}:{loc.lineno}: {loc.line}")
                 last_loc = loc
-            if n.op == "call":
+            if n.op == "call" and n.meta.get("errstate"):
+                lines.append(f"    with np.errstate({', '.join(f'{k}={v!r}' for k, v in n.meta['errstate'].items())}):")
+                lines.append(f"        {n.name} = {_python_value(n, render(n))}")
+            elif n.op == "call":
                 lines.append(f"    {n.name} = {_python_value(n, render(n))}")
             elif n.op == "constant":
                 lines.append(f"    {n.name} = {render_constant(n.args[0])}")
@@ -231,15 +237,18 @@ class Graph:
 
     def _inlined(self) -> set:
         """Call nodes used exactly once, by a later call: written inside their user's expression,
-        nested at most _MAX_NESTING deep (Python's parser has a limit)."""
+        nested at most _MAX_NESTING deep (Python's parser has a limit), and run under the same
+        np.errstate as their user."""
         uses: dict[Node, int] = {}
+        user_errstate: dict[Node, dict | None] = {}
         for n in self.nodes:
             for i in (n.inputs if n.op != "output" else [v for v in n.args[0] if isinstance(v, Node)]):
                 uses[i] = uses.get(i, 0) + (1 if n.op == "call" else 2)  # an output is never inlined
+                user_errstate[i] = n.meta.get("errstate")
         inline, depth = set(), {}
         for n in self.calls:
             depth[n] = 1 + max((depth[i] for i in n.inputs if i in inline), default=0)
-            if uses.get(n) == 1 and depth[n] < _MAX_NESTING:
+            if uses.get(n) == 1 and depth[n] < _MAX_NESTING and n.meta.get("errstate") == user_errstate.get(n):
                 inline.add(n)
         return inline
 
@@ -262,7 +271,8 @@ class Graph:
         value = lambda sym: evaluate(sym.expr, sizes)  # noqa: E731
         for n in self.nodes:
             if n.op == "call":
-                env[n] = ops.get(n.target).impl(*map_nodes(n.args, look, value), **map_nodes(n.kwargs, look, value))
+                with np.errstate(**n.meta.get("errstate") or {}):
+                    env[n] = ops.get(n.target).impl(*map_nodes(n.args, look, value), **map_nodes(n.kwargs, look, value))
                 if n.meta.get("weak"):
                     env[n] = n.array_meta.python_type(env[n])
             elif n.op == "constant":

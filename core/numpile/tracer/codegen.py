@@ -16,6 +16,7 @@ import numpy as np
 
 from ..exc import Unsupported
 from ..shapes import SymInt
+from .contexts import ContextExitVariable, ErrstateVariable, entered_exit
 from .output_graph import MAYBE_VIEWS
 from .variables import (
     ArrayIteratorVariable, ArrayMethodVariable, ArrayVariable, BoundMethodVariable, CellVariable, ConstantVariable,
@@ -195,6 +196,10 @@ class Reconstructor:
             return f"{self.expr(var.fn)}.__get__({self.expr(var.self_var)})"
         if isinstance(var, ArrayMethodVariable):
             return f"{self.expr(var.array)}.{var.name}"
+        if isinstance(var, ContextExitVariable):  # a break in the block: enter a real one
+            return self._temp(var, lambda: f"{self.ns.const(entered_exit)}({self.ns.const(var.context.settings)})")
+        if isinstance(var, ErrstateVariable):
+            return self._temp(var, lambda: f"{self.ns.const(np.errstate)}(**{self.ns.const(var.settings)})")
         if isinstance(var, NestedFunctionVariable):
             return self._temp(var, lambda: "__make_function({}, {}, ({}), {{{}}}, ({}))".format(
                 self.ns.const(var.code), self.ns.const(var.f_globals),

@@ -11,6 +11,7 @@ import operator
 from .. import config, ops
 from ..exc import Unsupported
 from . import bytecode_compat as bc
+from . import contexts
 from .translator import InstructionTranslator, unpack_known
 from .variables import (
     NULL, ArrayVariable, CellVariable, ConstantVariable, DictVariable, IteratorVariable,
@@ -527,6 +528,11 @@ for _names, _test in (
     handles(*_names)(_conditional(None, _test))
 handles("JUMP_IF_TRUE_OR_POP")(_conditional(True, _truthy))
 handles("JUMP_IF_FALSE_OR_POP")(_conditional(True, _falsy))
+
+
+@handles("BEFORE_WITH")
+def before_with(tx: Tx, inst):
+    tx.push(contexts.enter(tx, tx.pop()))
 
 
 @handles("GET_ITER")

@@ -61,6 +61,7 @@ class OutputGraph:
         self.mutated_arrays: list[ArrayVariable] = []  # the caller's arrays updated in place, in order
         self.attr_writes: dict[tuple, tuple] = {}  # (id of object var, name) -> (object var, name, value), in order
         self.loc = None  # the user source line being traced (SourceLoc)
+        self.errstate: list[dict] = []  # settings of the np.errstate blocks being traced, outermost first
 
     # -- inputs ------------------------------------------------------------------------
     def wrap(self, value, source: Source, *, guard: bool = True) -> Variable:
@@ -186,7 +187,10 @@ class OutputGraph:
             raise Unsupported(f"{op.name} returns {len(meta)} values; multi-output ops are not supported")
         if weak:
             meta = dataclasses.replace(meta, weak=True)
-        result = ArrayVariable(self.graph.call(op.name, gargs, gkwargs, meta, self.loc))
+        node = self.graph.call(op.name, gargs, gkwargs, meta, self.loc)
+        if self.errstate:
+            node.meta["errstate"] = {k: v for settings in self.errstate for k, v in settings.items()}
+        result = ArrayVariable(node)
         if _makes_view(op.name, method, args, meta):
             base = args[0]
             result.base, result.view_op, result.base_version = base, (op, tuple(args[1:]), dict(kwargs), method), base.version

@@ -8,7 +8,9 @@ gives two branches. Inside a try block the instruction runs under a try statemen
 whose exceptions resume at the user's handler. An instruction with no emitter, or
 one inside a with or finally block (whose handlers also want the instruction's
 offset), resumes *at* the instruction in an uncompiled resume function, which runs
-the rest of the frame natively.
+the rest of the frame natively. BEFORE_WITH has no emitter on purpose: a with block
+the tracer does not know must not have its body traced (a graph that raised there
+would skip `__exit__`; the manager may change how NumPy behaves).
 """
 
 from __future__ import annotations
@@ -114,12 +116,6 @@ def _unpack_sequence(tx, inst, s):
     return [Branch(None, [f"{target} = {s[-1]}"], s[:-1] + names[::-1], _next(tx, inst))]
 
 
-def _before_with(tx, inst, s):
-    # as CPython does: the context manager's __exit__, bound, stays on the stack under __enter__'s result
-    lines = [f"__x = {s[-1]}", "__e = type(__x).__exit__.__get__(__x)", "__r = type(__x).__enter__(__x)"]
-    return [Branch(None, lines, s[:-1] + ["__e", "__r"], _next(tx, inst))]
-
-
 def _statement(fmt: str, pops: int):
     def emit(tx, inst, s):
         return [Branch(None, [fmt.format(*s[len(s) - pops:], name=inst.argval)], s[:len(s) - pops], _next(tx, inst))]
@@ -142,7 +138,6 @@ EMITTERS = {
     "LOAD_METHOD": _load_attr,
     "FOR_ITER": _for_iter,
     "UNPACK_SEQUENCE": _unpack_sequence,
-    "BEFORE_WITH": _before_with,
     "GET_ITER": _expression("iter({0})", 1),
     "TO_BOOL": _expression("bool({0})", 1),
     "UNARY_NOT": _expression("not {0}", 1),

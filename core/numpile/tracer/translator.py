@@ -25,6 +25,7 @@ from ..exc import Unsupported
 from ..graph import SourceLoc
 from . import bytecode_compat as bc
 from .builtins_table import call_builtin, call_container_method, container_method
+from .contexts import CONTEXT_FACTORIES, ContextExitVariable, call_exit
 from .output_graph import CONSTANT_TYPES, OutputGraph
 from .sources import AttrSource, ClosureSource, GlobalSource, ItemSource, Source
 from .variables import (
@@ -283,6 +284,8 @@ class InstructionTranslator:
             return self.call(fn.fn, [fn.self_var, *args], kwargs)
         if isinstance(fn, NestedFunctionVariable):
             return self.inline_nested(fn, args, kwargs)
+        if isinstance(fn, ContextExitVariable):
+            return call_exit(self, fn, args)
         if isinstance(fn, ObjectVariable) or fn.is_constant():
             return self.call_object(fn, args, kwargs)
         raise Unsupported(f"calling {fn.describe()} is not supported")
@@ -294,6 +297,8 @@ class InstructionTranslator:
             if "out" in kwargs:
                 return self.call_with_out(op, args, dict(kwargs))
             return self.output.call_op(op, tuple(args), kwargs)
+        if isinstance(value, type) and value in CONTEXT_FACTORIES:
+            return CONTEXT_FACTORIES[value](self, args, kwargs)
         result = call_container_method(self, value, args, kwargs)
         if result is not None:
             return result
