@@ -17,9 +17,9 @@ from ..ops import ArrayMeta
 from .aliasing import view_index
 from .guards import GuardSet, array_guard_expected
 from ..shapes import DynamicInputs, ShapeEnv, SymInt
-from .sources import ExprSource, ItemSource, Source
+from .sources import AttrSource, ExprSource, ItemSource, Source
 from .variables import (
-    ArrayVariable, ConstantVariable, DictVariable, ListVariable, ObjectVariable,
+    ArrayMethodVariable, ArrayVariable, ConstantVariable, DictVariable, ListVariable, ObjectVariable,
     SliceVariable, TupleVariable, Variable,
 )
 
@@ -113,6 +113,12 @@ class OutputGraph:
             self.guards.add(source, "type", dict)
             self.guards.add(source, "keys", list(value))
             return DictVariable({k: self.wrap(v, ItemSource(source, k)) for k, v in value.items()}, source)
+        if isinstance(value, types.BuiltinMethodType) and type(value.__self__) is np.ndarray:
+            # `x.all` held in a variable (pytest's rewritten asserts): a new object at every call,
+            # so guarded by what it is, not by identity
+            self.guards.add(source, "type", types.BuiltinMethodType)
+            self.guards.add(AttrSource(source, "__name__"), "const", value.__name__)
+            return ArrayMethodVariable(self.wrap(value.__self__, AttrSource(source, "__self__")), value.__name__)
         if guard:
             self.guards.add(source, "id" if isinstance(value, IDENTITY_TYPES) else "type",
                             value if isinstance(value, IDENTITY_TYPES) else type(value))
