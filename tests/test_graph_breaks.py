@@ -301,6 +301,54 @@ def test_errstate_is_entered_again_at_a_break_and_other_settings_break(rng):
     assert any("np.errstate(divide='raise')" in r for r in reasons)
 
 
+def print_in_errstate(x, buf, fail):
+    y = np.sin(x)
+    with np.errstate(all="ignore"):
+        z = y / 0.5
+        print("in block", file=buf)       # a break inside the with body
+        if fail:
+            raise KeyError("boom")
+        z = z - y                          # captured again inside the block
+    return np.cos(z) + y                   # and after it
+
+
+def logged_in_finally(x, log):
+    try:
+        y = np.sin(x)
+        log.append(y.shape)                # list.append of a caller's list: captured; the print breaks
+        print("in try")
+        y = y * 2
+    finally:
+        y = y + 1
+    return y * 3
+
+
+def test_break_inside_with_or_finally_resumes_compiled(rng, capsys):
+    compiled = numpile.compile(print_in_errstate, backend="eager")
+    for _ in range(2):
+        x, got, want = rand(rng, (3,)), io.StringIO(), io.StringIO()
+        assert_same(compiled(x, got, False), print_in_errstate(x, want, False))
+        assert got.getvalue() == want.getvalue() == "in block\n"
+    ops = [n.target for e in compiled.all_entries() if e.graph is not None for n in e.graph.calls]
+    assert {"subtract", "cos"} <= set(ops)
+    before = np.geterr()
+    with pytest.raises(KeyError, match="boom") as info:
+        compiled(rand(rng, (3,)), io.StringIO(), True)
+    assert np.geterr() == before                      # __exit__ ran on the way out
+    assert 'raise KeyError("boom")' in str(info.traceback[-1].statement)
+    with pytest.raises(AttributeError, match="write") as info:  # the breaking call itself raises
+        compiled(rand(rng, (3,)), 123, False)
+    assert np.geterr() == before
+    assert any('print("in block", file=buf)' in str(t.statement) for t in info.traceback if str(t.path) == __file__)
+    compiled = numpile.compile(logged_in_finally, backend="eager")
+    for _ in range(2):
+        x, got, want = rand(rng, (4,)), [], []
+        assert_same(compiled(x, got), logged_in_finally(x, want))
+        assert got == want
+    ops = [n.target for e in compiled.all_entries() if e.graph is not None for n in e.graph.calls]
+    assert ops.count("multiply") == 2 and "add" in ops   # after the break: inside the try and after it
+
+
 def print_in_with(x, buf):
     with np.errstate(all="ignore"):
         print("step", file=buf)      # a break in a with body, on a call with a keyword argument

@@ -17,7 +17,7 @@ from . import bytecode_compat as bc
 from .codegen import CodeNamespace, Reconstructor, signature_params
 from .guards import GuardSet
 from .output_graph import AliasedInputs, OutputGraph
-from .residual import NULL_SLOT, Branch, branches_at
+from .residual import LASTI_SLOT, NULL_SLOT, Branch, branches_at
 from . import resume
 from .resume import ResumeLayout
 from .sources import ClosureSource, GlobalSource, LocalSource
@@ -157,6 +157,9 @@ def _resumes(tx: InstructionTranslator, rc: Reconstructor) -> list[Resume]:
     for b in branches_at(tx, tx.break_inst, stack, bc.user_protected_offsets(tx.code)):
         layout = ResumeLayout(b.offset - shift, tuple(e is not NULL_SLOT for e in b.stack), tuple(unbound), tuple(cells))
         values = [e for e in b.stack if e is not NULL_SLOT]
+        if b.raised_at is not None:  # the handler's RERAISE points tracebacks at this code unit
+            prologue = resume.origin(resume.resume_code(code, layout))[1]
+            values[values.index(LASTI_SLOT)] = str((b.raised_at - shift + prologue) // 2)
         out.append(Resume(b.test, b.lines, layout, [*local_args, *values, *cell_args], b.native))
     return out
 

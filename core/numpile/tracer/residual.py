@@ -4,10 +4,9 @@ original bytecode after it.
 
 `EMITTERS` maps an opcode to a function that writes its Python equivalent over the
 expressions of the live stack and says where execution resumes; a conditional jump
-gives two branches. Inside a try block the instruction runs under a try statement
-whose exceptions resume at the user's handler. An instruction with no emitter, or
-one inside a with or finally block (whose handlers also want the instruction's
-offset), resumes *at* the instruction in an uncompiled resume function, which runs
+gives two branches. Inside a try, with or finally block the instruction runs under
+a try statement whose exceptions resume at the block's handler. An instruction with
+no emitter resumes *at* the instruction in an uncompiled resume function, which runs
 the rest of the frame natively. BEFORE_WITH has no emitter on purpose: a with block
 the tracer does not know must not have its body traced (a graph that raised there
 would skip `__exit__`; the manager may change how NumPy behaves).
@@ -20,6 +19,7 @@ from dataclasses import dataclass, field
 from . import bytecode_compat as bc
 
 NULL_SLOT = None  # a stack slot holding CPython's NULL
+LASTI_SLOT = "__lasti"  # a handler's stack slot for the raising instruction's index, filled in by _resumes
 
 
 @dataclass
@@ -29,6 +29,7 @@ class Branch:
     stack: list = field(default_factory=list)   # expressions, NULL_SLOT for NULLs, bottom first
     offset: int = 0                  # where the resume function restarts the original code
     native: bool = False             # resume uncompiled, at the instruction itself
+    raised_at: int | None = None     # for a handler that wants it (LASTI_SLOT): the raising instruction
 
 
 def _next(tx, inst) -> int:
@@ -192,12 +193,12 @@ def _past_plain_jumps(tx, offset: int) -> int:
 
 
 def _handled(tx, inst, stack_exprs: list, branches: list[Branch]) -> list[Branch] | None:
-    """Residual code for a break inside a try block: the instruction runs under a try statement
-    whose exception resumes at the user's handler, as CPython's exception table says (the stack cut
-    to the entry's depth, the exception on top); the other branches go on compiling inside the
-    block. None for handlers that also want the instruction offset pushed (with, finally)."""
+    """Residual code for a break inside a try, with or finally block: the instruction runs under a
+    try statement whose exception resumes at the block's handler, as CPython's exception table says
+    (the stack cut to the entry's depth, then the instruction's index if the entry wants it, then
+    the exception); the other branches go on compiling inside the block."""
     entry = bc.handler_at(tx.code, inst.offset)
-    if entry is None or entry.lasti:
+    if entry is None:
         return None
     lines = []
     for i, b in enumerate(branches):  # tests run under the try too: a jump's bool() can raise
@@ -208,7 +209,9 @@ def _handled(tx, inst, stack_exprs: list, branches: list[Branch]) -> list[Branch
             b.test = f"__test{i}"
     guarded = ["try:", *("    " + line for line in lines or ["pass"]),
                "except BaseException as __e:", "    __exc = __e", "else:", "    __exc = None"]
-    raised = Branch("__exc is not None", guarded, list(stack_exprs[:entry.depth]) + ["__exc"], entry.target)
+    lasti = [LASTI_SLOT] if entry.lasti else []
+    raised = Branch("__exc is not None", guarded, [*stack_exprs[:entry.depth], *lasti, "__exc"], entry.target,
+                    raised_at=inst.offset if entry.lasti else None)
     return [raised, *branches]
 
 
