@@ -349,6 +349,61 @@ def test_break_inside_with_or_finally_resumes_compiled(rng, capsys):
     assert ops.count("multiply") == 2 and "add" in ops   # after the break: inside the try and after it
 
 
+class Recorder:
+    """A context manager numpile does not know: entered as Python at a break."""
+
+    def __init__(self, log):
+        self.log = log
+
+    def __enter__(self):
+        self.log.append("enter")
+        return len(self.log)
+
+    def __exit__(self, kind, value, tb):
+        self.log.append(("exit", kind))
+        return False
+
+
+def in_user_context(x, log):
+    y = np.sin(x)
+    with Recorder(log) as k:
+        z = np.cos(y) * k          # the body is captured once the manager is entered
+    return z + y                   # and the code after the block
+
+
+def log_or_zero(x, log):
+    with Recorder(log), warnings.catch_warnings():
+        warnings.simplefilter("error")
+        try:
+            y = np.log(x)          # a captured op; the graph raises for zeros: replayed as Python
+        except RuntimeWarning:
+            y = np.zeros_like(x)
+        z = np.sqrt(x - 1)         # raises out of the block (into __exit__) for x < 1
+    return y + 1, z
+
+
+def test_unknown_context_manager_body_is_captured_and_raising_graphs_replay(rng):
+    compiled = numpile.compile(in_user_context, backend="eager")
+    for _ in range(2):
+        x, got, want = rand(rng, (3,)), [], []
+        assert_same(compiled(x, got), in_user_context(x, want))
+        assert got == want == ["enter", ("exit", None)]
+    ops = [n.target for e in compiled.all_entries() if e.graph is not None for n in e.graph.calls]
+    assert {"sin", "cos", "multiply", "add"} <= set(ops)
+    compiled = numpile.compile(log_or_zero, backend="eager")
+    for x in (np.full(3, 2.0) + rng.random(3), np.array([0.0, 2.0, 3.0]), np.array([1.5, 0.5, 2.0])):
+        got, want = [], []
+        try:
+            expected = log_or_zero(x, want)
+        except RuntimeWarning as e:
+            with pytest.raises(RuntimeWarning, match=str(e)):
+                compiled(x, got)
+        else:
+            assert_same(compiled(x, got), expected)
+        assert got == want  # __exit__ saw what it sees in NumPy: nothing, or the RuntimeWarning
+    assert any(("exit", RuntimeWarning) == item for item in want)
+
+
 def print_in_with(x, buf):
     with np.errstate(all="ignore"):
         print("step", file=buf)      # a break in a with body, on a call with a keyword argument

@@ -295,3 +295,19 @@ def test_a_view_of_an_argument_stays_a_view_across_a_break(rng, capsys):
         assert_same(got, want)
         assert_same(x, want_x)  # the update through the view reached the argument
         assert np.shares_memory(got, x)
+
+
+def update_then_reduce(x):
+    x[1:] *= 2.0
+    y = np.sin(x)
+    return y, float(y.sum())
+
+
+def test_slice_update_keeps_the_layout_of_the_array(rng):
+    """NumPy's pairwise sums depend on memory order: an updated Fortran-ordered argument must stay
+    Fortran-ordered in the graph for its results to match to the last bit."""
+    compiled = numpile.compile(update_then_reduce, backend="eager")
+    base = rand(rng, (40, 7))
+    got, want = compiled(base.copy().T), update_then_reduce(base.copy().T)
+    assert got[0].flags.f_contiguous and want[0].flags.f_contiguous
+    assert got[1] == want[1]

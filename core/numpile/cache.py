@@ -244,7 +244,11 @@ class CompiledFunction:
         body = []
         if graph.calls:
             ns.values["__compiled"] = self._backend_compile(backend, graph, tr.example_inputs)
-            body.append(f"__o = __compiled({', '.join(s.expr() for s in tr.input_sources)})")
+            ns.values["__replay"] = self._replay
+            # the replay runs outside the except clause: its error must not chain to the graph's
+            body += ["try:", f"    __o = __compiled({', '.join(s.expr() for s in tr.input_sources)})",
+                     "except Exception as __e:", "    __failed = __e", "else:", "    __failed = None",
+                     "if __failed is not None:", f"    return __replay(__failed, {call_args(self._fn)})"]
         body += tr.lines
         if tr.result_expr is not None:
             body.append(f"return {tr.result_expr}")
@@ -297,6 +301,14 @@ class CompiledFunction:
         run = ns.define(f"def __run({params}):\n    return __fn({call_args(self._fn)})\n", "__run", "<numpile eager>")
         entry = CacheEntry(check, run, failed.guards, None, "eager", seconds, brk, eager=True)
         self._install(entry, CompileEvent(self._fn.__qualname__, entry, seconds, 0.0))
+        return self._fn(*args, **kwargs)
+
+    def _replay(self, error: Exception, *args, **kwargs):
+        """The compiled graph raised: run this frame as Python from where the entry starts (a graph
+        changes nothing before it returns), so that NumPy raises the error where the user's code
+        and its handlers (try, with, finally) see it, or runs on if it does not."""
+        logs.get("perf").debug("%s: backend %r raised %s: %s; the frame runs as Python from the graph's start",
+                               self._fn.__qualname__, self.backend_name, type(error).__name__, error)
         return self._fn(*args, **kwargs)
 
     def _log_break(self, brk: GraphBreak, resumed: bool) -> None:

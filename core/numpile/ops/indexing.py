@@ -90,7 +90,7 @@ def _setitem_sig(a, index, value): ...
 
 
 def _setitem(a, index, value):
-    out = a.copy()
+    out = a.copy(order="K")  # the updated array keeps its layout, as an update in place does
     out[index] = value  # NumPy's assignment casting (unsafe) and broadcasting
     return out
 

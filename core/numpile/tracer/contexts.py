@@ -3,9 +3,11 @@
 `np.errstate` with every setting "ignore" is one: it changes no result, only which floating-point
 errors NumPy reports. Ops traced in its block carry the settings in their node meta ("errstate"),
 so a backend that reports floating-point errors (eager) stays quiet there as NumPy does; compiled
-kernels report none anyway. Other settings ("raise", "warn", "call") or other context managers
-break the graph. At a break inside the block, the residual code enters a real errstate with the
-same settings, whose `__exit__` the resumed code calls as CPython would.
+kernels report none anyway. Other context managers break the graph at the with statement: the
+residual code enters them as Python and the body is captured again (errstate with settings other
+than "ignore" runs its whole block as Python: it changes what NumPy raises). At a break inside the
+block, the residual code enters a real errstate with the same settings, whose `__exit__` the
+resumed code calls as CPython would.
 """
 
 from __future__ import annotations
@@ -64,7 +66,8 @@ CONTEXT_FACTORIES = {np.errstate: errstate}
 def enter(tx, ctx: Variable) -> Variable:
     """BEFORE_WITH: push the exit callable and return what `__enter__` returns."""
     if not isinstance(ctx, ErrstateVariable):
-        raise Unsupported(f"with {ctx.describe()}: only np.errstate(...='ignore') blocks are captured")
+        raise Unsupported(f"with {ctx.describe()}: the tracer follows only np.errstate(...='ignore'); "
+                          "the manager is entered as Python and its body captured after it")
     tx.output.errstate.append(ctx.settings)
     tx.push(ContextExitVariable(ctx))
     return ConstantVariable(None)  # errstate.__enter__ returns None

@@ -7,14 +7,14 @@ expressions of the live stack and says where execution resumes; a conditional ju
 gives two branches. Inside a try, with or finally block the instruction runs under
 a try statement whose exceptions resume at the block's handler. An instruction with
 no emitter resumes *at* the instruction in an uncompiled resume function, which runs
-the rest of the frame natively. BEFORE_WITH has no emitter on purpose: a with block
-the tracer does not know must not have its body traced (a graph that raised there
-would skip `__exit__`; the manager may change how NumPy behaves).
+the rest of the frame natively, as does one whose emitter declines (returns None).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+
+import numpy as np
 
 from . import bytecode_compat as bc
 
@@ -117,6 +117,17 @@ def _unpack_sequence(tx, inst, s):
     return [Branch(None, [f"{target} = {s[-1]}"], s[:-1] + names[::-1], _next(tx, inst))]
 
 
+def _before_with(tx, inst, s):
+    """A context manager the tracer does not follow is entered as Python; its body is traced again
+    (a graph that raises there is replayed as Python, so `__exit__` sees the error). np.errstate
+    with settings other than "ignore" changes what NumPy raises: its whole block runs as Python."""
+    if isinstance(getattr(tx.stack[-1], "value", None), np.errstate):
+        return None
+    # as CPython does: the context manager's __exit__, bound, stays on the stack under __enter__'s result
+    lines = [f"__x = {s[-1]}", "__e = type(__x).__exit__.__get__(__x)", "__r = type(__x).__enter__(__x)"]
+    return [Branch(None, lines, s[:-1] + ["__e", "__r"], _next(tx, inst))]
+
+
 def _statement(fmt: str, pops: int):
     def emit(tx, inst, s):
         return [Branch(None, [fmt.format(*s[len(s) - pops:], name=inst.argval)], s[:len(s) - pops], _next(tx, inst))]
@@ -139,6 +150,7 @@ EMITTERS = {
     "LOAD_METHOD": _load_attr,
     "FOR_ITER": _for_iter,
     "UNPACK_SEQUENCE": _unpack_sequence,
+    "BEFORE_WITH": _before_with,
     "GET_ITER": _expression("iter({0})", 1),
     "TO_BOOL": _expression("bool({0})", 1),
     "UNARY_NOT": _expression("not {0}", 1),
@@ -218,20 +230,19 @@ def _handled(tx, inst, stack_exprs: list, branches: list[Branch]) -> list[Branch
 def branches_at(tx, inst, stack_exprs: list, protected: frozenset) -> list[Branch]:
     """The residual branches for a break at `inst`, given the stack as expressions."""
     emitter = EMITTERS.get(inst.opname)
-    if emitter is not None and inst.offset in protected:
-        handled = _handled(tx, inst, stack_exprs, _plain_branches(tx, emitter, inst, stack_exprs))
-        if handled is not None:
-            return handled
-    if emitter is None or inst.offset in protected:
+    branches = emitter and _plain_branches(tx, emitter, inst, stack_exprs)
+    if branches and inst.offset in protected:
+        branches = _handled(tx, inst, stack_exprs, branches)
+    if not branches:
         stack = list(stack_exprs)
         if inst.opname in _TRUTH_JUMPS:  # 3.13 jumps on exact bools only; the traced value may be np.bool_
             stack[-1] = f"bool({stack[-1]})"
         return [Branch(None, [], stack, _native_restart(tx, inst), native=True)]
-    return _plain_branches(tx, emitter, inst, stack_exprs)
+    return branches
 
 
-def _plain_branches(tx, emitter, inst, stack_exprs: list) -> list[Branch]:
+def _plain_branches(tx, emitter, inst, stack_exprs: list) -> list[Branch] | None:
     branches = emitter(tx, inst, list(stack_exprs))
-    for branch in branches:
+    for branch in branches or ():
         branch.offset = _past_plain_jumps(tx, branch.offset)
     return branches
