@@ -27,6 +27,7 @@ from .shapes import DynamicInputs
 from .tracer import GraphBreak, Trace, TraceFailed, trace
 from .tracer.codegen import CodeNamespace, call_args, signature_params
 from .tracer.guards import GuardSet, same_float
+from .tracer.python_scalars import INT_INPUT_BOUND
 from .tracer.resume import make_resume_function, resume_code
 from .tracer.translator import is_library_code
 
@@ -209,9 +210,9 @@ class CompiledFunction:
                 for guard in entry.guards:
                     if guard.kind == "array" and dims and self.dynamic is None and config.automatic_dynamic_shapes:
                         self._note_changed_dims(guard, env)
-                    elif guard.kind == "const" and type(guard.expected) is float and config.automatic_dynamic_floats:
-                        self._note_changed_float(guard, env)
-        return self._dynamic if dims else DynamicInputs(floats=self._dynamic.floats)
+                    elif guard.kind == "const" and type(guard.expected) in (float, int) and config.automatic_dynamic_scalars:
+                        self._note_changed_scalar(guard, env)
+        return self._dynamic if dims else DynamicInputs(scalars=self._dynamic.scalars)
 
     def _note_changed_dims(self, guard, env) -> None:
         try:
@@ -223,13 +224,18 @@ class CompiledFunction:
         if len(now) == len(before) and changed:
             self._dynamic.per_source.setdefault(guard.source.name(), set()).update(changed)
 
-    def _note_changed_float(self, guard, env) -> None:
+    def _note_changed_scalar(self, guard, env) -> None:
         try:
             now = eval(guard.source.expr(), dict(env))
         except Exception:
             return
-        if type(now) is float and not same_float(now, guard.expected):
-            self._dynamic.floats.add(guard.source.name())
+        before = guard.expected
+        if type(now) is not type(before):
+            return
+        changed = not same_float(now, before) if type(now) is float else \
+            now != before and max(abs(now), abs(before)) < INT_INPUT_BOUND
+        if changed:
+            self._dynamic.scalars.add(guard.source.name())
 
     def _frame_env(self, args, kwargs) -> dict:
         """The names Sources' expressions use, for this call."""

@@ -11,9 +11,10 @@ suppress_errors: bool = False
 cache_size_limit: int = 8
 # A dimension that changed between compiles becomes symbolic in the next compile.
 automatic_dynamic_shapes: bool = True
-# A Python float argument whose value changed between compiles becomes a graph input in the next
-# compile, instead of a constant guarded by value (one entry per value).
-automatic_dynamic_floats: bool = True
+# A Python float or int argument whose value changed between compiles becomes a graph input in the
+# next compile, instead of a constant guarded by value (one entry per value); an int only where
+# Python arithmetic uses it (see tracer/python_scalars.py).
+automatic_dynamic_scalars: bool = True
 # Loops over known iterables are unrolled up to this many iterations, then break the graph.
 unroll_limit: int = 256
 # On-disk cache of compiled artifacts (safe to delete).

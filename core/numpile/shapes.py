@@ -228,11 +228,12 @@ def evaluate(expr: str, symbol_values: list[int]) -> int:
 @dataclass
 class DynamicInputs:
     """What a trace leaves unspecialised: input dimensions made symbolic ("all", or per source name
-    a set of dims), and the sources of Python floats that become graph inputs instead of constants."""
+    a set of dims), and the sources of Python floats and ints that become graph inputs instead of
+    constants."""
 
     all: bool = False
     per_source: dict = field(default_factory=dict)
-    floats: set = field(default_factory=set)
+    scalars: set = field(default_factory=set)
 
     def wants(self, source_name: str, dim: int, size: int) -> bool:
         if size in (0, 1):  # 0 and 1 change broadcasting and emptiness: always specialised

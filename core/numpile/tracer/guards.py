@@ -15,6 +15,7 @@ from typing import Any, Callable
 import numpy as np
 
 from .aliasing import is_view
+from .python_scalars import INT_INPUT_BOUND
 from .sources import Source
 
 
@@ -102,6 +103,12 @@ GUARD_KINDS: dict[str, GuardKind] = {
         code=lambda v, const, t: f"type({v}) is {const(t)}",
         describe=lambda t: f"type is {_type_name(t)}",
         mismatch=lambda n, val, t: None if type(val) is t else f"type of {n} changed from {_type_name(t)} to {_type_name(type(val))}",
+    ),
+    "small_int": GuardKind(
+        code=lambda v, const, _: f"type({v}) is int and {-INT_INPUT_BOUND} <= {v} < {INT_INPUT_BOUND}",
+        describe=lambda _: "type is int, fits in int32",
+        mismatch=lambda n, val, _: None if type(val) is int and -INT_INPUT_BOUND <= val < INT_INPUT_BOUND
+        else f"{n} is no int that fits in int32 ({_short_repr(val)})",
     ),
     "id": GuardKind(
         code=lambda v, const, obj: f"{v} is {const(obj)}",

@@ -16,6 +16,7 @@ from ..graph import Graph, Node, map_nodes
 from ..ops import ArrayMeta
 from .aliasing import view_index
 from .guards import GuardSet, array_guard_expected
+from .python_scalars import INT_INPUT_BOUND, DynamicIntVariable
 from ..shapes import DynamicInputs, ShapeEnv, SymInt
 from .sources import AttrSource, ExprSource, ItemSource, Source
 from .variables import (
@@ -78,6 +79,11 @@ class OutputGraph:
         self.example_inputs.append(value)
         return ArrayVariable(node, source)
 
+    def dynamic_int_input(self, value: int, source: Source) -> ArrayVariable:
+        """A dynamic int met by Python arithmetic: a weak int64 graph input, guarded to fit in int32."""
+        self.guards.add(source, "small_int", None)
+        return self._input(value, source, ArrayMeta((), np.dtype(np.int64), scalar=True, weak=True))
+
     def _build(self, value, source: Source, guard: bool) -> Variable:
         if isinstance(value, (np.ndarray, np.generic)):
             if type(value) is not np.ndarray and not isinstance(value, np.generic):
@@ -93,10 +99,12 @@ class OutputGraph:
             var = self._input(value, source, ArrayMeta(shape, value.dtype, isinstance(value, np.generic)))
             self._arrays[id(value)] = (value, var)
             return var
-        if type(value) is float and source.name() in self.dynamic.floats:
+        if type(value) is float and source.name() in self.dynamic.scalars:
             if guard:
                 self.guards.add(source, "type", float)
             return self._input(value, source, ArrayMeta((), np.dtype(np.float64), scalar=True, weak=True))
+        if type(value) is int and source.name() in self.dynamic.scalars and guard and abs(value) < INT_INPUT_BOUND:
+            return DynamicIntVariable(value, source, lambda: self.guards.add(source, "const", value))
         if isinstance(value, CONSTANT_TYPES):
             kind = "id" if value is None or value is Ellipsis else "const"
             install = (lambda: self.guards.add(source, kind, value)) if guard else None

@@ -26,6 +26,7 @@ from ..graph import SourceLoc
 from . import bytecode_compat as bc
 from .builtins_table import call_builtin, call_container_method, container_method
 from .contexts import CONTEXT_FACTORIES, ContextExitVariable, call_exit
+from .python_scalars import operator_result_is_weak, unspecialised_operands
 from .output_graph import CONSTANT_TYPES, OutputGraph
 from .sources import AttrSource, ClosureSource, GlobalSource, ItemSource, Source
 from .variables import (
@@ -247,11 +248,16 @@ class InstructionTranslator:
 
     # -- operators -----------------------------------------------------------------------
     def apply_operator(self, fn, args: list[Variable]) -> Variable:
+        args = unspecialised_operands(self.output, fn, args)
         if any(isinstance(a, ArrayVariable) for a in args):
             op = ops.lookup_callable(fn)
             if op is None:
                 raise Unsupported(f"operator {fn.__name__} on arrays is not supported")
-            return self.output.call_op(op, tuple(args), {}, weak=_python_float_arithmetic(fn, args))
+            weak, bound = operator_result_is_weak(fn, args)
+            result = self.output.call_op(op, tuple(args), {}, weak=weak)
+            if bound is not None:
+                result.node.meta["bound"] = bound
+            return result
         if all(a.is_constant() for a in args):
             return _constant_result(fn(*(a.as_constant() for a in args)))
         return call_builtin(self, fn, args, {}) or _raise(
@@ -449,31 +455,6 @@ def _has_array(args, kwargs) -> bool:
 
 def _raise(e):
     raise e
-
-
-# Operators whose Python result on floats is NumPy's float64 result: no ZeroDivisionError (/, //, %),
-# no complex powers, no exact int comparisons (ints are kept below 2**53).
-_FLOAT_EXACT_OPERATORS = frozenset({operator.add, operator.sub, operator.mul, operator.neg, operator.pos,
-                                    operator.lt, operator.le, operator.eq, operator.ne, operator.gt, operator.ge})
-
-
-def _python_float_arithmetic(fn, args: list) -> bool:
-    """Whether `fn(*args)` is Python arithmetic on Python floats in the graph (a weak result), not a
-    NumPy op: no NumPy operand and at least one weak one. Raises Unsupported where Python's result
-    could differ from NumPy's."""
-    weak = [a for a in args if isinstance(a, ArrayVariable) and a.node.meta["weak"]]
-    if not weak or any(isinstance(a, ArrayVariable) and not a.node.meta["weak"] for a in args):
-        return False
-    exact = fn in _FLOAT_EXACT_OPERATORS and all(a.node.dtype == np.float64 for a in weak) and all(
-        isinstance(a, ArrayVariable) or a.is_constant() and _float_exact_constant(a.as_constant()) for a in args)
-    if not exact:
-        raise Unsupported(f"operator {fn.__name__} on {', '.join(a.describe() for a in args)}: "
-                          "Python's result may differ from NumPy's (ZeroDivisionError, exact int comparison)")
-    return True
-
-
-def _float_exact_constant(c) -> bool:
-    return type(c) is float or type(c) in (int, bool) and abs(c) <= 2 ** 53
 
 
 def _constant_result(value) -> Variable:

@@ -30,6 +30,8 @@ def cast(fn: Function, v, dtype) -> V:
     src = v.dtype
     if src == dtype:
         return v
+    if v.weak and src.kind == "i" and dtype.kind != "f":
+        raise Unlowerable(f"a Python int in a {dtype} loop (NumPy raises when it does not fit)")
     reg_type(dtype)
     if dtype.kind == "b":
         return fn.compare("fcmp", "une", v, literal(0, src)) if src.kind == "f" else fn.compare("icmp", "ne", v, literal(0, src))

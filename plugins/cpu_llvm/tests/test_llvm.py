@@ -153,6 +153,25 @@ def test_dynamic_python_floats_are_weak_in_kernels(dtype):
     assert "python(lr[])" in str(weak.program) and not weak.fallbacks
 
 
+def counter_step(x, t):
+    return x * t + (t % 7), (x - t) * 0.5
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.int32, np.int8])
+def test_dynamic_python_ints_are_weak_and_checked_in_kernels(dtype):
+    compiled = numpile.compile(counter_step, backend="llvm")
+    x = (rng.standard_normal(300) * 4).astype(dtype)
+    for t in (3, 4, 9, 100, -120, 300, 70000):
+        try:
+            want = counter_step(x, t)
+        except OverflowError as e:  # out of int8's range: NumPy raises, and so must the kernel
+            with pytest.raises(OverflowError, match=str(e)):
+                compiled(x, t)
+            continue
+        for got, w in zip(compiled(x, t), want):
+            assert_same(got, w)
+
+
 def test_integer_division_and_modulo_like_numpy():
     info = np.iinfo(np.int32)
     a = np.array([7, -7, 7, -7, 0, 5, info.min, info.min, info.max, -1], np.int32)

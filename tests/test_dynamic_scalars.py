@@ -1,7 +1,9 @@
-"""Automatic dynamic Python floats: a float argument whose value changed between compiles becomes
-a graph input (NEP 50 weak, as NumPy treats a Python float) instead of a constant guarded by value,
-so loops that feed `float(...)` back into the code do not compile an entry per value."""
+"""Automatic dynamic Python scalars: a float or int argument whose value changed between compiles
+becomes a graph input (NEP 50 weak, as NumPy treats a Python scalar) instead of a constant guarded
+by value, so loops that feed `float(...)` or a step counter back through a break do not compile an
+entry per value (an int only where Python arithmetic uses it; other uses still specialise)."""
 
+import io
 import math
 import warnings
 
@@ -83,7 +85,7 @@ def test_division_by_a_dynamic_float_breaks_and_raises_as_python_does(rng):
 
 
 def test_nan_and_signed_zero_constants_are_guarded_exactly(rng):
-    numpile.config.automatic_dynamic_floats = False
+    numpile.config.automatic_dynamic_scalars = False
     try:
         def f(x, s):
             return np.copysign(x, s) + s
@@ -93,12 +95,12 @@ def test_nan_and_signed_zero_constants_are_guarded_exactly(rng):
             assert_same(compiled(x, s), f(x, s)) if s == s else np.testing.assert_array_equal(compiled(x, s), f(x, s))
         assert len(compiled.entries) == 3  # 0.0, -0.0, nan: the second nan and the last 0.0 hit
     finally:
-        numpile.config.automatic_dynamic_floats = True
+        numpile.config.automatic_dynamic_scalars = True
 
 
 @pytest.mark.parametrize("how", ["config", "dynamic=False"])
 def test_floats_can_stay_specialised(how, rng):
-    numpile.config.automatic_dynamic_floats = how != "config"
+    numpile.config.automatic_dynamic_scalars = how != "config"
     try:
         compiled = numpile.compile(scaled, backend="eager", **({"dynamic": False} if how != "config" else {}))
         x = rand(rng, (3,))
@@ -107,7 +109,7 @@ def test_floats_can_stay_specialised(how, rng):
         assert len(compiled.entries) == 3
         assert not any(n.meta["weak"] for e in compiled.entries for n in e.graph.inputs)
     finally:
-        numpile.config.automatic_dynamic_floats = True
+        numpile.config.automatic_dynamic_scalars = True
 
 
 def test_float_attribute_of_a_model_becomes_dynamic(rng):
@@ -125,3 +127,56 @@ def test_float_attribute_of_a_model_becomes_dynamic(rng):
         model.rate = rate
         assert_same(compiled(x), model(x))
     assert len(compiled.all_entries()) == 2
+
+
+def train_with_logging(x, steps, log):
+    for t in range(steps):
+        x = x * 0.9 + 0.1
+        if t % 10 == 0:            # a Python branch on the loop counter, after a break in the loop
+            print(t, file=log)
+    return x
+
+
+def test_loop_counter_live_at_breaks_does_not_exhaust_the_cache(rng):
+    compiled = numpile.compile(train_with_logging, backend="eager")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # hitting config.cache_size_limit warns
+        for steps in (35, 50):
+            x, got, want = rand(rng, (4,)), io.StringIO(), io.StringIO()
+            assert_same(compiled(x, steps, got), train_with_logging(x, steps, want))
+            assert got.getvalue() == want.getvalue()
+    assert len(compiled.all_entries()) <= 8
+
+
+def int_arithmetic(x, t, k):
+    return x * t + (t % 7) * 0.5, (t * 3 - 1) // 2, t / 4, t > 10, x[k], -t
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.int32, np.int8])
+def test_dynamic_int_is_weak_and_exact(dtype):
+    compiled = numpile.compile(int_arithmetic, backend="eager")
+    x = (np.arange(6) % 5).astype(dtype)
+    for t in (-5, 3, 12, 27, 300, -200, 70000):
+        try:
+            want = int_arithmetic(x, t, 2)
+        except OverflowError as e:  # a Python int out of an int8 array's range: NumPy raises
+            with pytest.raises(OverflowError, match=str(e)):
+                compiled(x, t, 2)
+            continue
+        assert_same(compiled(x, t, 2), want)
+    weak_entry = compiled.entries[0]
+    assert "t: type is int, fits in int32" in weak_entry.guards.describe()
+    assert "k: == 2 (int)" in weak_entry.guards.describe()  # an index: specialised
+
+
+def test_dynamic_int_division_by_it_breaks_and_huge_values_recompile(rng):
+    def f(x, t):
+        return x + 100 // t, t * t * t
+    compiled = numpile.compile(f, backend="eager")
+    x = rand(rng, (3,))
+    for t in (3, 5, 7, 2 ** 40, -9):
+        assert_same(compiled(x, t), f(x, t))
+    with pytest.raises(ZeroDivisionError):
+        compiled(x, 0)
+    reasons = [e.graph_break.reason for e in compiled.all_entries() if e.graph_break is not None]
+    assert any("Python's result may differ from NumPy's" in r for r in reasons)
