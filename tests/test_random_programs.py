@@ -8,11 +8,13 @@ compiled function (eager backend) and the original run on separate copies of the
 over several calls: new values, another n, a changed global, another shape, x and y one array.
 Compared: the result (structure, types, dtypes, shapes, values), the arguments afterwards (in-place
 updates), which results are the arguments themselves, and what the program printed.
+150 programs per run; NUMPILE_RANDOM_EXAMPLES=600 (and --hypothesis-seed=N) runs more.
 """
 
 from __future__ import annotations
 
 import io
+import os
 import itertools
 import linecache
 import math
@@ -469,7 +471,7 @@ def run_and_compare(compiled, f, ns, build, n, label):
     assert g == w, f"{label}: aliasing of results (is an argument, shares memory with, is another result): {g} != {w}"
 
 
-@settings(max_examples=150, deadline=None,
+@settings(max_examples=int(os.environ.get("NUMPILE_RANDOM_EXAMPLES", 150)), deadline=None,
           suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow,
                                  HealthCheck.data_too_large, HealthCheck.filter_too_much])
 @given(programs(), st.integers(0, 4), st.integers(0, 4), st.sampled_from(["C", "C", "T", "rev"]),
