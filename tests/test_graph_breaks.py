@@ -331,6 +331,8 @@ def test_break_inside_with_or_finally_resumes_compiled(rng, capsys):
         assert got.getvalue() == want.getvalue() == "in block\n"
     ops = [n.target for e in compiled.all_entries() if e.graph is not None for n in e.graph.calls]
     assert {"subtract", "cos"} <= set(ops)
+    reasons = [e.graph_break.reason for e in compiled.all_entries() if e.graph_break is not None]
+    assert "the end of a with block entered as Python (errstate.__exit__) runs as Python" in reasons
     before = np.geterr()
     with pytest.raises(KeyError, match="boom") as info:
         compiled(rand(rng, (3,)), io.StringIO(), True)

@@ -487,6 +487,8 @@ def _unsupported_call_reason(value) -> str:
     name = getattr(value, "__qualname__", None) or getattr(value, "__name__", None) or type(value).__name__
     if module.startswith("numpy.random") or isinstance(getattr(value, "__self__", None), np.random.Generator):
         return f"{name}: random draws run as Python, never captured as constants"
+    if getattr(value, "__name__", None) == "__exit__" and hasattr(value, "__self__"):
+        return f"the end of a with block entered as Python ({type(value.__self__).__qualname__}.__exit__) runs as Python"
     if module.split(".")[0] == "numpy":
         return f"np.{getattr(value, '__name__', name)} is not supported by numpile yet"
     where = f"{module}.{name}" if module and module != "builtins" else name
