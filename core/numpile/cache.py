@@ -101,7 +101,7 @@ class CompiledFunction:
         self._limit_warned = False
         self._resume_points: dict = {}                   # (code, layout, native) -> ResumePoint, on the root
         self._frames: dict = {}                          # function -> CompiledFunction, on the root
-        self._dynamic = DynamicInputs(all=dynamic is True)  # grows as dims and floats change between compiles
+        self._dynamic = DynamicInputs(all=dynamic is True)  # grows as dims and scalars change between compiles
         functools.update_wrapper(self, original if hasattr(original, "__name__") else fn, updated=())
         _LIVE.add(self)
         if backend is not None:
@@ -198,9 +198,9 @@ class CompiledFunction:
     def _dynamic_inputs(self, args, kwargs, backend) -> DynamicInputs | None:
         """What this compile leaves unspecialised. Dims: all with dynamic=True; with automatic
         dynamic shapes, every dim of an input whose size differs from what an earlier entry was
-        compiled for; none for a backend without dynamic shapes. Python floats: with automatic
-        dynamic floats, those whose value differs from an earlier entry's constant. Nothing with
-        dynamic=False."""
+        compiled for; none for a backend without dynamic shapes. Python floats and ints: with
+        automatic dynamic scalars, those whose value differs from an earlier entry's constant.
+        Nothing with dynamic=False."""
         if self.dynamic is False:
             return None
         dims = getattr(backend, "supports_dynamic_shapes", False)

@@ -5,10 +5,10 @@ A Graph is a list of Nodes in topological order. A Node is an `input`
 `output`. Calls carry their arguments in the op's canonical layout (see
 ops/registry.py); arguments are Nodes or Python constants, possibly nested in
 tuples and lists. Every value node has `meta` with `shape`, `dtype`, `scalar`
-(NumPy returns a NumPy scalar rather than a 0-d array), `weak` (a Python float or
-bool: a caller's Python float passed as an input, or Python arithmetic on one; a
-backend receives Python floats for these inputs and must treat weak values as NumPy
-treats Python scalars, NEP 50 weak; it may hand them back as NumPy scalars) and
+(NumPy returns a NumPy scalar rather than a 0-d array), `weak` (a Python float, int
+or bool: a caller's Python float or int passed as an input, or Python arithmetic on
+one; a backend receives Python scalars for these inputs and must treat weak values as
+NumPy treats Python scalars, NEP 50 weak; it may hand them back as NumPy scalars) and
 `loc`, the user source line that produced it. A call traced inside an
 `np.errstate(...="ignore")` block also has `errstate`, those settings: a backend
 that reports floating-point errors must not report these there.
@@ -223,9 +223,9 @@ class Graph:
                 last_loc = loc
             if n.op == "call" and n.meta.get("errstate"):
                 lines.append(f"    with np.errstate({', '.join(f'{k}={v!r}' for k, v in n.meta['errstate'].items())}):")
-                lines.append(f"        {n.name} = {_python_value(n, render(n))}")
+                lines.append(f"        {n.name} = {python_value(n, render(n))}")
             elif n.op == "call":
-                lines.append(f"    {n.name} = {_python_value(n, render(n))}")
+                lines.append(f"    {n.name} = {python_value(n, render(n))}")
             elif n.op == "constant":
                 lines.append(f"    {n.name} = {render_constant(n.args[0])}")
             elif n.op == "output":
@@ -371,7 +371,7 @@ def _operator_form(op, n: Node) -> str | None:
 def _render_expr(n: Node, inline: set, sym) -> str:
     """A call as an expression; arguments that are inlined calls become nested expressions."""
     def node(a):
-        return f"({_python_value(a, _render_expr(a, inline, sym))})" if a in inline else a.name
+        return f"({python_value(a, _render_expr(a, inline, sym))})" if a in inline else a.name
 
     def arg(a):
         return _render_arg(a, sym, node)
@@ -383,7 +383,7 @@ def _render_expr(n: Node, inline: set, sym) -> str:
     return f"{_spelling(op)}({', '.join(args)})"
 
 
-def _python_value(n: Node, expr: str) -> str:
+def python_value(n: Node, expr: str) -> str:
     """A weak node's value as the Python scalar it stands for (NumPy's ops hand back NumPy scalars)."""
     return f"{n.array_meta.python_type.__name__}({expr})" if n.meta.get("weak") else expr
 

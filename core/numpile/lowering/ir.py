@@ -14,7 +14,7 @@ indices, so buffers are always whole arrays with their own strides.
 
 Scalar expressions name registry ops (`Call("add", ...)`) and carry the NumPy
 dtype the op computes in, so a renderer knows each value's type exactly; a `weak`
-Load or Call is a Python float, which the ops using it treat as NEP 50 says.
+Load or Call is a Python scalar, which the ops using it treat as NEP 50 says.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ class Load(Expr):
     buffer: str
     index: tuple             # Affine per buffer dimension
     dtype: np.dtype
-    weak: bool = False       # a Python float (see Graph): NEP 50 weak in the ops that use it
+    weak: bool = False       # a Python scalar (see Graph): NEP 50 weak in the ops that use it
 
     def __str__(self) -> str:
         return _weak(self, f"{self.buffer}[{', '.join(map(str, self.index))}]")
@@ -94,7 +94,7 @@ class Call(Expr):
     args: tuple              # Exprs
     kwargs: tuple            # (name, constant or Expr) pairs, the op's canonical keyword arguments
     dtype: np.dtype
-    weak: bool = False       # Python arithmetic on Python floats: its value is weak too
+    weak: bool = False       # Python arithmetic on Python scalars: its value is weak too
 
     def __str__(self) -> str:
         inner = [str(a) for a in self.args] + [f"{k}={v}" for k, v in self.kwargs]

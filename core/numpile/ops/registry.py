@@ -42,6 +42,11 @@ INDEXING = "indexing"        # indexing that is not a plain view
 KINDS = (POINTWISE, REDUCTION, MATMUL, VIEW, SHAPE, CREATION, INDEXING)
 
 
+def python_scalar_type(dtype: np.dtype) -> type:
+    """The Python type NumPy hands back for an element of `dtype` (float64 -> float)."""
+    return type(np.dtype(dtype).type(0).item())
+
+
 @dataclass(frozen=True)
 class ArrayMeta:
     """What is known of an array value without its data."""
@@ -49,7 +54,7 @@ class ArrayMeta:
     shape: tuple
     dtype: np.dtype
     scalar: bool = False  # NumPy hands back a NumPy scalar (np.generic), not a 0-d ndarray
-    weak: bool = False    # a Python float or bool: NEP 50 weak in NumPy ops, handed back as Python
+    weak: bool = False    # a Python float, int or bool: NEP 50 weak in NumPy ops, handed back as Python
 
     @property
     def ndim(self) -> int:
@@ -64,8 +69,8 @@ class ArrayMeta:
 
     @property
     def python_type(self) -> type:
-        """The Python type of a weak value (float, bool)."""
-        return type(self.dtype.type(0).item())
+        """The Python type of a weak value (float, int, bool)."""
+        return python_scalar_type(self.dtype)
 
     @classmethod
     def of(cls, value) -> "ArrayMeta":

@@ -15,6 +15,7 @@ import types
 import numpy as np
 
 from ..exc import Unsupported
+from ..graph import python_value
 from ..shapes import SymInt
 from .contexts import ContextExitVariable, ErrstateVariable, entered_exit
 from .output_graph import MAYBE_VIEWS
@@ -127,7 +128,7 @@ class Reconstructor:
             self.outputs.append(node)
         out = f"__o[{self.outputs.index(node)}]"
         if node.meta["weak"]:
-            return f"{node.array_meta.python_type.__name__}({out})"
+            return python_value(node, out)
         return f"__scalar({out})" if node.meta["scalar"] else out
 
     def apply_side_effects(self, arrays: list, containers: list, attr_writes) -> None:

@@ -180,7 +180,7 @@ class OutputGraph:
     def call_op(self, op: ops.OpDef, args: tuple, kwargs: dict, method: str | None = None,
                 weak: bool = False) -> Variable:
         """Add `op` applied to Variables; its meta rule gives the result's shape and dtype. A weak
-        result is Python arithmetic on Python floats (see Graph)."""
+        result is Python arithmetic on Python scalars (see Graph)."""
         gargs = tuple(self.graph_arg(a) for a in args)
         gkwargs = {k: self.graph_arg(v) for k, v in kwargs.items()}
         try:

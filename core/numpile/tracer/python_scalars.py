@@ -26,10 +26,9 @@ INT_INPUT_BOUND = 2 ** 31       # a dynamic int input fits in int32 (guarded)
 _INT_RESULT_BOUND = 2 ** 62     # weak int results stay well inside int64
 _EXACT_FLOAT_INT = 2 ** 53      # ints that float64 holds exactly
 
-_ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.neg, operator.pos,
-               operator.lt, operator.le, operator.eq, operator.ne, operator.gt, operator.ge}
-_DIVISIONS = {operator.truediv, operator.floordiv, operator.mod}
 _COMPARISONS = {operator.lt, operator.le, operator.eq, operator.ne, operator.gt, operator.ge}
+_ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.neg, operator.pos} | _COMPARISONS
+_DIVISIONS = {operator.truediv, operator.floordiv, operator.mod}
 # operators that keep a dynamic int unspecialised
 INT_OPERATORS = frozenset(_ARITHMETIC | _DIVISIONS)
 

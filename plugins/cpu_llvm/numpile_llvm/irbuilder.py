@@ -26,7 +26,7 @@ class Unlowerable(Exception):
 class V(NamedTuple):
     ref: str
     dtype: np.dtype
-    weak: bool = False  # a Python float (float64 in the register): NEP 50 weak where an op uses it
+    weak: bool = False  # a Python float or int (float64/int64 in the register): NEP 50 weak where an op uses it
 
 
 def reg_type(dtype: np.dtype) -> str:

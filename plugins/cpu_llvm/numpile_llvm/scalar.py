@@ -15,6 +15,7 @@ import math
 import numpy as np
 
 from numpile.lowering import Const
+from numpile.ops.registry import python_scalar_type
 
 from . import mathlib
 from .irbuilder import BOOL, Function, Unlowerable, V, int_limits, literal, reg_type
@@ -68,7 +69,7 @@ def ufunc_loop(name: str, operands: list) -> tuple:
             if o.dtype is not None:
                 return np.dtype(o.dtype)
             return np.dtype(bool) if isinstance(o.value, (bool, np.bool_)) else type(o.value)
-        return type(o.dtype.type(0).item()) if o.weak else o.dtype
+        return python_scalar_type(o.dtype) if o.weak else o.dtype
     try:
         loop = getattr(np, name).resolve_dtypes(tuple(dtype_of(o) for o in operands) + (None,))
     except (TypeError, ValueError) as e:
