@@ -217,6 +217,27 @@ def test_vector_math_within_four_ulp(name, dtype):
     assert ours <= 4 or ours <= numpys + 1, f"{name}: {ours} ulp from the exact value (NumPy: {numpys})"
 
 
+@pytest.mark.parametrize("scalef", [True, False], ids=["vscalef", "two-powers"])
+def test_float32_exp_within_one_ulp_down_to_subnormals_and_up_to_overflow(scalef, monkeypatch):
+    from numpile_llvm import jit
+    features = jit.host_features()
+    if scalef and "avx512f" not in features:
+        pytest.skip("this CPU has no AVX-512")
+    monkeypatch.setattr(jit, "host_features", lambda: features if scalef else features - {"avx512f"})
+    x = np.concatenate([rng.uniform(-110, 95, 1 << 18), rng.uniform(-104.5, -85, 1 << 16), rng.uniform(88, 89, 1 << 12),
+                        [np.nan, np.inf, -np.inf, 0.0, -0.0, 88.72283935546875, 88.7228470, -103.97208404541016,
+                         -103.9721, 1e-30, -1e-30]]).astype(np.float32)
+    with np.errstate(over="ignore"):
+        want = np.exp(x)
+    got = numpile.compile(lambda a: np.exp(a), backend="llvm")(x)
+    assert got.dtype == want.dtype
+    finite = np.isfinite(want)
+    np.testing.assert_array_equal(got[~finite], want[~finite])
+    exact = np.exp(x[finite].astype(np.longdouble))
+    ulp = np.spacing(np.maximum(exact.astype(np.float32), np.finfo(np.float32).smallest_subnormal)).astype(np.longdouble)
+    assert (np.abs(got[finite] - exact) / ulp).max() <= 1
+
+
 def test_new_input_layout_gets_its_own_variant():
     compile_llvm, made = programs()
     fn = numpile.compile(lambda a, b: a * 2 + b, backend=compile_llvm)
