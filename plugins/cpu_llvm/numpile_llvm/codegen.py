@@ -30,12 +30,14 @@ import numpy as np
 
 from numpile.lowering import Call, Const, Kernel, Load, LoopIndex, Program, RowValue, Stage, walk
 
-from . import scalar
-from . import mathlib
+from . import allocator, jit, mathlib, scalar
 from .irbuilder import BOOL, F32, F64, I64, Function, Module, Unlowerable, V, int_limits, literal, mem_type, reg_type
 
 BLOCK = 4096
-SCRATCH_BYTES = 1 << 16   # the largest row scratch kept on the stack
+SCRATCH_BYTES = 1 << 18   # the most row buffers (scratch, streamed rows) kept on the stack
+# outputs of half the last-level cache or more leave the caches anyway: stream them out
+STREAM_MIN_BYTES = max((jit.last_level_cache_bytes() or 1 << 25) // 2, allocator.MIN_BYTES)
+LINE = allocator.ALIGNMENT   # a cache line; rows streamed out start on one
 PARTIALS = "__partials__"
 # where CPython's ndarray object keeps its data pointer and strides pointer (checked at start-up)
 DATA_OFFSET, STRIDES_OFFSET = 16, 40
@@ -128,6 +130,46 @@ def _total_dtype(stage: Stage) -> np.dtype:
     return BOOL if stage.reduce in ("any", "all") else np.dtype(stage.dtype)
 
 
+def _element_dtype(stage: Stage) -> np.dtype:
+    """The type a reduction accumulates in within a block: float32 sums add in float32 (full
+    vector width), products in float64 (a product of values near 1 drifts in float32 whatever
+    the order)."""
+    if stage.reduce in ("any", "all"):
+        return BOOL
+    return np.dtype(stage.dtype) if stage.reduce == "sum" else _total_dtype(stage)
+
+
+def _blocked(stage: Stage) -> bool:
+    return stage.reduce in ("sum", "prod") and _element_dtype(stage).kind == "f"
+
+
+def _streamed(kp: KernelPlan, stage: Stage, program: Program, strides: dict, module: Module) -> bool:
+    """Whether a stage streams its rows out (_KernelBody._plan_streams): on x86, a store stage of
+    a row kernel whose output is large, allocated by the kernels' allocator (on a cache line), and
+    whose rows are contiguous, start on cache lines and are whole lines long."""
+    if stage.reduce or kp.split != "outer" or "sse2" not in module.cpu_features:
+        return False
+    buffer = program.buffers[stage.output]
+    itemsize, row = buffer.dtype.itemsize, math.prod(stage.inner)
+    if buffer.kind == "input" or math.prod(buffer.shape) * itemsize < STREAM_MIN_BYTES or row * itemsize % LINE:
+        return False
+    coefficients, const = element_offset(stage.output_index, strides[stage.output])
+    first = len(kp.kernel.outer)
+    contiguous = all(coefficients.get(first + k, 0) == math.prod(stage.inner[k + 1:]) for k in range(len(stage.inner)))
+    on_lines = all(coefficients.get(v, 0) * itemsize % LINE == 0 for v in range(first))
+    return contiguous and on_lines and const * itemsize % LINE == 0
+
+
+def element_offset(index: tuple, strides: tuple) -> tuple[dict, int]:
+    """The element offset of an index (an Affine per dimension) in a buffer of these strides:
+    (coefficient per loop variable, constant)."""
+    coefficients: dict[int, int] = {}
+    for a, s in zip(index, strides):
+        for v, c in a.terms:
+            coefficients[v] = coefficients.get(v, 0) + c * s
+    return coefficients, sum(a.const * s for a, s in zip(index, strides))
+
+
 def _identity(reduce: str, dtype: np.dtype) -> V:
     if reduce in ("sum", "any"):
         return literal(0, dtype)
@@ -176,19 +218,21 @@ class _KernelBody:
         self.pointer = {name: f"%d{i}" for i, name in enumerate(kp.arrays)}
         self.lo, self.hi, self.slot = V("%lo", I64), V("%hi", I64), V("%slot", I64)
         self.scratch: dict[str, tuple] = {}   # expression text -> (row scratch pointer, producing stage)
+        self.streams: dict[int, str] = {}     # stage index -> the row buffer it writes, streamed out after each row
         self.stage_index = 0
+        self.room = SCRATCH_BYTES
 
     def render(self) -> None:
         kernel, fn = self.kp.kernel, self.fn
         if self.kp.split == "outer":
             self._plan_scratch()
-        if self.kp.split == "outer":
-            def row(r, carried):
-                self._stages(self._unflatten(r, kernel.outer))
-                return []
-            fn.loop(self.lo, self.hi, [], row)
+            self._plan_streams()
+            fn.loop(self.lo, self.hi, [], lambda r, carried: self._row(self._unflatten(r, kernel.outer)))
         else:
-            self._stages({})
+            self._row({})
+        if self.streams:   # non-temporal stores are weakly ordered: drain them before returning
+            fn.module.declare("llvm.x86.sse.sfence", "declare void @llvm.x86.sse.sfence()")
+            fn.emit("call void @llvm.x86.sse.sfence()")
         fn.emit("ret i32 0")
         params = ", ".join(f"ptr noalias {self.pointer[n]}" for n in self.kp.arrays)
         attributes = self.module.attribute_group("nounwind")
@@ -207,32 +251,68 @@ class _KernelBody:
                 r = self.fn.binary("udiv", r, literal(sizes[v], I64))
         return variables
 
+    def _row_buffer(self, row_bytes: int, stem: str) -> str | None:
+        """A row buffer on the stack (in the cache while the row is computed), if there is room."""
+        if row_bytes > self.room:
+            return None
+        self.room -= row_bytes
+        return self.fn.emit(f"alloca i8, i64 {row_bytes}, align {LINE}", I64, stem).ref
+
     def _plan_scratch(self) -> None:
         """Row scratch: an expensive value (one with a math call) that a stage computes and a later
-        stage of the same row needs again is kept in a per-row buffer instead of recomputed
+        stage of the same row needs again is kept in a row buffer instead of recomputed
         (softmax's exp(x - max): once for the sum, once for the division)."""
         stages = self.kp.kernel.stages
         for i, stage in enumerate(stages):
-            size = math.prod(stage.inner)
-            if not stage.inner or size * 8 > SCRATCH_BYTES:
-                continue
             made = {str(e): e for e in walk(stage.value) if _expensive(e)}
             for later in stages[i + 1:]:
-                if later.inner != stage.inner:
+                if not stage.inner or later.inner != stage.inner:
                     continue
                 for e in _outermost(later.value, lambda x: str(x) in made):
                     text = str(e)
                     if text not in self.scratch:
-                        pointer = self.fn.emit(f"alloca {mem_type(e.dtype)}, i64 {size}, align 64", I64, "scratch")
-                        self.scratch[text] = (pointer.ref, i)
+                        pointer = self._row_buffer(math.prod(stage.inner) * np.dtype(e.dtype).itemsize, "scratch")
+                        if pointer is not None:
+                            self.scratch[text] = (pointer, i)
 
-    def _stages(self, outer_vars: dict) -> None:
+    def _plan_streams(self) -> None:
+        """Streamed rows: a stage writing a large output (see _streamed) stores each row into a row
+        buffer, then copies it out a cache line at a time with non-temporal stores. A plain store
+        that misses reads the line from memory first; these write it without reading: a third
+        less memory traffic for a kernel that reads one array and writes one. (LLVM's vectoriser
+        keeps a non-temporal store scalar unless it is aligned to the vector, which the store of
+        one element cannot promise: hence the row buffer and an explicit copy.)"""
+        for index, stage in enumerate(self.kp.kernel.stages):
+            if _streamed(self.kp, stage, self.program, self.strides, self.module):
+                row_bytes = math.prod(stage.inner) * self.program.buffers[stage.output].dtype.itemsize
+                pointer = self._row_buffer(row_bytes, "row")
+                if pointer is not None:
+                    self.streams[index] = pointer
+
+    def _stream_out(self, stage: Stage, outer: dict) -> None:
+        """Copy a streamed stage's row buffer to its row of the output, with non-temporal stores."""
+        fn, first = self.fn, len(self.kp.kernel.outer)
+        row_start = {**outer, **{first + k: literal(0, I64) for k in range(len(stage.inner))}}
+        dtype = self.program.buffers[stage.output].dtype
+        row = fn.emit(f"getelementptr inbounds {mem_type(dtype)}, ptr {self.pointer[stage.output]}, "
+                      f"i64 {self._offset(stage.output, stage.output_index, row_start).ref}", I64, "p")
+        line, nontemporal = f"<{LINE // 4} x i32>", fn.module.metadata("!{i32 1}")
+
+        def copy(i, carried):
+            source = fn.emit(f"getelementptr inbounds {line}, ptr {self.streams[self.stage_index]}, i64 {i.ref}", I64, "p")
+            value = fn.emit(f"load {line}, ptr {source.ref}, align {LINE}", I64)
+            target = fn.emit(f"getelementptr inbounds {line}, ptr {row.ref}, i64 {i.ref}", I64, "p")
+            fn.emit(f"store {line} {value.ref}, ptr {target.ref}, align {LINE}, !nontemporal {nontemporal}")
+            return []
+        fn.loop(literal(0, I64), literal(math.prod(stage.inner) * dtype.itemsize // LINE, I64), [], copy)
+
+    # -- loop nests ----------------------------------------------------------------------------
+    def _row(self, outer: dict) -> list:
+        """Every stage, one after the other, for one row."""
         rows: dict[str, V] = {}
         for self.stage_index, stage in enumerate(self.kp.kernel.stages):
-            if stage.reduce:
-                self._reduce(stage, outer_vars, rows)
-            else:
-                self._store(stage, outer_vars, rows)
+            self._nest(stage, outer, rows)
+        return []
 
     def _range(self, k: int, n: int) -> tuple[V, V]:
         """Bounds of a stage's k-th inner loop: the thread's share when it is the split loop."""
@@ -240,93 +320,86 @@ class _KernelBody:
             return self.lo, self.hi
         return literal(0, I64), literal(n, I64)
 
-    def _store(self, stage: Stage, outer_vars: dict, rows: dict) -> None:
-        first = len(self.kp.kernel.outer)
+    def _nest(self, stage: Stage, outer: dict, rows: dict) -> None:
+        """A stage's loop nest for one row: every element is stored, or accumulated into the row
+        value. Float sums and products go in blocks of BLOCK elements, each in any order, the
+        blocks in order (see the module docstring)."""
+        fn, first, kind = self.fn, len(self.kp.kernel.outer), stage.reduce
+        element_dtype = _element_dtype(stage) if kind else None
 
-        def nest(k, variables):
-            if k == len(stage.inner):
-                value = self._eval(stage.value, variables, rows, {})
-                value = scalar.cast(self.fn, value, self.program.buffers[stage.output].dtype)
-                self.fn.store(self.pointer[stage.output], self._offset(stage.output, stage.output_index, variables), value)
-                return
-            start, end = self._range(k, stage.inner[k])
-
-            def body(i, carried):
-                nest(k + 1, {**variables, first + k: i})
+        def element(variables, acc, in_block=False):
+            variables = {**outer, **variables}
+            value = self._eval(stage.value, variables, rows, {})
+            if kind is None:
+                self._store(stage, variables, value)
                 return []
-            self.fn.loop(start, end, [], body)
-        nest(0, outer_vars)
-
-    def _reduce(self, stage: Stage, outer_vars: dict, rows: dict) -> None:
-        fn, kind = self.fn, stage.reduce
-        first = len(self.kernel_outer)
-        total_dtype = _total_dtype(stage)
-        # float32 sums add in float32 within a block (full vector width), products in float64
-        # (a product of values near 1 drifts in float32 whatever the order)
-        element_dtype = BOOL if kind in ("any", "all") else np.dtype(stage.dtype) if kind == "sum" else total_dtype
-        blocked = kind in ("sum", "prod") and element_dtype.kind == "f"
-
-        def element(variables):
-            return scalar.cast(fn, self._eval(stage.value, variables, rows, {}), element_dtype)
+            value = scalar.cast(fn, scalar.cast(fn, value, element_dtype), acc[0].dtype)
+            return [_combine(fn, kind, acc[0], value, reorder=in_block)]
 
         def innermost(k, variables, acc):
             start, end = self._range(k, stage.inner[k])
-            if not blocked:
-                return fn.loop(start, end, [acc], lambda i, c: [_combine(fn, kind, c[0], element({**variables, first + k: i}))])[0]
-            # blocks of BLOCK elements in any order, then the blocks in order
+            if not _blocked(stage):
+                return fn.loop(start, end, acc, lambda i, c: element({**variables, first + k: i}, c))
             count = fn.binary("sub", end, start)
             nblocks = fn.binary("udiv", fn.binary("add", count, literal(BLOCK - 1, I64)), literal(BLOCK, I64))
 
-            def block(b, carried):
+            def block(b, total):
                 lo = fn.binary("add", start, fn.binary("mul", b, literal(BLOCK, I64)))
                 hi = fn.intrinsic("smin", [fn.binary("add", lo, literal(BLOCK, I64)), end], I64)
                 part = fn.loop(lo, hi, [_identity(kind, element_dtype)],
-                               lambda i, c: [_combine(fn, kind, c[0], element({**variables, first + k: i}), reorder=True)])[0]
-                return [_combine(fn, kind, carried[0], scalar.cast(fn, part, total_dtype))]
-            return fn.loop(literal(0, I64), nblocks, [acc], block)[0]
+                               lambda i, c: element({**variables, first + k: i}, c, in_block=True))[0]
+                return [_combine(fn, kind, total[0], scalar.cast(fn, part, total[0].dtype))]
+            return fn.loop(literal(0, I64), nblocks, acc, block)
 
         def nest(k, variables, acc):
             if not stage.inner:
-                return _combine(fn, kind, acc, scalar.cast(fn, element(variables), total_dtype))
+                return element(variables, acc)
             if k == len(stage.inner) - 1:
                 return innermost(k, variables, acc)
             start, end = self._range(k, stage.inner[k])
-            return fn.loop(start, end, [acc], lambda i, c: [nest(k + 1, {**variables, first + k: i}, c[0])])[0]
+            return fn.loop(start, end, acc, lambda i, c: nest(k + 1, {**variables, first + k: i}, c))
 
-        total = nest(0, outer_vars, _identity(kind, total_dtype))
+        result = nest(0, {}, [_identity(kind, _total_dtype(stage))] if kind else [])
+        if kind:
+            self._finish(stage, outer, rows, result[0])
+        elif self.stage_index in self.streams:
+            self._stream_out(stage, outer)
+
+    def _store(self, stage: Stage, variables: dict, value: V) -> None:
+        value = scalar.cast(self.fn, value, self.program.buffers[stage.output].dtype)
+        if self.stage_index in self.streams:
+            self.fn.store(self.streams[self.stage_index], self._row_offset(variables), value)
+        else:
+            self.fn.store(self.pointer[stage.output], self._offset(stage.output, stage.output_index, variables), value)
+
+    def _finish(self, stage: Stage, outer: dict, rows: dict, total: V) -> None:
+        """A reduce stage's row value: kept for later stages and stored (a split reduction's
+        share into its slot of the partials)."""
+        fn = self.fn
         result = scalar.cast(fn, total, stage.dtype)
         rows[stage.row_name] = result
         if stage.output is None:
             return
-        if self.kp.split == "inner":
-            # a thread's share goes to its slot of the partials; slot -1 means the whole range
-            whole = fn.compare("icmp", "slt", self.slot, literal(0, I64))
-            into_out, into_partials = fn.label("whole"), fn.label("share")
-            joined = fn.label("stored")
-            fn.emit(f"br i1 {whole.ref}, label %{into_out}, label %{into_partials}")
-            fn.start_block(into_partials)
-            fn.store(self.pointer[PARTIALS], self.slot, total)
-            fn.emit(f"br label %{joined}")
-            fn.start_block(into_out)
-            fn.store(self.pointer[stage.output], self._offset(stage.output, stage.output_index, outer_vars), result)
-            fn.emit(f"br label %{joined}")
-            fn.start_block(joined)
-        else:
-            fn.store(self.pointer[stage.output], self._offset(stage.output, stage.output_index, outer_vars), result)
-
-    @property
-    def kernel_outer(self) -> tuple:
-        return self.kp.kernel.outer
+        target = self._offset(stage.output, stage.output_index, outer)
+        if self.kp.split != "inner":
+            fn.store(self.pointer[stage.output], target, result)
+            return
+        # a thread's share goes to its slot of the partials; slot -1 means the whole range
+        whole = fn.compare("icmp", "slt", self.slot, literal(0, I64))
+        into_out, into_partials, joined = fn.label("whole"), fn.label("share"), fn.label("stored")
+        fn.emit(f"br i1 {whole.ref}, label %{into_out}, label %{into_partials}")
+        fn.start_block(into_partials)
+        fn.store(self.pointer[PARTIALS], self.slot, total)
+        fn.emit(f"br label %{joined}")
+        fn.start_block(into_out)
+        fn.store(self.pointer[stage.output], target, result)
+        fn.emit(f"br label %{joined}")
+        fn.start_block(joined)
 
     # -- values --------------------------------------------------------------------------
     def _offset(self, buffer: str, index: tuple, variables: dict) -> V:
         """Element offset of an index (an Affine per dimension) in a buffer of known strides."""
-        strides = self.strides[buffer]
-        const = sum(a.const * s for a, s in zip(index, strides))
-        coefficients: dict[int, int] = {}
-        for a, s in zip(index, strides):
-            for v, c in a.terms:
-                coefficients[v] = coefficients.get(v, 0) + c * s
+        coefficients, const = element_offset(index, self.strides[buffer])
         offset = literal(const, I64)
         for v, c in sorted(coefficients.items()):
             if c:
@@ -366,7 +439,7 @@ class _KernelBody:
         return value
 
     def _row_offset(self, variables: dict) -> V:
-        """Row-major offset of the current stage's inner loop indices, into a row scratch."""
+        """Row-major offset of the current stage's inner loop indices, into a row buffer."""
         stage = self.kp.kernel.stages[self.stage_index]
         first = len(self.kp.kernel.outer)
         offset = literal(0, I64)

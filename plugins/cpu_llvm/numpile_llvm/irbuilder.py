@@ -71,6 +71,7 @@ class Module:
         self.declarations: dict[str, str] = {}     # symbol -> declare line
         self.compiler_used: list[str] = []         # vector math functions LLVM must keep visible
         self.attributes: dict[str, int] = {}       # attribute group text -> number
+        self.metadata_nodes: dict[str, int] = {}   # metadata node text -> number
         self.functions: list[str] = []
 
     def declare(self, symbol: str, line: str) -> None:
@@ -80,6 +81,10 @@ class Module:
         number = self.attributes.setdefault(text, len(self.attributes))
         return f"#{number}"
 
+    def metadata(self, text: str) -> str:
+        number = self.metadata_nodes.setdefault(text, len(self.metadata_nodes))
+        return f"!{number}"
+
     def render(self) -> str:
         parts = list(self.declarations.values())
         if self.compiler_used:
@@ -88,6 +93,7 @@ class Module:
                          f'section "llvm.metadata"')
         parts += self.functions
         parts += [f"attributes #{n} = {{ {text} }}" for text, n in self.attributes.items()]
+        parts += [f"!{n} = {text}" for text, n in self.metadata_nodes.items()]
         return "\n".join(parts) + "\n"
 
 

@@ -64,6 +64,22 @@ def host_features() -> frozenset:
     return frozenset(f[1:] for f in host().features.split(",") if f.startswith("+"))
 
 
+@cache
+def last_level_cache_bytes() -> int | None:
+    """The size of this CPU's largest cache, where Linux says (sysfs); else None."""
+    sizes = []
+    for entry in Path("/sys/devices/system/cpu/cpu0/cache").glob("index*/size"):
+        try:
+            text = entry.read_text().strip()
+        except OSError:
+            continue
+        unit = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:], 1)
+        digits = text.rstrip("KMG")
+        if digits.isdigit():
+            sizes.append(int(digits) * unit)
+    return max(sizes, default=None)
+
+
 def optimize(ir: str) -> "llvm.ModuleRef":
     _, machine, _ = _llvm()
     module = llvm.parse_assembly(ir)
