@@ -192,10 +192,17 @@ def _combine(fn: Function, reduce: str, acc: V, x: V, *, reorder: bool = False) 
             flags = " reassoc" if reorder else ""
             return fn.emit(f"{'fadd' if reduce == 'sum' else 'fmul'}{flags} {reg_type(acc.dtype)} {acc.ref}, {x.ref}", acc.dtype)
         return fn.binary("add" if reduce == "sum" else "mul", acc, x)
-    if kind == "f":
-        return fn.intrinsic("maximum" if reduce == "max" else "minimum", [acc, x], acc.dtype)
     signed = "s" if kind == "i" else "u"
     return fn.intrinsic(signed + reduce, [acc, x], acc.dtype)
+
+
+def _extremum(fn: Function, reduce: str, acc: V, x: V) -> V:
+    """The float max or min of acc and x, as a compare and select that LLVM vectorises into one
+    instruction: its flags promise no NaN (and no care for the sign of zero, which NumPy's own
+    order decides), so NaNs are tracked beside it (see _KernelBody._nest)."""
+    t = reg_type(acc.dtype)
+    better = fn.emit(f"fcmp nnan nsz {'ogt' if reduce == 'max' else 'olt'} {t} {x.ref}, {acc.ref}", BOOL)
+    return fn.emit(f"select nnan nsz i1 {better.ref}, {t} {x.ref}, {t} {acc.ref}", acc.dtype)
 
 
 def _expensive(e) -> bool:
@@ -326,6 +333,8 @@ class _KernelBody:
         blocks in order (see the module docstring)."""
         fn, first, kind = self.fn, len(self.kp.kernel.outer), stage.reduce
         element_dtype = _element_dtype(stage) if kind else None
+        # a float max or min carries (extremum of the non-NaN values, whether a NaN was seen)
+        extremum = kind in ("max", "min") and element_dtype.kind == "f"
 
         def element(variables, acc, in_block=False):
             variables = {**outer, **variables}
@@ -334,6 +343,8 @@ class _KernelBody:
                 self._store(stage, variables, value)
                 return []
             value = scalar.cast(fn, scalar.cast(fn, value, element_dtype), acc[0].dtype)
+            if extremum:
+                return [_extremum(fn, kind, acc[0], value), fn.binary("or", acc[1], fn.compare("fcmp", "uno", value, value))]
             return [_combine(fn, kind, acc[0], value, reorder=in_block)]
 
         def innermost(k, variables, acc):
@@ -359,8 +370,11 @@ class _KernelBody:
             start, end = self._range(k, stage.inner[k])
             return fn.loop(start, end, acc, lambda i, c: nest(k + 1, {**variables, first + k: i}, c))
 
-        result = nest(0, {}, [_identity(kind, _total_dtype(stage))] if kind else [])
-        if kind:
+        start = [_identity(kind, _total_dtype(stage))] if kind else []
+        result = nest(0, {}, start + [literal(False, BOOL)] if extremum else start)
+        if extremum:
+            self._finish(stage, outer, rows, fn.select(result[1], literal(math.nan, element_dtype), result[0]))
+        elif kind:
             self._finish(stage, outer, rows, result[0])
         elif self.stage_index in self.streams:
             self._stream_out(stage, outer)

@@ -127,11 +127,19 @@ def test_float32_sum_is_as_accurate_as_numpy():
     assert abs(float(got) - exact) <= abs(float(x.sum()) - exact) + exact * 1e-7
 
 
-def test_nan_propagates_through_max_and_sum():
-    x = rng.standard_normal((300, 1000))
-    x[5, 7] = np.nan
-    for fn in (lambda a: a.max(axis=1), lambda a: a.sum(), lambda a: np.maximum(a, 0.5), lambda a: a.min()):
-        assert_same(numpile.compile(fn, backend="llvm")(x), fn(x))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_nan_propagates_through_max_min_and_sum(dtype):
+    x = rng.standard_normal((300, 1000)).astype(dtype)
+    x[5, 7] = x[6, 999] = x[7, 0] = np.nan           # NaN first, last, inside a row
+    x[8] = -np.inf
+    x[9] = np.inf
+    x[10, ::3] = np.nan
+    x[11, 500] = np.inf
+    x[12, 1] = -np.inf
+    for fn in (lambda a: a.max(axis=1), lambda a: a.min(axis=1), lambda a: a.sum(), lambda a: np.maximum(a, 0.5),
+               lambda a: a.min(), lambda a: a.max(), lambda a: a[13:].max(), lambda a: a.max(axis=0)):
+        with np.errstate(invalid="ignore"):   # inf - inf in the sum
+            assert_same(numpile.compile(fn, backend="llvm")(x), fn(x))
 
 
 def decayed_step(x, lr, i):
