@@ -226,6 +226,8 @@ class _KernelBody:
         self.lo, self.hi, self.slot = V("%lo", I64), V("%hi", I64), V("%slot", I64)
         self.scratch: dict[str, tuple] = {}   # expression text -> (row scratch pointer, producing stage)
         self.streams: dict[int, str] = {}     # stage index -> the row buffer it writes, streamed out after each row
+        self.prefetches: dict[tuple, tuple] = {}  # (buffer, offset of its row) -> (a Load of it, row bytes)
+        self.following: dict = {}             # the next row's outer loop variables, for prefetches
         self.stage_index = 0
         self.room = SCRATCH_BYTES
 
@@ -234,7 +236,14 @@ class _KernelBody:
         if self.kp.split == "outer":
             self._plan_scratch()
             self._plan_streams()
-            fn.loop(self.lo, self.hi, [], lambda r, carried: self._row(self._unflatten(r, kernel.outer)))
+            self._plan_prefetches()
+
+            def row(r, carried):
+                if self.prefetches:
+                    self.following = self._unflatten(fn.binary("add", r, literal(1, I64)), kernel.outer)
+                self._row(self._unflatten(r, kernel.outer))
+                return []
+            fn.loop(self.lo, self.hi, [], row)
         else:
             self._row({})
         if self.streams:   # non-temporal stores are weakly ordered: drain them before returning
@@ -304,22 +313,56 @@ class _KernelBody:
         row = fn.emit(f"getelementptr inbounds {mem_type(dtype)}, ptr {self.pointer[stage.output]}, "
                       f"i64 {self._offset(stage.output, stage.output_index, row_start).ref}", I64, "p")
         line, nontemporal = f"<{LINE // 4} x i32>", fn.module.metadata("!{i32 1}")
+        lines = math.prod(stage.inner) * dtype.itemsize // LINE
+        ahead = []   # (the next row of a prefetched array, its lines per line copied)
+        for load, row_bytes in self.prefetches.values():
+            # no `inbounds`: after the last row this points past the array, which a prefetch may
+            start = {**self.following, **{v: literal(0, I64) for a in load.index for v, _ in a.terms if v >= first}}
+            ahead.append((fn.emit(f"getelementptr {mem_type(load.dtype)}, ptr {self.pointer[load.buffer]}, "
+                                  f"i64 {self._offset(load.buffer, load.index, start).ref}", I64, "p"),
+                          -(-row_bytes // (lines * LINE))))
+        if ahead:
+            fn.module.declare("llvm.prefetch.p0", "declare void @llvm.prefetch.p0(ptr, i32, i32, i32)")
 
         def copy(i, carried):
             source = fn.emit(f"getelementptr inbounds {line}, ptr {self.streams[self.stage_index]}, i64 {i.ref}", I64, "p")
             value = fn.emit(f"load {line}, ptr {source.ref}, align {LINE}", I64)
             target = fn.emit(f"getelementptr inbounds {line}, ptr {row.ref}, i64 {i.ref}", I64, "p")
             fn.emit(f"store {line} {value.ref}, ptr {target.ref}, align {LINE}, !nontemporal {nontemporal}")
+            for next_row, per_line in ahead:
+                for j in range(per_line):
+                    at = fn.binary("add", fn.binary("mul", i, literal(per_line * LINE, I64)), literal(j * LINE, I64))
+                    address = fn.emit(f"getelementptr i8, ptr {next_row.ref}, i64 {at.ref}", I64, "p")
+                    fn.emit(f"call void @llvm.prefetch.p0(ptr {address.ref}, i32 0, i32 3, i32 1)")
             return []
-        fn.loop(literal(0, I64), literal(math.prod(stage.inner) * dtype.itemsize // LINE, I64), [], copy)
+        fn.loop(literal(0, I64), literal(lines, I64), [], copy)
+
+    def _plan_prefetches(self) -> None:
+        """Prefetched rows: a kernel streaming rows out that reads a large array a contiguous row at
+        a time prefetches that array's next row as it copies a row out, a line or so per line
+        copied. The row's lines then arrive while the memory bus has room, not one page after
+        another as the first stage's loads ask for them. (Issued all at once instead, after the
+        row, the prefetches stall on the misses in flight and it is slower.)"""
+        if not self.streams:
+            return
+        first = len(self.kp.kernel.outer)
+        for stage in self.kp.kernel.stages:
+            for e in walk(stage.value):
+                if not isinstance(e, Load) or e.weak:
+                    continue
+                buffer = self.program.buffers[e.buffer]
+                coefficients, const = element_offset(e.index, self.strides[e.buffer])
+                row = tuple(coefficients.get(v, 0) for v in range(first))
+                contiguous = all(coefficients.get(first + k, 0) == math.prod(stage.inner[k + 1:]) for k in range(len(stage.inner)))
+                if contiguous and any(row) and math.prod(buffer.shape) * buffer.dtype.itemsize >= STREAM_MIN_BYTES:
+                    self.prefetches.setdefault((e.buffer, row, const), (e, math.prod(stage.inner) * buffer.dtype.itemsize))
 
     # -- loop nests ----------------------------------------------------------------------------
-    def _row(self, outer: dict) -> list:
+    def _row(self, outer: dict) -> None:
         """Every stage, one after the other, for one row."""
         rows: dict[str, V] = {}
         for self.stage_index, stage in enumerate(self.kp.kernel.stages):
             self._nest(stage, outer, rows)
-        return []
 
     def _range(self, k: int, n: int) -> tuple[V, V]:
         """Bounds of a stage's k-th inner loop: the thread's share when it is the split loop."""
