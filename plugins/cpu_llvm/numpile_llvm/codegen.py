@@ -155,9 +155,13 @@ def _streamed(kp: KernelPlan, stage: Stage, program: Program, strides: dict, mod
         return False
     coefficients, const = element_offset(stage.output_index, strides[stage.output])
     first = len(kp.kernel.outer)
-    contiguous = all(coefficients.get(first + k, 0) == math.prod(stage.inner[k + 1:]) for k in range(len(stage.inner)))
     on_lines = all(coefficients.get(v, 0) * itemsize % LINE == 0 for v in range(first))
-    return contiguous and on_lines and const * itemsize % LINE == 0
+    return _contiguous_rows(coefficients, first, stage.inner) and on_lines and const * itemsize % LINE == 0
+
+
+def _contiguous_rows(coefficients: dict, first: int, inner: tuple) -> bool:
+    """Whether a stage's inner loops (variables from `first`) walk a buffer's elements in order."""
+    return all(coefficients.get(first + k, 0) == math.prod(inner[k + 1:]) for k in range(len(inner)))
 
 
 def element_offset(index: tuple, strides: tuple) -> tuple[dict, int]:
@@ -353,8 +357,8 @@ class _KernelBody:
                 buffer = self.program.buffers[e.buffer]
                 coefficients, const = element_offset(e.index, self.strides[e.buffer])
                 row = tuple(coefficients.get(v, 0) for v in range(first))
-                contiguous = all(coefficients.get(first + k, 0) == math.prod(stage.inner[k + 1:]) for k in range(len(stage.inner)))
-                if contiguous and any(row) and math.prod(buffer.shape) * buffer.dtype.itemsize >= STREAM_MIN_BYTES:
+                large = math.prod(buffer.shape) * buffer.dtype.itemsize >= STREAM_MIN_BYTES
+                if large and any(row) and _contiguous_rows(coefficients, first, stage.inner):
                     self.prefetches.setdefault((e.buffer, row, const), (e, math.prod(stage.inner) * buffer.dtype.itemsize))
 
     # -- loop nests ----------------------------------------------------------------------------
