@@ -145,13 +145,15 @@ def _blocked(stage: Stage) -> bool:
 
 def _streamed(kp: KernelPlan, stage: Stage, program: Program, strides: dict, module: Module) -> bool:
     """Whether a stage streams its rows out (_KernelBody._plan_streams): on x86, a store stage of
-    a row kernel whose output is large, allocated by the kernels' allocator (on a cache line), and
-    whose rows are contiguous, start on cache lines and are whole lines long."""
-    if stage.reduce or kp.split != "outer" or "sse2" not in module.cpu_features:
+    a row kernel or a 1-d kernel (whose "rows" are blocks of BLOCK elements) whose output is
+    large, allocated by the kernels' allocator (on a cache line), and whose rows are contiguous,
+    start on cache lines and, in a row kernel, are whole lines long."""
+    one_d = kp.split == "inner" and len(stage.inner) == 1
+    if stage.reduce or not (kp.split == "outer" or one_d) or "sse2" not in module.cpu_features:
         return False
     buffer = program.buffers[stage.output]
     itemsize, row = buffer.dtype.itemsize, math.prod(stage.inner)
-    if buffer.kind == "input" or math.prod(buffer.shape) * itemsize < STREAM_MIN_BYTES or row * itemsize % LINE:
+    if buffer.kind == "input" or math.prod(buffer.shape) * itemsize < STREAM_MIN_BYTES or (row * itemsize % LINE and not one_d):
         return False
     coefficients, const = element_offset(stage.output_index, strides[stage.output])
     first = len(kp.kernel.outer)
@@ -233,6 +235,7 @@ class _KernelBody:
         self.prefetches: dict[tuple, tuple] = {}  # (buffer, offset of its row) -> (a Load of it, row bytes)
         self.following: dict = {}             # the next row's outer loop variables, for prefetches
         self.stage_index = 0
+        self.block_start = literal(0, I64)    # where the current block of a streamed 1-d kernel starts
         self.room = SCRATCH_BYTES
 
     def render(self) -> None:
@@ -249,6 +252,7 @@ class _KernelBody:
                 return []
             fn.loop(self.lo, self.hi, [], row)
         else:
+            self._plan_streams()
             self._row({})
         if self.streams:   # non-temporal stores are weakly ordered: drain them before returning
             fn.module.declare("llvm.x86.sse.sfence", "declare void @llvm.x86.sse.sfence()")
@@ -304,34 +308,48 @@ class _KernelBody:
         one element cannot promise: hence the row buffer and an explicit copy.)"""
         for index, stage in enumerate(self.kp.kernel.stages):
             if _streamed(self.kp, stage, self.program, self.strides, self.module):
-                row_bytes = math.prod(stage.inner) * self.program.buffers[stage.output].dtype.itemsize
+                row = BLOCK if self.kp.split == "inner" else math.prod(stage.inner)
+                row_bytes = row * self.program.buffers[stage.output].dtype.itemsize
                 pointer = self._row_buffer(row_bytes, "row")
                 if pointer is not None:
                     self.streams[index] = pointer
 
-    def _stream_out(self, stage: Stage, outer: dict) -> None:
-        """Copy a streamed stage's row buffer to its row of the output, with non-temporal stores."""
+    def _stream_out(self, stage: Stage, start: V, count: V) -> None:
+        """Copy a streamed stage's row buffer (`count` elements) to the output from element offset
+        `start`: whole cache lines with non-temporal stores, the elements before the first line
+        boundary and after the last (a 1-d kernel's range ends) with plain ones."""
         fn, first = self.fn, len(self.kp.kernel.outer)
-        row_start = {**outer, **{first + k: literal(0, I64) for k in range(len(stage.inner))}}
         dtype = self.program.buffers[stage.output].dtype
-        row = fn.emit(f"getelementptr inbounds {mem_type(dtype)}, ptr {self.pointer[stage.output]}, "
-                      f"i64 {self._offset(stage.output, stage.output_index, row_start).ref}", I64, "p")
+        size = literal(dtype.itemsize, I64)
+        row = fn.emit(f"getelementptr inbounds {mem_type(dtype)}, ptr {self.pointer[stage.output]}, i64 {start.ref}", I64, "p")
+        buffer = self.streams[self.stage_index]
+        misaligned = fn.binary("urem", fn.binary("mul", start, size), literal(LINE, I64))
+        before_line = fn.binary("udiv", fn.binary("urem", fn.binary("sub", literal(LINE, I64), misaligned), literal(LINE, I64)), size)
+        head = fn.intrinsic("umin", [before_line, count], I64)
+        lines = fn.binary("udiv", fn.binary("mul", fn.binary("sub", count, head), size), literal(LINE, I64))
+        tail = fn.binary("add", head, fn.binary("udiv", fn.binary("mul", lines, literal(LINE, I64)), size))
+
+        def element(i, carried):
+            fn.store(row.ref, i, fn.load(buffer, i, dtype))
+            return []
+        fn.loop(literal(0, I64), head, [], element)
         line, nontemporal = f"<{LINE // 4} x i32>", fn.module.metadata("!{i32 1}")
-        lines = math.prod(stage.inner) * dtype.itemsize // LINE
+        source_start = fn.emit(f"getelementptr inbounds {mem_type(dtype)}, ptr {buffer}, i64 {head.ref}", I64, "p")
+        target_start = fn.emit(f"getelementptr inbounds {mem_type(dtype)}, ptr {row.ref}, i64 {head.ref}", I64, "p")
         ahead = []   # (the next row of a prefetched array, its lines per line copied)
         for load, row_bytes in self.prefetches.values():
             # no `inbounds`: after the last row this points past the array, which a prefetch may
-            start = {**self.following, **{v: literal(0, I64) for a in load.index for v, _ in a.terms if v >= first}}
+            following = {**self.following, **{v: literal(0, I64) for a in load.index for v, _ in a.terms if v >= first}}
             ahead.append((fn.emit(f"getelementptr {mem_type(load.dtype)}, ptr {self.pointer[load.buffer]}, "
-                                  f"i64 {self._offset(load.buffer, load.index, start).ref}", I64, "p"),
-                          -(-row_bytes // (lines * LINE))))
+                                  f"i64 {self._offset(load.buffer, load.index, following).ref}", I64, "p"),
+                          -(-row_bytes // (math.prod(stage.inner) * dtype.itemsize))))
         if ahead:
             fn.module.declare("llvm.prefetch.p0", "declare void @llvm.prefetch.p0(ptr, i32, i32, i32)")
 
         def copy(i, carried):
-            source = fn.emit(f"getelementptr inbounds {line}, ptr {self.streams[self.stage_index]}, i64 {i.ref}", I64, "p")
-            value = fn.emit(f"load {line}, ptr {source.ref}, align {LINE}", I64)
-            target = fn.emit(f"getelementptr inbounds {line}, ptr {row.ref}, i64 {i.ref}", I64, "p")
+            source = fn.emit(f"getelementptr inbounds {line}, ptr {source_start.ref}, i64 {i.ref}", I64, "p")
+            value = fn.emit(f"load {line}, ptr {source.ref}, align {dtype.itemsize}", I64)
+            target = fn.emit(f"getelementptr inbounds {line}, ptr {target_start.ref}, i64 {i.ref}", I64, "p")
             fn.emit(f"store {line} {value.ref}, ptr {target.ref}, align {LINE}, !nontemporal {nontemporal}")
             for next_row, per_line in ahead:
                 for j in range(per_line):
@@ -339,7 +357,8 @@ class _KernelBody:
                     address = fn.emit(f"getelementptr i8, ptr {next_row.ref}, i64 {at.ref}", I64, "p")
                     fn.emit(f"call void @llvm.prefetch.p0(ptr {address.ref}, i32 0, i32 3, i32 1)")
             return []
-        fn.loop(literal(0, I64), literal(lines, I64), [], copy)
+        fn.loop(literal(0, I64), lines, [], copy)
+        fn.loop(tail, count, [], element)
 
     def _plan_prefetches(self) -> None:
         """Prefetched rows: a kernel streaming rows out that reads a large array a contiguous row at
@@ -394,20 +413,33 @@ class _KernelBody:
                 return [_extremum(fn, kind, acc[0], value), fn.binary("or", acc[1], fn.compare("fcmp", "uno", value, value))]
             return [_combine(fn, kind, acc[0], value, reorder=in_block)]
 
-        def innermost(k, variables, acc):
-            start, end = self._range(k, stage.inner[k])
-            if not _blocked(stage):
-                return fn.loop(start, end, acc, lambda i, c: element({**variables, first + k: i}, c))
+        def blocks(start, end, acc, each):
+            """each(lo, hi, acc) over [start, end) in blocks of BLOCK elements."""
             count = fn.binary("sub", end, start)
             nblocks = fn.binary("udiv", fn.binary("add", count, literal(BLOCK - 1, I64)), literal(BLOCK, I64))
 
-            def block(b, total):
+            def block(b, carried):
                 lo = fn.binary("add", start, fn.binary("mul", b, literal(BLOCK, I64)))
-                hi = fn.intrinsic("smin", [fn.binary("add", lo, literal(BLOCK, I64)), end], I64)
+                return each(lo, fn.intrinsic("smin", [fn.binary("add", lo, literal(BLOCK, I64)), end], I64), carried)
+            return fn.loop(literal(0, I64), nblocks, acc, block)
+
+        def innermost(k, variables, acc):
+            start, end = self._range(k, stage.inner[k])
+            if self.kp.split == "inner" and self.stage_index in self.streams:   # a 1-d kernel's rows are blocks
+                def streamed_block(lo, hi, carried):
+                    self.block_start = lo
+                    fn.loop(lo, hi, [], lambda i, c: element({**variables, first + k: i}, c))
+                    self._stream_out(stage, lo, fn.binary("sub", hi, lo))
+                    return []
+                return blocks(start, end, acc, streamed_block)
+            if not _blocked(stage):
+                return fn.loop(start, end, acc, lambda i, c: element({**variables, first + k: i}, c))
+
+            def summed_block(lo, hi, total):
                 part = fn.loop(lo, hi, [_identity(kind, element_dtype)],
                                lambda i, c: element({**variables, first + k: i}, c, in_block=True))[0]
                 return [_combine(fn, kind, total[0], scalar.cast(fn, part, total[0].dtype))]
-            return fn.loop(literal(0, I64), nblocks, acc, block)
+            return blocks(start, end, acc, summed_block)
 
         def nest(k, variables, acc):
             if not stage.inner:
@@ -423,8 +455,10 @@ class _KernelBody:
             self._finish(stage, outer, rows, fn.select(result[1], literal(math.nan, element_dtype), result[0]))
         elif kind:
             self._finish(stage, outer, rows, result[0])
-        elif self.stage_index in self.streams:
-            self._stream_out(stage, outer)
+        elif self.stage_index in self.streams and self.kp.split == "outer":
+            row_start = {**outer, **{first + k: literal(0, I64) for k in range(len(stage.inner))}}
+            self._stream_out(stage, self._offset(stage.output, stage.output_index, row_start),
+                             literal(math.prod(stage.inner), I64))
 
     def _store(self, stage: Stage, variables: dict, value: V) -> None:
         value = scalar.cast(self.fn, value, self.program.buffers[stage.output].dtype)
@@ -500,9 +534,12 @@ class _KernelBody:
         return value
 
     def _row_offset(self, variables: dict) -> V:
-        """Row-major offset of the current stage's inner loop indices, into a row buffer."""
+        """Row-major offset of the current stage's inner loop indices, into a row buffer (from the
+        block's start in a 1-d kernel)."""
         stage = self.kp.kernel.stages[self.stage_index]
         first = len(self.kp.kernel.outer)
+        if self.kp.split == "inner":
+            return self.fn.binary("sub", variables[first], self.block_start)
         offset = literal(0, I64)
         for k, n in enumerate(stage.inner):
             scaled = offset if k == 0 else self.fn.binary("mul", offset, literal(n, I64))

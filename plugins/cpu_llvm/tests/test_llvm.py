@@ -272,6 +272,24 @@ def test_large_outputs_stream_out_with_non_temporal_stores(dtype):
     assert "!nontemporal" not in made[-1].ir
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.int8])
+def test_large_1d_outputs_stream_out_in_blocks(dtype):
+    from numpile_llvm import codegen, jit
+    if "sse2" not in jit.host_features():
+        pytest.skip("streamed rows are for x86")
+    compile_llvm, made = programs()
+    # an odd length: each thread's range starts and ends inside a cache line
+    n = codegen.STREAM_MIN_BYTES // np.dtype(dtype).itemsize + 37
+    x = (rng.standard_normal(n) * 50).astype(dtype)
+    y = (rng.standard_normal(n) * 50).astype(dtype)
+    for fn in (lambda a, b: a * 3 - b, lambda a, b: (a > b) | (a < -b), lambda a, b: a[::-1] - b):
+        got, want = numpile.compile(fn, backend=compile_llvm)(x, y), fn(x, y)
+        assert_same(got, want)
+        assert ("!nontemporal" in made[-1].ir) == (want.nbytes >= codegen.STREAM_MIN_BYTES)
+    if dtype == np.float32:
+        assert_same(numpile.compile(chain, backend=compile_llvm)(x), chain(x))
+
+
 def test_new_input_layout_gets_its_own_variant():
     compile_llvm, made = programs()
     fn = numpile.compile(lambda a, b: a * 2 + b, backend=compile_llvm)
