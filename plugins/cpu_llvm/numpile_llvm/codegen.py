@@ -230,7 +230,7 @@ class _KernelBody:
         self.fn = Function(module)
         self.pointer = {name: f"%d{i}" for i, name in enumerate(kp.arrays)}
         self.lo, self.hi, self.slot = V("%lo", I64), V("%hi", I64), V("%slot", I64)
-        self.scratch: dict[str, tuple] = {}   # expression text -> (row scratch pointer, producing stage)
+        self.scratch: dict[str, tuple] = {}   # expression text -> (row scratch pointer, producing stage, bytes)
         self.streams: dict[int, str] = {}     # stage index -> the row buffer it writes, streamed out after each row
         self.prefetches: dict[tuple, tuple] = {}  # (buffer, offset of its row) -> (a Load of it, row bytes)
         self.following: dict = {}             # the next row's outer loop variables, for prefetches
@@ -295,9 +295,10 @@ class _KernelBody:
                 for e in _outermost(later.value, lambda x: str(x) in made):
                     text = str(e)
                     if text not in self.scratch:
-                        pointer = self._row_buffer(math.prod(stage.inner) * np.dtype(e.dtype).itemsize, "scratch")
+                        row_bytes = math.prod(stage.inner) * np.dtype(e.dtype).itemsize
+                        pointer = self._row_buffer(row_bytes, "scratch")
                         if pointer is not None:
-                            self.scratch[text] = (pointer, i)
+                            self.scratch[text] = (pointer, i, row_bytes)
 
     def _plan_streams(self) -> None:
         """Streamed rows: a stage writing a large output (see _streamed) stores each row into a row
@@ -310,9 +311,19 @@ class _KernelBody:
             if _streamed(self.kp, stage, self.program, self.strides, self.module):
                 row = BLOCK if self.kp.split == "inner" else math.prod(stage.inner)
                 row_bytes = row * self.program.buffers[stage.output].dtype.itemsize
-                pointer = self._row_buffer(row_bytes, "row")
+                pointer = self._spent_scratch(index, row_bytes) or self._row_buffer(row_bytes, "row")
                 if pointer is not None:
                     self.streams[index] = pointer
+
+    def _spent_scratch(self, index: int, row_bytes: int) -> str | None:
+        """A row scratch of the same size that no stage after `index` reads: the stage may write its
+        row over it (element by element, each read before it is written), which keeps one row
+        buffer fewer in the L1 cache (softmax: exp(x - max) becomes the output row in place)."""
+        later = self.kp.kernel.stages[index + 1:]
+        for text, (pointer, producer, size) in self.scratch.items():
+            if producer < index and size == row_bytes and not any(str(e) == text for s in later for e in walk(s.value)):
+                return pointer
+        return None
 
     def _stream_out(self, stage: Stage, start: V, count: V) -> None:
         """Copy a streamed stage's row buffer (`count` elements) to the output from element offset
