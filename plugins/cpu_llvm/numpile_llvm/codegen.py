@@ -34,7 +34,7 @@ from . import allocator, jit, mathlib, scalar
 from .irbuilder import BOOL, F32, F64, I64, Function, Module, Unlowerable, V, int_limits, literal, mem_type, reg_type
 
 BLOCK = 4096
-SCRATCH_BYTES = 1 << 18   # the most row buffers (scratch, streamed rows) kept on the stack
+SCRATCH_BYTES = 1 << 17   # the most row buffers (scratch, streamed rows) a kernel keeps on its thread's stack
 # outputs of half the last-level cache or more leave the caches anyway: stream them out
 STREAM_MIN_BYTES = max((jit.last_level_cache_bytes() or 1 << 25) // 2, allocator.MIN_BYTES)
 LINE = allocator.ALIGNMENT   # a cache line; rows streamed out start on one
