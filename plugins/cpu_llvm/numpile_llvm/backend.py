@@ -76,12 +76,19 @@ def _availability() -> tuple[bool, str]:
     return True, ""
 
 
+def allocated_buffers(program: Program) -> set[str]:
+    """The buffers the runner allocates: kernels' temporaries and outputs, not externs' results."""
+    made_by_externs = {s.output for s in program.steps if isinstance(s, Extern)}
+    return {n for n, b in program.buffers.items() if b.kind in ("temp", "output") and n not in made_by_externs}
+
+
 class KernelStep:
     """One kernel: its native versions by input layout, run whole or split over threads."""
 
     def __init__(self, program: Program, kp: codegen.KernelPlan, strides: dict, fast_math: bool):
         self.program, self.kp, self.fast_math = program, kp, fast_math
-        self.owned = {n for n, b in program.buffers.items() if b.kind in ("temp", "output")}
+        # the runner allocates these (C order); inputs and extern results come with strides of their own
+        self.owned = allocated_buffers(program)
         self.checked = [n for n in kp.arrays if n != codegen.PARTIALS and n not in self.owned]
         self.base_strides = strides
         self.variants: dict[tuple, object] = {}
@@ -213,8 +220,9 @@ class CompiledProgram:
         lines = [f"def run({', '.join(names[n] for n in program.inputs)}):"]
         for name in program.inputs:
             lines.append(f"    {names[name]} = asarray({names[name]})")
+        allocated = allocated_buffers(program)
         for n, buf in program.buffers.items():
-            if buf.kind in ("temp", "output") and not self._made_by_extern(n):
+            if n in allocated:
                 env[f"dt_{names[n]}"] = buf.dtype
                 alloc = "cached_empty" if math.prod(buf.shape) * buf.dtype.itemsize >= allocator.MIN_BYTES else "empty"
                 lines.append(f"    {names[n]} = {alloc}({buf.shape!r}, dt_{names[n]})")
@@ -246,8 +254,6 @@ class CompiledProgram:
         exec(compile(source, "<numpile-llvm runner>", "exec"), env)
         return source, env["run"]
 
-    def _made_by_extern(self, name: str) -> bool:
-        return any(isinstance(s, Extern) and s.output == name for s in self.program.steps)
 
 
 def _render_arg(value, names: dict, env: dict) -> str:
