@@ -41,6 +41,18 @@ def _threads() -> int:
     return os.cpu_count() or 1
 
 
+def _thread_ranges(kp: codegen.KernelPlan) -> list[tuple[int, int]]:
+    """The [lo, hi) of the parallel loop each thread runs: equal shares, or for a 1-d float sum
+    the nodes of its pairwise tree a power-of-two levels deep, so that adding the threads'
+    sums pairwise gives NumPy's sum to the bit."""
+    stage = kp.kernel.stages[0]
+    if kp.split == "inner" and len(stage.inner) == 1 and codegen.pairwise(stage):
+        return codegen.pairwise_ranges(kp.extent, 1 << (min(_threads(), kp.extent).bit_length() - 1))
+    chunks = min(_threads(), kp.extent)
+    edges = [kp.extent * c // chunks for c in range(chunks + 1)]
+    return list(zip(edges, edges[1:]))
+
+
 class LLVMBackend(numpile.Backend):
     name = "llvm"
     description = "fused, vectorised, multi-threaded CPU kernels JIT-compiled with LLVM (llvmlite)"
@@ -94,6 +106,7 @@ class KernelStep:
         self.variants: dict[tuple, object] = {}
         self.native = None
         self.parallel = kp.work >= PARALLEL_MIN_WORK and kp.extent > 1 and _threads() > 1
+        self.ranges = _thread_ranges(kp) if self.parallel else []
         # a split reduction run whole (slot -1) writes no partial, but its entry reads an array there
         self.unused_partials = () if kp.partial is None else (np.empty(0, kp.partial),)
 
@@ -113,14 +126,13 @@ class KernelStep:
             self._relayout(arrays)
 
     def _split(self, native, arrays) -> int:
-        chunks = min(_threads(), self.kp.extent)
-        bounds = [self.kp.extent * c // chunks for c in range(chunks + 1)]
+        ranges = self.ranges
         partials = None
         if self.kp.partial is not None:
-            partials = np.empty(chunks, self.kp.partial)
+            partials = np.empty(len(ranges), self.kp.partial)
             arrays = arrays + (partials,)
-        futures = [_pool().submit(native, *arrays, bounds[c], bounds[c + 1], c) for c in range(1, chunks)]
-        status = native(*arrays, bounds[0], bounds[1], 0)
+        futures = [_pool().submit(native, *arrays, *ranges[c], c) for c in range(1, len(ranges))]
+        status = native(*arrays, *ranges[0], 0)
         status |= sum(f.result() for f in futures)
         if partials is not None and not status:
             self._combine(partials, arrays)
@@ -128,9 +140,15 @@ class KernelStep:
 
     def _combine(self, partials, arrays) -> None:
         stage = self.kp.kernel.stages[0]
+        out = arrays[self.kp.arrays.index(stage.output)]
+        if codegen.pairwise(stage):   # the threads summed sibling nodes of the pairwise tree
+            parts = list(partials)
+            while len(parts) > 1:
+                parts = [a + b for a, b in zip(parts[::2], parts[1::2])]
+            out[()] = parts[0]
+            return
         reduce = {"sum": np.add, "prod": np.multiply, "max": np.maximum, "min": np.minimum,
                   "any": np.logical_or, "all": np.logical_and}[self.kp.reduce]
-        out = arrays[self.kp.arrays.index(stage.output)]
         out[()] = reduce.reduce(partials).astype(stage.dtype)
 
     def _relayout(self, arrays) -> None:

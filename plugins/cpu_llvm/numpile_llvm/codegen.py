@@ -16,9 +16,10 @@ no outer loops, that stage's first inner loop ("inner"): a 1-d pointwise chain o
 reduction then still splits over threads, each reduction writing its partial result into
 slot `slot` of an extra partials array (slot -1: straight into the output).
 
-Float sums and products are computed in blocks of `BLOCK` elements, each in any order (so
-LLVM vectorises them), and the blocks combined in order in float64 for float32 data.
-The result is within NumPy's own rounding error (pairwise summation) of NumPy's.
+Float sums follow NumPy's pairwise summation exactly (see _KernelBody._pairwise_sum), so a sum
+is NumPy's to the bit and the same in every kernel. Float products are computed in blocks of
+`BLOCK` elements, each in any order (so LLVM vectorises them), the blocks combined in order in
+float64 for float32 data: within NumPy's rounding error of NumPy's.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ from . import allocator, jit, mathlib, scalar
 from .irbuilder import BOOL, F32, F64, I64, Function, Module, Unlowerable, V, int_limits, literal, mem_type, reg_type
 
 BLOCK = 4096
+PAIRWISE_LEAF = 128   # NumPy's PW_BLOCKSIZE: pairwise sums split ranges down to this many elements
+PAIRWISE_LANES = 8    # and add a leaf in eight interleaved partial sums
 SCRATCH_BYTES = 1 << 17   # the most row buffers (scratch, streamed rows) a kernel keeps on its thread's stack
 # outputs of half the last-level cache or more leave the caches anyway: stream them out
 STREAM_MIN_BYTES = max((jit.last_level_cache_bytes() or 1 << 25) // 2, allocator.MIN_BYTES)
@@ -125,7 +128,7 @@ def _render_entry(module, symbol, kp, program, strides, checked):
 
 def _total_dtype(stage: Stage) -> np.dtype:
     """The type a reduction accumulates in across blocks."""
-    if stage.reduce in ("sum", "prod") and stage.dtype == F32:
+    if stage.reduce == "prod" and stage.dtype == F32:
         return F64
     return BOOL if stage.reduce in ("any", "all") else np.dtype(stage.dtype)
 
@@ -140,7 +143,29 @@ def _element_dtype(stage: Stage) -> np.dtype:
 
 
 def _blocked(stage: Stage) -> bool:
-    return stage.reduce in ("sum", "prod") and _element_dtype(stage).kind == "f"
+    return stage.reduce == "prod" and _element_dtype(stage).kind == "f"
+
+
+def pairwise(stage: Stage) -> bool:
+    """Whether a stage is a float sum, added in NumPy's pairwise order."""
+    return stage.reduce == "sum" and np.dtype(stage.dtype).kind == "f"
+
+
+def pairwise_split(n: int) -> int:
+    """Where NumPy's pairwise summation splits a range of n > PAIRWISE_LEAF elements: half,
+    rounded down to a multiple of 8."""
+    return n // 2 - n // 2 % PAIRWISE_LANES
+
+
+def pairwise_ranges(n: int, parts: int) -> list[tuple[int, int]]:
+    """The nodes of the pairwise tree over [0, n) `parts` (a power of two) ranges deep, left to
+    right, fewer where a range is a leaf: threads sum these and the partial sums are added
+    pairwise, which is the whole sum to the bit."""
+    ranges = [(0, n)]
+    while len(ranges) < parts and all(hi - lo > PAIRWISE_LEAF for lo, hi in ranges):
+        ranges = [half for lo, hi in ranges
+                  for half in ((lo, lo + pairwise_split(hi - lo)), (lo + pairwise_split(hi - lo), hi))]
+    return ranges
 
 
 def _streamed(kp: KernelPlan, stage: Stage, program: Program, strides: dict, module: Module) -> bool:
@@ -174,6 +199,10 @@ def element_offset(index: tuple, strides: tuple) -> tuple[dict, int]:
         for v, c in a.terms:
             coefficients[v] = coefficients.get(v, 0) + c * s
     return coefficients, sum(a.const * s for a, s in zip(index, strides))
+
+
+def _constant(v: V) -> bool:
+    return v.ref.lstrip("-").isdigit()
 
 
 def _identity(reduce: str, dtype: np.dtype) -> V:
@@ -240,6 +269,7 @@ class _KernelBody:
 
     def render(self) -> None:
         kernel, fn = self.kp.kernel, self.fn
+        self._plan_pairwise()
         if self.kp.split == "outer":
             self._plan_scratch()
             self._plan_streams()
@@ -391,6 +421,208 @@ class _KernelBody:
                 if large and any(row) and _contiguous_rows(coefficients, first, stage.inner):
                     self.prefetches.setdefault((e.buffer, row, const), (e, math.prod(stage.inner) * buffer.dtype.itemsize))
 
+    def _plan_pairwise(self) -> None:
+        """Where pairwise sums keep their state, allocated once per call: a stack of tree nodes
+        to visit, a stack of finished sums, and a buffer of up to BLOCK element values."""
+        if any(pairwise(stage) for stage in self.kp.kernel.stages):
+            emit = self.fn.emit
+            self.pairwise_stack = {name: emit("alloca i64, i64 64, align 8", I64, name).ref for name in ("node", "size", "phase")}
+            self.pairwise_stack["sum"] = emit("alloca double, i64 64, align 8", I64, "sums").ref
+            self.pairwise_stack["value"] = emit(f"alloca double, i64 {BLOCK}, align {LINE}", I64, "values").ref
+            self.pairwise_stack["chunk"] = emit("alloca i64, i64 2, align 8", I64, "chunk").ref
+
+    def _slot(self, name: str, index: V, dtype: np.dtype) -> V:
+        t = reg_type(dtype) if name in ("sum", "value") else "i64"
+        return self.fn.emit(f"getelementptr inbounds {t}, ptr {self.pairwise_stack[name]}, i64 {index.ref}", I64, "p")
+
+    def _put(self, name: str, index: V, value: V) -> None:
+        self.fn.store(self._slot(name, index, value.dtype).ref, literal(0, I64), value)
+
+    def _get(self, name: str, index: V, dtype: np.dtype = I64) -> V:
+        return self.fn.load(self._slot(name, index, dtype).ref, literal(0, I64), dtype)
+
+    def _pairwise_sum(self, start: V, end: V, value_at, dtype: np.dtype) -> V:
+        """The sum of value_at(i) for i in [start, end), added exactly as NumPy's pairwise_sum
+        does: a range of more than PAIRWISE_LEAF elements is the sum of its two halves (split
+        by pairwise_split); a leaf's elements go to eight partial sums (element j to sum j % 8),
+        which are added ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)), then the last n % 8
+        elements one by one. A range of 2**k equal leaves (4096 elements: 32 leaves of 128) sums
+        its leaves left to right, adding the last two finished sums as a binary counter carries;
+        any other walks the tree with a stack of nodes."""
+        fn = self.fn
+        zero, one = literal(0, I64), literal(1, I64)
+        self._put("chunk", one, start)   # no values buffered yet
+        if _constant(start) and _constant(end):   # a row: the tree is known now
+            n = int(end.ref) - int(start.ref)
+            leaf = n
+            while leaf > PAIRWISE_LEAF and leaf % (2 * PAIRWISE_LANES) == 0:
+                leaf //= 2
+            if 0 < leaf <= PAIRWISE_LEAF and n // leaf >= 4:
+                return self._balanced_sum(start, end, literal(n, I64), literal(leaf, I64), value_at, dtype)
+            return self._tree_walk_sum(start, end, literal(n, I64), value_at, dtype)
+        size = fn.binary("sub", end, start)
+        # the leaf size of a balanced tree: halve while more than a leaf and the halves are whole groups
+        leaf = fn.loop(zero, literal(64, I64), [size], lambda i, c: [fn.select(
+            fn.binary("and", fn.compare("icmp", "ugt", c[0], literal(PAIRWISE_LEAF, I64)),
+                      fn.compare("icmp", "eq", fn.binary("urem", c[0], literal(2 * PAIRWISE_LANES, I64)), zero)),
+            fn.binary("udiv", c[0], literal(2, I64)), c[0])])[0]
+        balanced = fn.binary("and", fn.binary("and", fn.compare("icmp", "ule", leaf, literal(PAIRWISE_LEAF, I64)),
+                                              fn.compare("icmp", "ugt", leaf, zero)),
+                             fn.compare("icmp", "uge", size, fn.binary("mul", leaf, literal(4, I64))))
+        fast, slow, joined = fn.label("pw.balanced"), fn.label("pw.tree"), fn.label("pw.summed")
+        fn.emit(f"br i1 {balanced.ref}, label %{fast}, label %{slow}")
+        fn.start_block(fast)
+        by_leaves = self._balanced_sum(start, end, size, leaf, value_at, dtype)
+        fast_end = fn.block
+        fn.emit(f"br label %{joined}")
+        fn.start_block(slow)
+        by_tree = self._tree_walk_sum(start, end, size, value_at, dtype)
+        slow_end = fn.block
+        fn.emit(f"br label %{joined}")
+        fn.start_block(joined)
+        return fn.emit(f"phi {reg_type(dtype)} [ {by_leaves.ref}, %{fast_end} ], [ {by_tree.ref}, %{slow_end} ]", dtype)
+
+    def _balanced_sum(self, start, end, size, leaf, value_at, dtype) -> V:
+        """A balanced tree of 4 * 2**k leaves: four leaves at a time (a node two levels up),
+        each finished node pushed on the stack of sums and the last two added while the count
+        of nodes so far has a trailing zero bit, as a binary counter carries."""
+        fn = self.fn
+        zero, one = literal(0, I64), literal(1, I64)
+        unit = fn.binary("mul", leaf, literal(4, I64))
+
+        def each_unit(k, carried):
+            sums = carried[0]
+            node = fn.binary("add", start, fn.binary("mul", k, unit))
+            base = self._buffered(node, unit, end, value_at)
+            groups = fn.binary("udiv", leaf, literal(PAIRWISE_LANES, I64))
+            a, b, c, d = self._lane_sums([fn.binary("add", base, fn.binary("mul", leaf, literal(q, I64))) for q in range(4)],
+                                         groups, dtype)
+            self._put("sum", sums, fn.binary("fadd", fn.binary("fadd", a, b), fn.binary("fadd", c, d)))
+            before, carry, done = fn.block, fn.label("pw.carry"), fn.label("pw.carried")
+            count = fn.binary("add", k, one)
+            fn.emit(f"br i1 {fn.compare('icmp', 'eq', fn.binary('and', count, one), zero).ref}, label %{carry}, label %{done}")
+            fn.start_block(carry)
+            bits, top = V(fn.fresh("bits"), I64), V(fn.fresh("top"), I64)
+            phi_at = len(fn.lines)
+            left_at = fn.binary("sub", top, one)
+            self._put("sum", left_at, fn.binary("fadd", self._get("sum", left_at, dtype), self._get("sum", top, dtype)))
+            shifted = fn.binary("lshr", bits, one)
+            fn.emit(f"br i1 {fn.compare('icmp', 'eq', fn.binary('and', shifted, one), zero).ref}, label %{carry}, label %{done}")
+            fn.lines[phi_at:phi_at] = [f"  {bits.ref} = phi i64 [ {count.ref}, %{before} ], [ {shifted.ref}, %{carry} ]",
+                                       f"  {top.ref} = phi i64 [ {sums.ref}, %{before} ], [ {left_at.ref}, %{carry} ]"]
+            fn.start_block(done)
+            after = fn.emit(f"phi i64 [ {sums.ref}, %{before} ], [ {left_at.ref}, %{carry} ]", I64)
+            return [fn.binary("add", after, one)]
+        fn.loop(zero, fn.binary("udiv", size, unit), [zero], each_unit)
+        return self._get("sum", zero, dtype)
+
+    def _tree_walk_sum(self, start, end, size, value_at, dtype) -> V:
+        fn = self.fn
+        zero, one = literal(0, I64), literal(1, I64)
+        self._put("node", zero, start)
+        self._put("size", zero, size)
+        self._put("phase", zero, zero)
+        before, head, body, leaf, inner, push, combine, done = (
+            fn.block, fn.label("pw"), fn.label("pw.node"), fn.label("pw.leaf"), fn.label("pw.inner"),
+            fn.label("pw.push"), fn.label("pw.combine"), fn.label("pw.done"))
+        nodes, sums = V(fn.fresh("nodes"), I64), V(fn.fresh("sums"), I64)
+        fn.emit(f"br label %{head}")
+        fn.start_block(head)
+        phi_at = len(fn.lines)
+        fn.emit(f"br i1 {fn.compare('icmp', 'sgt', nodes, zero).ref}, label %{body}, label %{done}")
+        fn.start_block(body)
+        top = fn.binary("sub", nodes, one)
+        node, node_size = self._get("node", top), self._get("size", top)
+        fn.emit(f"br i1 {fn.compare('icmp', 'sle', node_size, literal(PAIRWISE_LEAF, I64)).ref}, label %{leaf}, label %{inner}")
+        fn.start_block(leaf)
+        self._put("sum", sums, self._leaf_sum(node, node_size, end, value_at, dtype))
+        after_leaf = fn.binary("add", sums, one)
+        leaf_end = fn.block
+        fn.emit(f"br label %{head}")
+        # an inner node: visit its left half, then its right half, then add their sums
+        fn.start_block(inner)
+        phase = self._get("phase", top)
+        fn.emit(f"br i1 {fn.compare('icmp', 'ult', phase, literal(2, I64)).ref}, label %{push}, label %{combine}")
+        fn.start_block(push)
+        half = fn.binary("sub", fn.binary("udiv", node_size, literal(2, I64)),
+                         fn.binary("urem", fn.binary("udiv", node_size, literal(2, I64)), literal(PAIRWISE_LANES, I64)))
+        left = fn.compare("icmp", "eq", phase, zero)
+        self._put("node", nodes, fn.select(left, node, fn.binary("add", node, half)))
+        self._put("size", nodes, fn.select(left, half, fn.binary("sub", node_size, half)))
+        self._put("phase", nodes, zero)
+        self._put("phase", top, fn.binary("add", phase, one))
+        pushed = fn.binary("add", nodes, one)
+        fn.emit(f"br label %{head}")
+        fn.start_block(combine)
+        right_at, left_at = fn.binary("sub", sums, one), fn.binary("sub", sums, literal(2, I64))
+        self._put("sum", left_at, fn.binary("fadd", self._get("sum", left_at, dtype), self._get("sum", right_at, dtype)))
+        fn.emit(f"br label %{head}")
+        fn.lines[phi_at:phi_at] = [
+            f"  {nodes.ref} = phi i64 [ 1, %{before} ], [ {top.ref}, %{leaf_end} ], [ {pushed.ref}, %{push} ], [ {top.ref}, %{combine} ]",
+            f"  {sums.ref} = phi i64 [ 0, %{before} ], [ {after_leaf.ref}, %{leaf_end} ], [ {sums.ref}, %{push} ], [ {right_at.ref}, %{combine} ]",
+        ]
+        fn.start_block(done)
+        return self._get("sum", zero, dtype)
+
+    def _leaf_sum(self, node: V, size: V, end: V, value_at, dtype: np.dtype) -> V:
+        """A leaf's sum, from the values buffer."""
+        fn = self.fn
+        base = self._buffered(node, size, end, value_at)
+        groups = fn.binary("udiv", size, literal(PAIRWISE_LANES, I64))
+        (lanes,) = self._lane_sums([base], groups, dtype)
+        return fn.loop(fn.binary("mul", groups, literal(PAIRWISE_LANES, I64)), size, [lanes],
+                       lambda i, c: [fn.binary("fadd", c[0], self._get("value", fn.binary("add", base, i), dtype))])[0]
+
+    def _buffered(self, node: V, size: V, end: V, value_at) -> V:
+        """Where [node, node + size) starts in the values buffer, filling it from node when the
+        range is not all there: up to BLOCK elements, by one loop LLVM vectorises."""
+        fn = self.fn
+        zero, one = literal(0, I64), literal(1, I64)
+        fill, have = fn.label("pw.fill"), fn.label("pw.have")
+        fn.emit(f"br i1 {fn.compare('icmp', 'sgt', fn.binary('add', node, size), self._get('chunk', one)).ref}, "
+                f"label %{fill}, label %{have}")
+        fn.start_block(fill)
+        filled = fn.intrinsic("smin", [fn.binary("add", node, literal(BLOCK, I64)), end], I64)
+        fn.loop(node, filled, [], lambda i, c: self._put("value", fn.binary("sub", i, node), value_at(i)) or [])
+        self._put("chunk", zero, node)
+        self._put("chunk", one, filled)
+        fn.emit(f"br label %{have}")
+        fn.start_block(have)
+        return fn.binary("sub", node, self._get("chunk", zero))
+
+    def _lane_sums(self, bases: list, groups: V, dtype: np.dtype) -> list[V]:
+        """For each base in the values buffer, its `groups` groups of eight added lane by lane
+        and the lanes added as NumPy does: several leaves in one loop, so that their chains of
+        dependent additions overlap."""
+        fn, t = self.fn, reg_type(dtype)
+        lanes = f"<{PAIRWISE_LANES} x {t}>"
+        start = f"splat ({t} {literal(-0.0, dtype).ref})"   # -0.0 + x is x, for every x
+        before, head, done = fn.block, fn.label("lanes"), fn.label("lanes.done")
+        group = fn.fresh("g")
+        totals, added = [fn.fresh("lanes") for _ in bases], [fn.fresh("lanes") for _ in bases]
+        fn.emit(f"br i1 {fn.compare('icmp', 'sgt', groups, literal(0, I64)).ref}, label %{head}, label %{done}")
+        fn.start_block(head)
+        fn.lines.append(f"  {group} = phi i64 [ 0, %{before} ], [ {group}.next, %{head} ]")
+        for total, new in zip(totals, added):
+            fn.lines.append(f"  {total} = phi {lanes} [ {start}, %{before} ], [ {new}, %{head} ]")
+        step = fn.binary("mul", V(group, I64), literal(PAIRWISE_LANES, I64))
+        for base, total, new in zip(bases, totals, added):
+            at = self._slot("value", fn.binary("add", base, step), dtype)
+            value = fn.emit(f"load {lanes}, ptr {at.ref}, align {dtype.itemsize}", I64)
+            fn.lines.append(f"  {new} = fadd {lanes} {total}, {value.ref}")
+        fn.lines.append(f"  {group}.next = add nuw nsw i64 {group}, 1")
+        again = fn.compare("icmp", "slt", V(f"{group}.next", I64), groups)
+        fn.emit(f"br i1 {again.ref}, label %{head}, label %{done}")
+        fn.start_block(done)
+        sums = []
+        vectors = [fn.emit(f"phi {lanes} [ {start}, %{before} ], [ {new}, %{head} ]", I64) for new in added]
+        for vector in vectors:
+            parts = [fn.emit(f"extractelement {lanes} {vector.ref}, i64 {j}", dtype) for j in range(PAIRWISE_LANES)]
+            while len(parts) > 1:
+                parts = [fn.binary("fadd", x, y) for x, y in zip(parts[::2], parts[1::2])]
+            sums.append(parts[0])
+        return sums
+
     # -- loop nests ----------------------------------------------------------------------------
     def _row(self, outer: dict) -> None:
         """Every stage, one after the other, for one row."""
@@ -406,8 +638,8 @@ class _KernelBody:
 
     def _nest(self, stage: Stage, outer: dict, rows: dict) -> None:
         """A stage's loop nest for one row: every element is stored, or accumulated into the row
-        value. Float sums and products go in blocks of BLOCK elements, each in any order, the
-        blocks in order (see the module docstring)."""
+        value. Float sums are added pairwise (_pairwise_sum) along the innermost loop; float
+        products go in blocks of BLOCK elements (see the module docstring)."""
         fn, first, kind = self.fn, len(self.kp.kernel.outer), stage.reduce
         element_dtype = _element_dtype(stage) if kind else None
         # a float max or min carries (extremum of the non-NaN values, whether a NaN was seen)
@@ -443,6 +675,11 @@ class _KernelBody:
                     self._stream_out(stage, lo, fn.binary("sub", hi, lo))
                     return []
                 return blocks(start, end, acc, streamed_block)
+            if pairwise(stage):
+                def value_at(i):
+                    value = self._eval(stage.value, {**outer, **variables, first + k: i}, rows, {})
+                    return scalar.cast(fn, value, element_dtype)
+                return [fn.binary("fadd", acc[0], self._pairwise_sum(start, end, value_at, element_dtype))]
             if not _blocked(stage):
                 return fn.loop(start, end, acc, lambda i, c: element({**variables, first + k: i}, c))
 
