@@ -37,6 +37,8 @@ from .irbuilder import BOOL, F32, F64, I64, Function, Module, Unlowerable, V, in
 BLOCK = 4096
 PAIRWISE_LEAF = 128   # NumPy's PW_BLOCKSIZE: pairwise sums split ranges down to this many elements
 PAIRWISE_LANES = 8    # and add a leaf in eight interleaved partial sums
+PAIRWISE_FILL = 4 * PAIRWISE_LEAF   # elements evaluated into the values buffer at a time (short
+                                    # phases without loads keep the memory streams going)
 SCRATCH_BYTES = 1 << 17   # the most row buffers (scratch, streamed rows) a kernel keeps on its thread's stack
 # outputs of half the last-level cache or more leave the caches anyway: stream them out
 STREAM_MIN_BYTES = max((jit.last_level_cache_bytes() or 1 << 25) // 2, allocator.MIN_BYTES)
@@ -265,6 +267,7 @@ class _KernelBody:
         self.following: dict = {}             # the next row's outer loop variables, for prefetches
         self.stage_index = 0
         self.block_start = literal(0, I64)    # where the current block of a streamed 1-d kernel starts
+        self.values_in_scratch: str | None = None   # a pairwise sum adding its row's scratch values
         self.room = SCRATCH_BYTES
 
     def render(self) -> None:
@@ -428,12 +431,13 @@ class _KernelBody:
             emit = self.fn.emit
             self.pairwise_stack = {name: emit("alloca i64, i64 64, align 8", I64, name).ref for name in ("node", "size", "phase")}
             self.pairwise_stack["sum"] = emit("alloca double, i64 64, align 8", I64, "sums").ref
-            self.pairwise_stack["value"] = emit(f"alloca double, i64 {BLOCK}, align {LINE}", I64, "values").ref
+            self.pairwise_stack["value"] = emit(f"alloca double, i64 {PAIRWISE_FILL}, align {LINE}", I64, "values").ref
             self.pairwise_stack["chunk"] = emit("alloca i64, i64 2, align 8", I64, "chunk").ref
 
     def _slot(self, name: str, index: V, dtype: np.dtype) -> V:
         t = reg_type(dtype) if name in ("sum", "value") else "i64"
-        return self.fn.emit(f"getelementptr inbounds {t}, ptr {self.pairwise_stack[name]}, i64 {index.ref}", I64, "p")
+        base = self.values_in_scratch if name == "value" and self.values_in_scratch else self.pairwise_stack[name]
+        return self.fn.emit(f"getelementptr inbounds {t}, ptr {base}, i64 {index.ref}", I64, "p")
 
     def _put(self, name: str, index: V, value: V) -> None:
         self.fn.store(self._slot(name, index, value.dtype).ref, literal(0, I64), value)
@@ -582,8 +586,12 @@ class _KernelBody:
         fn.emit(f"br i1 {fn.compare('icmp', 'sgt', fn.binary('add', node, size), self._get('chunk', one)).ref}, "
                 f"label %{fill}, label %{have}")
         fn.start_block(fill)
-        filled = fn.intrinsic("smin", [fn.binary("add", node, literal(BLOCK, I64)), end], I64)
-        fn.loop(node, filled, [], lambda i, c: self._put("value", fn.binary("sub", i, node), value_at(i)) or [])
+        if self.values_in_scratch:   # the whole row, which evaluating its values keeps in the scratch
+            filled = end
+            fn.loop(node, filled, [], lambda i, c: value_at(i) and [])
+        else:
+            filled = fn.intrinsic("smin", [fn.binary("add", node, literal(PAIRWISE_FILL, I64)), end], I64)
+            fn.loop(node, filled, [], lambda i, c: self._put("value", fn.binary("sub", i, node), value_at(i)) or [])
         self._put("chunk", zero, node)
         self._put("chunk", one, filled)
         fn.emit(f"br label %{have}")
@@ -679,7 +687,14 @@ class _KernelBody:
                 def value_at(i):
                     value = self._eval(stage.value, {**outer, **variables, first + k: i}, rows, {})
                     return scalar.cast(fn, value, element_dtype)
-                return [fn.binary("fadd", acc[0], self._pairwise_sum(start, end, value_at, element_dtype))]
+                # summing the row's own scratch value (softmax's exp): add it from the scratch
+                kept = self.scratch.get(str(stage.value))
+                own = kept is not None and kept[1] == self.stage_index and len(stage.inner) == 1 \
+                    and np.dtype(stage.value.dtype) == element_dtype
+                self.values_in_scratch = kept[0] if own else None
+                total = self._pairwise_sum(start, end, value_at, element_dtype)
+                self.values_in_scratch = None
+                return [fn.binary("fadd", acc[0], total)]
             if not _blocked(stage):
                 return fn.loop(start, end, acc, lambda i, c: element({**variables, first + k: i}, c))
 
