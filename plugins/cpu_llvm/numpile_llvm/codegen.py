@@ -622,14 +622,29 @@ class _KernelBody:
         again = fn.compare("icmp", "slt", V(f"{group}.next", I64), groups)
         fn.emit(f"br i1 {again.ref}, label %{head}, label %{done}")
         fn.start_block(done)
-        sums = []
-        vectors = [fn.emit(f"phi {lanes} [ {start}, %{before} ], [ {new}, %{head} ]", I64) for new in added]
-        for vector in vectors:
-            parts = [fn.emit(f"extractelement {lanes} {vector.ref}, i64 {j}", dtype) for j in range(PAIRWISE_LANES)]
+        vectors = [fn.emit(f"phi {lanes} [ {start}, %{before} ], [ {new}, %{head} ]", I64).ref for new in added]
+        if len(vectors) == 1:
+            parts = [fn.emit(f"extractelement {lanes} {vectors[0]}, i64 {j}", dtype) for j in range(PAIRWISE_LANES)]
             while len(parts) > 1:
                 parts = [fn.binary("fadd", x, y) for x, y in zip(parts[::2], parts[1::2])]
-            sums.append(parts[0])
-        return sums
+            return parts
+        return [s for a, b in zip(vectors[::2], vectors[1::2]) for s in self._lane_trees(a, b, dtype)]
+
+    def _lane_trees(self, a: str, b: str, dtype: np.dtype) -> list[V]:
+        """The lanes of two leaves added ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)), both at
+        once: each level adds the even lanes to the odd ones (the same additions, in vectors)."""
+        fn, t = self.fn, reg_type(dtype)
+        width = 2 * PAIRWISE_LANES
+        both = fn.emit(f"shufflevector <{PAIRWISE_LANES} x {t}> {a}, <{PAIRWISE_LANES} x {t}> {b}, "
+                       f"<{width} x i32> <{', '.join(f'i32 {j}' for j in range(width))}>", I64).ref
+        while width > 2:
+            half = width // 2
+            picks = [", ".join(f"i32 {j}" for j in range(first, width, 2)) for first in (0, 1)]
+            even, odd = (fn.emit(f"shufflevector <{width} x {t}> {both}, <{width} x {t}> poison, <{half} x i32> <{p}>", I64).ref
+                         for p in picks)
+            both = fn.emit(f"fadd <{half} x {t}> {even}, {odd}", I64).ref
+            width = half
+        return [fn.emit(f"extractelement <2 x {t}> {both}, i64 {j}", dtype) for j in range(2)]
 
     # -- loop nests ----------------------------------------------------------------------------
     def _row(self, outer: dict) -> None:
