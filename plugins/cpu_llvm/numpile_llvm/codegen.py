@@ -159,12 +159,22 @@ def pairwise_split(n: int) -> int:
     return n // 2 - n // 2 % PAIRWISE_LANES
 
 
+def balanced_leaf(n: int) -> int | None:
+    """The leaf size when NumPy's pairwise tree over n elements has 2**k >= 4 equal leaves
+    (every node then splits into equal halves), else None."""
+    leaf = n
+    while leaf > PAIRWISE_LEAF and leaf % (2 * PAIRWISE_LANES) == 0:
+        leaf //= 2
+    return leaf if 0 < leaf <= PAIRWISE_LEAF and n // leaf >= 4 else None
+
+
 def pairwise_ranges(n: int, parts: int) -> list[tuple[int, int]]:
     """The nodes of the pairwise tree over [0, n) `parts` (a power of two) ranges deep, left to
     right, fewer where a range is a leaf: threads sum these and the partial sums are added
     pairwise, which is the whole sum to the bit."""
     ranges = [(0, n)]
-    while len(ranges) < parts and all(hi - lo > PAIRWISE_LEAF for lo, hi in ranges):
+    # halving a balanced tree's nodes keeps them balanced while they have 8 leaves or more
+    while len(ranges) < parts and all(hi - lo >= 8 * PAIRWISE_LEAF for lo, hi in ranges):
         ranges = [half for lo, hi in ranges
                   for half in ((lo, lo + pairwise_split(hi - lo)), (lo + pairwise_split(hi - lo), hi))]
     return ranges
@@ -201,10 +211,6 @@ def element_offset(index: tuple, strides: tuple) -> tuple[dict, int]:
         for v, c in a.terms:
             coefficients[v] = coefficients.get(v, 0) + c * s
     return coefficients, sum(a.const * s for a, s in zip(index, strides))
-
-
-def _constant(v: V) -> bool:
-    return v.ref.lstrip("-").isdigit()
 
 
 def _identity(reduce: str, dtype: np.dtype) -> V:
@@ -445,46 +451,21 @@ class _KernelBody:
     def _get(self, name: str, index: V, dtype: np.dtype = I64) -> V:
         return self.fn.load(self._slot(name, index, dtype).ref, literal(0, I64), dtype)
 
-    def _pairwise_sum(self, start: V, end: V, value_at, dtype: np.dtype) -> V:
+    def _pairwise_sum(self, start: V, end: V, n: int, value_at, dtype: np.dtype) -> V:
         """The sum of value_at(i) for i in [start, end), added exactly as NumPy's pairwise_sum
         does: a range of more than PAIRWISE_LEAF elements is the sum of its two halves (split
         by pairwise_split); a leaf's elements go to eight partial sums (element j to sum j % 8),
         which are added ((s0 + s1) + (s2 + s3)) + ((s4 + s5) + (s6 + s7)), then the last n % 8
-        elements one by one. A range of 2**k equal leaves (4096 elements: 32 leaves of 128) sums
-        its leaves left to right, adding the last two finished sums as a binary counter carries;
-        any other walks the tree with a stack of nodes."""
-        fn = self.fn
-        zero, one = literal(0, I64), literal(1, I64)
-        self._put("chunk", one, start)   # no values buffered yet
-        if _constant(start) and _constant(end):   # a row: the tree is known now
-            n = int(end.ref) - int(start.ref)
-            leaf = n
-            while leaf > PAIRWISE_LEAF and leaf % (2 * PAIRWISE_LANES) == 0:
-                leaf //= 2
-            if 0 < leaf <= PAIRWISE_LEAF and n // leaf >= 4:
-                return self._balanced_sum(start, end, literal(n, I64), literal(leaf, I64), value_at, dtype)
-            return self._tree_walk_sum(start, end, literal(n, I64), value_at, dtype)
-        size = fn.binary("sub", end, start)
-        # the leaf size of a balanced tree: halve while more than a leaf and the halves are whole groups
-        leaf = fn.loop(zero, literal(64, I64), [size], lambda i, c: [fn.select(
-            fn.binary("and", fn.compare("icmp", "ugt", c[0], literal(PAIRWISE_LEAF, I64)),
-                      fn.compare("icmp", "eq", fn.binary("urem", c[0], literal(2 * PAIRWISE_LANES, I64)), zero)),
-            fn.binary("udiv", c[0], literal(2, I64)), c[0])])[0]
-        balanced = fn.binary("and", fn.binary("and", fn.compare("icmp", "ule", leaf, literal(PAIRWISE_LEAF, I64)),
-                                              fn.compare("icmp", "ugt", leaf, zero)),
-                             fn.compare("icmp", "uge", size, fn.binary("mul", leaf, literal(4, I64))))
-        fast, slow, joined = fn.label("pw.balanced"), fn.label("pw.tree"), fn.label("pw.summed")
-        fn.emit(f"br i1 {balanced.ref}, label %{fast}, label %{slow}")
-        fn.start_block(fast)
-        by_leaves = self._balanced_sum(start, end, size, leaf, value_at, dtype)
-        fast_end = fn.block
-        fn.emit(f"br label %{joined}")
-        fn.start_block(slow)
-        by_tree = self._tree_walk_sum(start, end, size, value_at, dtype)
-        slow_end = fn.block
-        fn.emit(f"br label %{joined}")
-        fn.start_block(joined)
-        return fn.emit(f"phi {reg_type(dtype)} [ {by_leaves.ref}, %{fast_end} ], [ {by_tree.ref}, %{slow_end} ]", dtype)
+        elements one by one. [start, end) is the loop's whole length n, or a node of its tree
+        (a thread's share, see pairwise_ranges). A balanced tree of at least four equal leaves
+        (4096 elements: 32 leaves of 128) sums its leaves left to right, adding the last two
+        finished sums as a binary counter carries; any other walks the tree with a stack."""
+        self._put("chunk", literal(1, I64), start)   # no values buffered yet
+        size = self.fn.binary("sub", end, start)
+        leaf = balanced_leaf(n)
+        if leaf:
+            return self._balanced_sum(start, end, size, literal(leaf, I64), value_at, dtype)
+        return self._tree_walk_sum(start, end, size, value_at, dtype)
 
     def _balanced_sum(self, start, end, size, leaf, value_at, dtype) -> V:
         """A balanced tree of 4 * 2**k leaves: four leaves at a time (a node two levels up),
@@ -707,7 +688,7 @@ class _KernelBody:
                 own = kept is not None and kept[1] == self.stage_index and len(stage.inner) == 1 \
                     and np.dtype(stage.value.dtype) == element_dtype
                 self.values_in_scratch = kept[0] if own else None
-                total = self._pairwise_sum(start, end, value_at, element_dtype)
+                total = self._pairwise_sum(start, end, stage.inner[k], value_at, element_dtype)
                 self.values_in_scratch = None
                 return [fn.binary("fadd", acc[0], total)]
             if not _blocked(stage):
