@@ -46,7 +46,7 @@ def _thread_ranges(kp: codegen.KernelPlan) -> list[tuple[int, int]]:
     the nodes of its pairwise tree a power-of-two levels deep, so that adding the threads'
     sums pairwise gives NumPy's sum to the bit."""
     stage = kp.kernel.stages[0]
-    if kp.split == "inner" and len(stage.inner) == 1 and codegen.pairwise(stage):
+    if kp.split == "inner" and codegen.pairwise(stage):
         return codegen.pairwise_ranges(kp.extent, 1 << (min(_threads(), kp.extent).bit_length() - 1))
     chunks = min(_threads(), kp.extent)
     edges = [kp.extent * c // chunks for c in range(chunks + 1)]

@@ -12,7 +12,8 @@ runtime compiles a variant for the new layout. The loops live in `@kernel.body`,
 pointers are `noalias`: buffers never overlap, as every output is freshly allocated.
 
 The parallel loop is the flattened outer loops ("outer"), or, for a kernel of one stage with
-no outer loops, that stage's first inner loop ("inner"): a 1-d pointwise chain or a full
+no outer loops, that stage's first inner loop (all its inner loops as one for a float sum)
+("inner"): a 1-d pointwise chain or a full
 reduction then still splits over threads, each reduction writing its partial result into
 slot `slot` of an extra partials array (slot -1: straight into the output).
 
@@ -66,7 +67,9 @@ def plan(kernel: Kernel, program: Program) -> KernelPlan:
         return KernelPlan(kernel, arrays, "outer", math.prod(kernel.outer), work)
     if len(kernel.stages) == 1 and kernel.stages[0].inner:
         stage = kernel.stages[0]
-        result = KernelPlan(kernel, arrays, "inner", stage.inner[0], work)
+        # a float sum runs over its inner loops as one (see _KernelBody._nest): threads split that
+        extent = math.prod(stage.inner) if pairwise(stage) else stage.inner[0]
+        result = KernelPlan(kernel, arrays, "inner", extent, work)
         if stage.reduce:
             result.arrays = arrays + [PARTIALS]
             result.partial = _total_dtype(stage)
@@ -679,18 +682,6 @@ class _KernelBody:
                     self._stream_out(stage, lo, fn.binary("sub", hi, lo))
                     return []
                 return blocks(start, end, acc, streamed_block)
-            if pairwise(stage):
-                def value_at(i):
-                    value = self._eval(stage.value, {**outer, **variables, first + k: i}, rows, {})
-                    return scalar.cast(fn, value, element_dtype)
-                # summing the row's own scratch value (softmax's exp): add it from the scratch
-                kept = self.scratch.get(str(stage.value))
-                own = kept is not None and kept[1] == self.stage_index and len(stage.inner) == 1 \
-                    and np.dtype(stage.value.dtype) == element_dtype
-                self.values_in_scratch = kept[0] if own else None
-                total = self._pairwise_sum(start, end, stage.inner[k], value_at, element_dtype)
-                self.values_in_scratch = None
-                return [fn.binary("fadd", acc[0], total)]
             if not _blocked(stage):
                 return fn.loop(start, end, acc, lambda i, c: element({**variables, first + k: i}, c))
 
@@ -700,9 +691,31 @@ class _KernelBody:
                 return [_combine(fn, kind, total[0], scalar.cast(fn, part, total[0].dtype))]
             return blocks(start, end, acc, summed_block)
 
+        def flat_sum(acc):
+            """A float sum over all the stage's inner loops as one, in row-major order: NumPy
+            sums a C-contiguous array's reduced trailing axes as one (1-d after coalescing)."""
+            def value_at(i):
+                variables, rest = {}, i
+                for k in reversed(range(len(stage.inner))):
+                    variables[first + k] = rest if k == 0 else fn.binary("urem", rest, literal(stage.inner[k], I64))
+                    if k:
+                        rest = fn.binary("udiv", rest, literal(stage.inner[k], I64))
+                return scalar.cast(fn, self._eval(stage.value, {**outer, **variables}, rows, {}), element_dtype)
+            n = math.prod(stage.inner)
+            start, end = self._range(0, n)
+            # summing the row's own scratch value (softmax's exp): add it from the scratch
+            kept = self.scratch.get(str(stage.value))
+            own = kept is not None and kept[1] == self.stage_index and np.dtype(stage.value.dtype) == element_dtype
+            self.values_in_scratch = kept[0] if own else None
+            total = self._pairwise_sum(start, end, n, value_at, element_dtype)
+            self.values_in_scratch = None
+            return [fn.binary("fadd", acc[0], total)]
+
         def nest(k, variables, acc):
             if not stage.inner:
                 return element(variables, acc)
+            if pairwise(stage):
+                return flat_sum(acc)
             if k == len(stage.inner) - 1:
                 return innermost(k, variables, acc)
             start, end = self._range(k, stage.inner[k])

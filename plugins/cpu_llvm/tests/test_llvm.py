@@ -127,12 +127,15 @@ def test_float_sums_are_numpys_to_the_bit(dtype):
                 got = numpile.compile(lambda a: fn(a), backend="llvm")(x)
             assert type(got) is type(want) and got.dtype == want.dtype
             assert got == want or np.isnan(want) and np.isnan(got), (n, got, want)
-    for shape in ((37, 1000), (64, 4096), (3, 5), (300, 129)):
+    for shape in ((37, 1000), (64, 4096), (3, 5), (300, 129), (2048, 1024)):
         m = (rng.standard_normal(shape) * 100).astype(dtype)
         for fn in (lambda a: a.sum(axis=1), lambda a: (2 * a + 1).sum(axis=-1, keepdims=True), lambda a: a.mean(axis=1),
-                   lambda a: a - a.mean(axis=1, keepdims=True)):
+                   lambda a: a - a.mean(axis=1, keepdims=True), lambda a: a.sum(), lambda a: (a * a).mean()):
             got, want = numpile.compile(fn, backend="llvm")(m), fn(m)
             assert got.dtype == want.dtype and np.array_equal(got, want), shape
+    cube = (rng.standard_normal((4, 50, 60)) * 100).astype(dtype)   # several trailing axes as one
+    for fn in (lambda a: a.sum(axis=(1, 2)), lambda a: (a - 1).mean(axis=(1, 2)), lambda a: a.sum()):
+        assert np.array_equal(numpile.compile(fn, backend="llvm")(cube), fn(cube))
 
 
 def test_the_same_sum_is_the_same_in_every_kernel():
