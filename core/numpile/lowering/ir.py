@@ -132,6 +132,9 @@ class Stage:
     output: str | None = None          # buffer stored into (a reduce stores its row value), or None
     output_index: tuple = ()           # Affine per output dimension
     dtype: np.dtype | None = None      # a reduce stage's accumulator and result dtype
+    # how many of a reduce stage's inner loops, from the last, walk the source's last axes:
+    # NumPy reduces those as one block (float sums pairwise), the others one step at a time
+    trailing: int = 0
 
 
 @dataclass

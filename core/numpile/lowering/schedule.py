@@ -165,8 +165,11 @@ class _Scheduler:
             inner_vars = iter(range(nouter, nouter + len(axes)))
             index = tuple(Affine.var(next(inner_vars) if i in axes else next(outer_vars)) for i in range(len(src.shape)))
             value = self._value(src, index, {}, used)
+            trailing = 0   # the reduced axes that end the source's shape
+            while trailing < len(axes) and axes[-1 - trailing] == len(src.shape) - 1 - trailing:
+                trailing += 1
             # the row value is also stored (one element per row): later kernels read it from there
-            stage = Stage(inner, value, reduce=n.target, row_name=n.name, output=self._buffer(n, "temp"),
+            stage = Stage(inner, value, reduce=n.target, row_name=n.name, output=self._buffer(n, "temp"), trailing=trailing,
                           output_index=self._row_index(n), dtype=n.dtype)
             self.in_kernel[n] = ("row", n.name)
         else:

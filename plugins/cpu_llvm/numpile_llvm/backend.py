@@ -46,7 +46,7 @@ def _thread_ranges(kp: codegen.KernelPlan) -> list[tuple[int, int]]:
     the nodes of its pairwise tree a power-of-two levels deep, so that adding the threads'
     sums pairwise gives NumPy's sum to the bit."""
     stage = kp.kernel.stages[0]
-    if kp.split == "inner" and codegen.pairwise(stage):
+    if kp.split == "inner" and codegen.pairwise(stage) and stage.trailing == len(stage.inner):
         return codegen.pairwise_ranges(kp.extent, 1 << (min(_threads(), kp.extent).bit_length() - 1))
     chunks = min(_threads(), kp.extent)
     edges = [kp.extent * c // chunks for c in range(chunks + 1)]
@@ -105,7 +105,9 @@ class KernelStep:
         self.base_strides = strides
         self.variants: dict[tuple, object] = {}
         self.native = None
-        self.parallel = kp.work >= PARALLEL_MIN_WORK and kp.extent > 1 and _threads() > 1
+        # a float product multiplies in order (NumPy's), which threads cannot share
+        self.parallel = (kp.work >= PARALLEL_MIN_WORK and kp.extent > 1 and _threads() > 1
+                         and not (kp.split == "inner" and codegen.sequential(kp.kernel.stages[0])))
         self.ranges = _thread_ranges(kp) if self.parallel else []
         # a split reduction run whole (slot -1) writes no partial, but its entry reads an array there
         self.unused_partials = () if kp.partial is None else (np.empty(0, kp.partial),)

@@ -17,10 +17,9 @@ no outer loops, that stage's first inner loop (all its inner loops as one for a 
 reduction then still splits over threads, each reduction writing its partial result into
 slot `slot` of an extra partials array (slot -1: straight into the output).
 
-Float sums follow NumPy's pairwise summation exactly (see _KernelBody._pairwise_sum), so a sum
-is NumPy's to the bit and the same in every kernel. Float products are computed in blocks of
-`BLOCK` elements, each in any order (so LLVM vectorises them), the blocks combined in order in
-float64 for float32 data: within NumPy's rounding error of NumPy's.
+Float sums follow NumPy's pairwise summation exactly (see _KernelBody._pairwise_sum) and float
+products multiply one element after another as NumPy's loop does, on one thread: a sum or a
+product is NumPy's to the bit and the same in every kernel.
 """
 
 from __future__ import annotations
@@ -67,8 +66,10 @@ def plan(kernel: Kernel, program: Program) -> KernelPlan:
         return KernelPlan(kernel, arrays, "outer", math.prod(kernel.outer), work)
     if len(kernel.stages) == 1 and kernel.stages[0].inner:
         stage = kernel.stages[0]
-        # a float sum runs over its inner loops as one (see _KernelBody._nest): threads split that
-        extent = math.prod(stage.inner) if pairwise(stage) else stage.inner[0]
+        # a float sum over the source's last axes runs over them as one (see _KernelBody._nest):
+        # threads split that
+        whole = pairwise(stage) and stage.trailing == len(stage.inner)
+        extent = math.prod(stage.inner) if whole else stage.inner[0]
         result = KernelPlan(kernel, arrays, "inner", extent, work)
         if stage.reduce:
             result.arrays = arrays + [PARTIALS]
@@ -132,23 +133,13 @@ def _render_entry(module, symbol, kp, program, strides, checked):
 
 
 def _total_dtype(stage: Stage) -> np.dtype:
-    """The type a reduction accumulates in across blocks."""
-    if stage.reduce == "prod" and stage.dtype == F32:
-        return F64
+    """The type a reduction accumulates in: NumPy's loop type, bool for any/all."""
     return BOOL if stage.reduce in ("any", "all") else np.dtype(stage.dtype)
 
 
-def _element_dtype(stage: Stage) -> np.dtype:
-    """The type a reduction accumulates in within a block: float32 sums add in float32 (full
-    vector width), products in float64 (a product of values near 1 drifts in float32 whatever
-    the order)."""
-    if stage.reduce in ("any", "all"):
-        return BOOL
-    return np.dtype(stage.dtype) if stage.reduce == "sum" else _total_dtype(stage)
-
-
-def _blocked(stage: Stage) -> bool:
-    return stage.reduce == "prod" and _element_dtype(stage).kind == "f"
+def sequential(stage: Stage) -> bool:
+    """Whether a reduction must take its elements in order on one thread: a float product."""
+    return stage.reduce == "prod" and np.dtype(stage.dtype).kind == "f"
 
 
 def pairwise(stage: Stage) -> bool:
@@ -229,15 +220,12 @@ def _identity(reduce: str, dtype: np.dtype) -> V:
     return literal(low if reduce == "max" else high, dtype)
 
 
-def _combine(fn: Function, reduce: str, acc: V, x: V, *, reorder: bool = False) -> V:
+def _combine(fn: Function, reduce: str, acc: V, x: V) -> V:
     kind = acc.dtype.kind
     if kind == "b":
         return fn.binary("or" if reduce in ("any", "max", "sum") else "and", acc, x)
-    if reduce in ("sum", "prod"):
-        if kind == "f":
-            flags = " reassoc" if reorder else ""
-            return fn.emit(f"{'fadd' if reduce == 'sum' else 'fmul'}{flags} {reg_type(acc.dtype)} {acc.ref}, {x.ref}", acc.dtype)
-        return fn.binary("add" if reduce == "sum" else "mul", acc, x)
+    if reduce in ("sum", "prod"):   # float sums add pairwise (_pairwise_sum), not here
+        return fn.binary(("f" if kind == "f" else "") + ("add" if reduce == "sum" else "mul"), acc, x)
     signed = "s" if kind == "i" else "u"
     return fn.intrinsic(signed + reduce, [acc, x], acc.dtype)
 
@@ -645,23 +633,23 @@ class _KernelBody:
 
     def _nest(self, stage: Stage, outer: dict, rows: dict) -> None:
         """A stage's loop nest for one row: every element is stored, or accumulated into the row
-        value. Float sums are added pairwise (_pairwise_sum) along the innermost loop; float
-        products go in blocks of BLOCK elements (see the module docstring)."""
+        value. Float sums are added pairwise (_pairwise_sum) over all the inner loops as one;
+        everything else in order (see the module docstring)."""
         fn, first, kind = self.fn, len(self.kp.kernel.outer), stage.reduce
-        element_dtype = _element_dtype(stage) if kind else None
+        element_dtype = _total_dtype(stage) if kind else None
         # a float max or min carries (extremum of the non-NaN values, whether a NaN was seen)
         extremum = kind in ("max", "min") and element_dtype.kind == "f"
 
-        def element(variables, acc, in_block=False):
+        def element(variables, acc):
             variables = {**outer, **variables}
             value = self._eval(stage.value, variables, rows, {})
             if kind is None:
                 self._store(stage, variables, value)
                 return []
-            value = scalar.cast(fn, scalar.cast(fn, value, element_dtype), acc[0].dtype)
+            value = scalar.cast(fn, value, element_dtype)
             if extremum:
                 return [_extremum(fn, kind, acc[0], value), fn.binary("or", acc[1], fn.compare("fcmp", "uno", value, value))]
-            return [_combine(fn, kind, acc[0], value, reorder=in_block)]
+            return [_combine(fn, kind, acc[0], value)]
 
         def blocks(start, end, acc, each):
             """each(lo, hi, acc) over [start, end) in blocks of BLOCK elements."""
@@ -682,27 +670,20 @@ class _KernelBody:
                     self._stream_out(stage, lo, fn.binary("sub", hi, lo))
                     return []
                 return blocks(start, end, acc, streamed_block)
-            if not _blocked(stage):
-                return fn.loop(start, end, acc, lambda i, c: element({**variables, first + k: i}, c))
+            return fn.loop(start, end, acc, lambda i, c: element({**variables, first + k: i}, c))
 
-            def summed_block(lo, hi, total):
-                part = fn.loop(lo, hi, [_identity(kind, element_dtype)],
-                               lambda i, c: element({**variables, first + k: i}, c, in_block=True))[0]
-                return [_combine(fn, kind, total[0], scalar.cast(fn, part, total[0].dtype))]
-            return blocks(start, end, acc, summed_block)
-
-        def flat_sum(acc):
-            """A float sum over all the stage's inner loops as one, in row-major order: NumPy
-            sums a C-contiguous array's reduced trailing axes as one (1-d after coalescing)."""
+        def flat_sum(k0, variables, acc):
+            """A float sum over the stage's inner loops from k0 on as one, row-major: the source's
+            trailing axes, which NumPy sums as one block (C-ordered data coalesces)."""
             def value_at(i):
-                variables, rest = {}, i
-                for k in reversed(range(len(stage.inner))):
-                    variables[first + k] = rest if k == 0 else fn.binary("urem", rest, literal(stage.inner[k], I64))
-                    if k:
+                inner, rest = dict(variables), i
+                for k in reversed(range(k0, len(stage.inner))):
+                    inner[first + k] = rest if k == k0 else fn.binary("urem", rest, literal(stage.inner[k], I64))
+                    if k > k0:
                         rest = fn.binary("udiv", rest, literal(stage.inner[k], I64))
-                return scalar.cast(fn, self._eval(stage.value, {**outer, **variables}, rows, {}), element_dtype)
-            n = math.prod(stage.inner)
-            start, end = self._range(0, n)
+                return scalar.cast(fn, self._eval(stage.value, {**outer, **inner}, rows, {}), element_dtype)
+            n = math.prod(stage.inner[k0:])
+            start, end = self._range(k0, n)
             # summing the row's own scratch value (softmax's exp): add it from the scratch
             kept = self.scratch.get(str(stage.value))
             own = kept is not None and kept[1] == self.stage_index and np.dtype(stage.value.dtype) == element_dtype
@@ -714,8 +695,8 @@ class _KernelBody:
         def nest(k, variables, acc):
             if not stage.inner:
                 return element(variables, acc)
-            if pairwise(stage):
-                return flat_sum(acc)
+            if pairwise(stage) and k == len(stage.inner) - stage.trailing:
+                return flat_sum(k, variables, acc)
             if k == len(stage.inner) - 1:
                 return innermost(k, variables, acc)
             start, end = self._range(k, stage.inner[k])
