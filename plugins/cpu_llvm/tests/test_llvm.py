@@ -134,7 +134,8 @@ def test_float_sums_are_numpys_to_the_bit(dtype):
     for fn in (lambda a: a.sum(axis=(1, 2)), lambda a: (a - 1).mean(axis=(1, 2)), lambda a: a.sum(),
                lambda a: a.sum(axis=0), lambda a: a.sum(axis=1), lambda a: a.sum(axis=(0, 2)), lambda a: a.prod(axis=1),
                lambda a: (a * a).mean(axis=(0, 1))):
-        assert np.array_equal(numpile.compile(fn, backend="llvm")(cube), fn(cube))
+        with np.errstate(over="ignore"):   # the products reach inf
+            assert np.array_equal(numpile.compile(fn, backend="llvm")(cube), fn(cube))
 
 
 def test_the_same_sum_is_the_same_in_every_kernel():
