@@ -423,7 +423,7 @@ class _KernelBody:
 
     def _plan_pairwise(self) -> None:
         """Where pairwise sums keep their state, allocated once per call: a stack of tree nodes
-        to visit, a stack of finished sums, and a buffer of up to BLOCK element values."""
+        to visit, a stack of finished sums, and a buffer of up to PAIRWISE_FILL element values."""
         if any(pairwise(stage) for stage in self.kp.kernel.stages):
             emit = self.fn.emit
             self.pairwise_stack = {name: emit("alloca i64, i64 64, align 8", I64, name).ref for name in ("node", "size", "phase")}
@@ -551,7 +551,8 @@ class _KernelBody:
 
     def _buffered(self, node: V, size: V, end: V, value_at) -> V:
         """Where [node, node + size) starts in the values buffer, filling it from node when the
-        range is not all there: up to BLOCK elements, by one loop LLVM vectorises."""
+        range is not all there: up to PAIRWISE_FILL elements (a scratch row: all of it), by one
+        loop LLVM vectorises."""
         fn = self.fn
         zero, one = literal(0, I64), literal(1, I64)
         fill, have = fn.label("pw.fill"), fn.label("pw.have")
