@@ -224,7 +224,7 @@ def _combine(fn: Function, reduce: str, acc: V, x: V) -> V:
     kind = acc.dtype.kind
     if kind == "b":
         return fn.binary("or" if reduce in ("any", "max", "sum") else "and", acc, x)
-    if reduce in ("sum", "prod"):   # float sums add pairwise (_pairwise_sum), not here
+    if reduce in ("sum", "prod"):   # one step at a time (float sums over trailing axes: _pairwise_sum)
         return fn.binary(("f" if kind == "f" else "") + ("add" if reduce == "sum" else "mul"), acc, x)
     signed = "s" if kind == "i" else "u"
     return fn.intrinsic(signed + reduce, [acc, x], acc.dtype)
