@@ -169,8 +169,8 @@ class _Scheduler:
             while trailing < len(axes) and axes[-1 - trailing] == len(src.shape) - 1 - trailing:
                 trailing += 1
             # the row value is also stored (one element per row): later kernels read it from there
-            stage = Stage(inner, value, reduce=n.target, row_name=n.name, output=self._buffer(n, "temp"), trailing=trailing,
-                          output_index=self._row_index(n), dtype=n.dtype)
+            stage = Stage(inner, value, reduce=n.target, row_name=n.name, output=self._buffer(n, "temp"),
+                          output_index=self._row_index(n), dtype=n.dtype, trailing=trailing)
             self.in_kernel[n] = ("row", n.name)
         else:
             shape = tuple(n.shape)

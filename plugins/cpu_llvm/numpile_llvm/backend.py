@@ -42,11 +42,10 @@ def _threads() -> int:
 
 
 def _thread_ranges(kp: codegen.KernelPlan) -> list[tuple[int, int]]:
-    """The [lo, hi) of the parallel loop each thread runs: equal shares, or for a 1-d float sum
-    the nodes of its pairwise tree a power-of-two levels deep, so that adding the threads'
-    sums pairwise gives NumPy's sum to the bit."""
-    stage = kp.kernel.stages[0]
-    if kp.split == "inner" and codegen.pairwise(stage) and stage.trailing == len(stage.inner):
+    """The [lo, hi) of the parallel loop each thread runs: equal shares, or for a float sum of a
+    whole array the nodes of its pairwise tree a power-of-two levels deep, so that adding the
+    threads' sums pairwise gives NumPy's sum to the bit."""
+    if kp.split == "inner" and codegen.pairwise(kp.kernel.stages[0]):
         return codegen.pairwise_ranges(kp.extent, 1 << (min(_threads(), kp.extent).bit_length() - 1))
     chunks = min(_threads(), kp.extent)
     edges = [kp.extent * c // chunks for c in range(chunks + 1)]
@@ -273,7 +272,6 @@ class CompiledProgram:
         source = "\n".join(lines) + "\n"
         exec(compile(source, "<numpile-llvm runner>", "exec"), env)
         return source, env["run"]
-
 
 
 def _render_arg(value, names: dict, env: dict) -> str:

@@ -12,10 +12,10 @@ runtime compiles a variant for the new layout. The loops live in `@kernel.body`,
 pointers are `noalias`: buffers never overlap, as every output is freshly allocated.
 
 The parallel loop is the flattened outer loops ("outer"), or, for a kernel of one stage with
-no outer loops, that stage's first inner loop (all its inner loops as one for a float sum)
-("inner"): a 1-d pointwise chain or a full
-reduction then still splits over threads, each reduction writing its partial result into
-slot `slot` of an extra partials array (slot -1: straight into the output).
+no outer loops, that stage's first inner loop, or all of them as one for a float sum ("inner"):
+a 1-d pointwise chain or a full reduction then still splits over threads, each reduction
+writing its partial result into slot `slot` of an extra partials array (slot -1: straight
+into the output).
 
 Float sums follow NumPy's pairwise summation exactly (see _KernelBody._pairwise_sum) and float
 products multiply one element after another as NumPy's loop does, on one thread: a sum or a
@@ -66,10 +66,9 @@ def plan(kernel: Kernel, program: Program) -> KernelPlan:
         return KernelPlan(kernel, arrays, "outer", math.prod(kernel.outer), work)
     if len(kernel.stages) == 1 and kernel.stages[0].inner:
         stage = kernel.stages[0]
-        # a float sum over the source's last axes runs over them as one (see _KernelBody._nest):
-        # threads split that
-        whole = pairwise(stage) and stage.trailing == len(stage.inner)
-        extent = math.prod(stage.inner) if whole else stage.inner[0]
+        # no outer loops: a reduction over every axis. A float sum runs over them as one (see
+        # _KernelBody._nest), and threads split that
+        extent = math.prod(stage.inner) if pairwise(stage) else stage.inner[0]
         result = KernelPlan(kernel, arrays, "inner", extent, work)
         if stage.reduce:
             result.arrays = arrays + [PARTIALS]
@@ -365,8 +364,8 @@ class _KernelBody:
         row = fn.emit(f"getelementptr inbounds {mem_type(dtype)}, ptr {self.pointer[stage.output]}, i64 {start.ref}", I64, "p")
         buffer = self.streams[self.stage_index]
         misaligned = fn.binary("urem", fn.binary("mul", start, size), literal(LINE, I64))
-        before_line = fn.binary("udiv", fn.binary("urem", fn.binary("sub", literal(LINE, I64), misaligned), literal(LINE, I64)), size)
-        head = fn.intrinsic("umin", [before_line, count], I64)
+        to_line = fn.binary("urem", fn.binary("sub", literal(LINE, I64), misaligned), literal(LINE, I64))   # bytes
+        head = fn.intrinsic("umin", [fn.binary("udiv", to_line, size), count], I64)
         lines = fn.binary("udiv", fn.binary("mul", fn.binary("sub", count, head), size), literal(LINE, I64))
         tail = fn.binary("add", head, fn.binary("udiv", fn.binary("mul", lines, literal(LINE, I64)), size))
 
@@ -634,8 +633,8 @@ class _KernelBody:
 
     def _nest(self, stage: Stage, outer: dict, rows: dict) -> None:
         """A stage's loop nest for one row: every element is stored, or accumulated into the row
-        value. Float sums are added pairwise (_pairwise_sum) over all the inner loops as one;
-        everything else in order (see the module docstring)."""
+        value. A float sum adds its trailing inner loops (Stage.trailing) as one pairwise block
+        (_pairwise_sum); everything else accumulates in order (see the module docstring)."""
         fn, first, kind = self.fn, len(self.kp.kernel.outer), stage.reduce
         element_dtype = _total_dtype(stage) if kind else None
         # a float max or min carries (extremum of the non-NaN values, whether a NaN was seen)
@@ -703,7 +702,7 @@ class _KernelBody:
             start, end = self._range(k, stage.inner[k])
             return fn.loop(start, end, acc, lambda i, c: nest(k + 1, {**variables, first + k: i}, c))
 
-        start = [_identity(kind, _total_dtype(stage))] if kind else []
+        start = [_identity(kind, element_dtype)] if kind else []
         result = nest(0, {}, start + [literal(False, BOOL)] if extremum else start)
         if extremum:
             self._finish(stage, outer, rows, fn.select(result[1], literal(math.nan, element_dtype), result[0]))
