@@ -441,6 +441,10 @@ class _KernelBody:
     def _get(self, name: str, index: V, dtype: np.dtype = I64) -> V:
         return self.fn.load(self._slot(name, index, dtype).ref, literal(0, I64), dtype)
 
+    def _add_sums(self, left_at: V, right_at: V, dtype: np.dtype) -> None:
+        """A node's sum from its halves': the stack of sums at left_at becomes left + right."""
+        self._put("sum", left_at, self.fn.binary("fadd", self._get("sum", left_at, dtype), self._get("sum", right_at, dtype)))
+
     def _pairwise_sum(self, start: V, end: V, n: int, value_at, dtype: np.dtype) -> V:
         """The sum of value_at(i) for i in [start, end), added exactly as NumPy's pairwise_sum
         does: a range of more than PAIRWISE_LEAF elements is the sum of its two halves (split
@@ -480,7 +484,7 @@ class _KernelBody:
             bits, top = V(fn.fresh("bits"), I64), V(fn.fresh("top"), I64)
             phi_at = len(fn.lines)
             left_at = fn.binary("sub", top, one)
-            self._put("sum", left_at, fn.binary("fadd", self._get("sum", left_at, dtype), self._get("sum", top, dtype)))
+            self._add_sums(left_at, top, dtype)
             shifted = fn.binary("lshr", bits, one)
             fn.emit(f"br i1 {fn.compare('icmp', 'eq', fn.binary('and', shifted, one), zero).ref}, label %{carry}, label %{done}")
             fn.lines[phi_at:phi_at] = [f"  {bits.ref} = phi i64 [ {count.ref}, %{before} ], [ {shifted.ref}, %{carry} ]",
@@ -530,7 +534,7 @@ class _KernelBody:
         fn.emit(f"br label %{head}")
         fn.start_block(combine)
         right_at, left_at = fn.binary("sub", sums, one), fn.binary("sub", sums, literal(2, I64))
-        self._put("sum", left_at, fn.binary("fadd", self._get("sum", left_at, dtype), self._get("sum", right_at, dtype)))
+        self._add_sums(left_at, right_at, dtype)
         fn.emit(f"br label %{head}")
         fn.lines[phi_at:phi_at] = [
             f"  {nodes.ref} = phi i64 [ 1, %{before} ], [ {top.ref}, %{leaf_end} ], [ {pushed.ref}, %{push} ], [ {top.ref}, %{combine} ]",
