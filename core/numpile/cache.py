@@ -8,12 +8,19 @@ entry; code the tracer cannot capture at all gets an entry that runs the
 function eagerly under the same guards. An entry that ends in a graph break
 returns a `TailCall` of a resume function; `__call__` runs those in a loop, so
 a loop whose body breaks does not deepen the Python stack.
+
+Threads: a cache hit takes no lock. Entry lists are never changed in place, only replaced,
+so a reader always walks a whole list. Tracing and backend compiles run under one process-wide
+lock (the tracer keeps per-trace state in module globals, and a backend need not be
+thread-safe), which a miss takes before looking again: another thread may have compiled the
+entry while this one waited. Compiled code runs outside the lock.
 """
 
 from __future__ import annotations
 
 import functools
 import inspect
+import threading
 import time
 import types
 import warnings
@@ -34,6 +41,7 @@ from .tracer.translator import is_library_code
 _LIVE: "weakref.WeakSet[CompiledFunction]" = weakref.WeakSet()
 _NO_SELF = object()
 _STOP = object()  # next()'s default in residual code: the iterator is exhausted
+_compile_lock = threading.RLock()  # re-entrant: compiling a resume function may need a callee's frame
 
 
 class TailCall:
@@ -117,6 +125,14 @@ class CompiledFunction:
 
     def _dispatch(self, args, kwargs):
         """Run the first entry whose guards pass, compiling one on a miss; may return a TailCall."""
+        entry = self._lookup(args, kwargs)
+        if entry is None:
+            with _compile_lock:
+                entry = self._lookup(args, kwargs) or self._miss(args, kwargs)
+        return entry.run(*args, **kwargs)
+
+    def _lookup(self, args, kwargs) -> CacheEntry | None:
+        """The first entry whose guards pass, moved to the front of the list."""
         entries = self.entries
         for i, entry in enumerate(entries):
             try:
@@ -124,10 +140,14 @@ class CompiledFunction:
             except Exception:  # a source that can no longer be read is a miss
                 hit = False
             if hit:
-                if i:
-                    entries.insert(0, entries.pop(i))
-                return entry.run(*args, **kwargs)
-        return self._miss(args, kwargs)
+                # most recently used first; skipped while another thread compiles (its entry must not be lost)
+                if i and _compile_lock.acquire(blocking=False):
+                    try:
+                        self.entries = [entry, *(e for e in self.entries if e is not entry)]
+                    finally:
+                        _compile_lock.release()
+                return entry
+        return None
 
     def __get__(self, instance, owner=None):
         """`@numpile.compile` on a method: `obj.method(x)` passes obj as self."""
@@ -169,14 +189,15 @@ class CompiledFunction:
         return child
 
     # -- misses --------------------------------------------------------------------------
-    def _miss(self, args, kwargs):
+    def _miss(self, args, kwargs) -> "CacheEntry | _Eager":
+        """Trace and compile an entry for this call (under _compile_lock); what the caller runs."""
         name = self._fn.__qualname__
         if len(self.entries) >= config.cache_size_limit:
             if not self._limit_warned:
                 self._limit_warned = True
                 warnings.warn(f"numpile: {name} reached config.cache_size_limit={config.cache_size_limit} "
                               f"compiled entries; it runs eagerly from now on", RuntimeWarning, stacklevel=4)
-            return self._fn(*args, **kwargs)
+            return _Eager(self._fn)
         if self.entries and logs.enabled("recompiles"):
             logs.get("recompiles").debug("%s", self._recompile_reason(args, kwargs))
         backend = self.backend
@@ -185,7 +206,7 @@ class CompiledFunction:
         try:
             tr = trace(self._fn, args, kwargs, resumable=not self.fullgraph, dynamic=dynamic)
         except TraceFailed as failed:
-            return self._run_eagerly(failed, time.perf_counter() - t0, args, kwargs)
+            return self._run_eagerly(failed, time.perf_counter() - t0)
         if tr.graph_break is not None:
             self._log_break(tr.graph_break, resumed=True)
         t1 = time.perf_counter()
@@ -193,7 +214,7 @@ class CompiledFunction:
         t2 = time.perf_counter()
         entry.compile_seconds = t2 - t0
         self._install(entry, CompileEvent(name, entry, t1 - t0, t2 - t1))
-        return entry.run(*args, **kwargs)
+        return entry
 
     def _dynamic_inputs(self, args, kwargs, backend) -> DynamicInputs | None:
         """What this compile leaves unspecialised. Dims: all with dynamic=True; with automatic
@@ -290,7 +311,7 @@ class CompiledFunction:
         plugins.notify_compiled(self._fn.__qualname__, backend.name, graph, time.perf_counter() - t0)
         return compiled
 
-    def _run_eagerly(self, failed: TraceFailed, seconds: float, args, kwargs):
+    def _run_eagerly(self, failed: TraceFailed, seconds: float) -> CacheEntry:
         err = failed.error
         if self.fullgraph:
             if isinstance(err, Unsupported):
@@ -307,7 +328,7 @@ class CompiledFunction:
         run = ns.define(f"def __run({params}):\n    return __fn({call_args(self._fn)})\n", "__run", "<numpile eager>")
         entry = CacheEntry(check, run, failed.guards, None, "eager", seconds, brk, eager=True)
         self._install(entry, CompileEvent(self._fn.__qualname__, entry, seconds, 0.0))
-        return self._fn(*args, **kwargs)
+        return entry
 
     def _replay(self, error: Exception, *args, **kwargs):
         """The compiled graph raised: run this frame as Python from where the entry starts (a graph
@@ -326,7 +347,7 @@ class CompiledFunction:
             logs.get("graph_breaks").debug("graph break in %s: %s\n%s\n  (%s)", self._fn.__qualname__, brk.reason, stack, then)
 
     def _install(self, entry: CacheEntry, event: CompileEvent) -> None:
-        self.entries.insert(0, entry)
+        self.entries = [entry, *self.entries]
         if logs.enabled("guards"):
             logs.get("guards").debug("guards of %s (entry %d):\n%s", self._fn.__qualname__, len(self.entries),
                                      "\n".join("  " + g for g in entry.guards.describe()) or "  (none)")
@@ -354,9 +375,13 @@ class CompiledFunction:
         if isinstance(callee, types.FunctionType) and not getattr(callee, "_numpile_disable", False) \
                 and not is_library_code(callee.__code__) \
                 and not callee.__code__.co_flags & 0x3A0:  # generators and coroutines run as they are
-            if callee not in self._frames:
-                self._frames[callee] = self._child(callee)
-            return self._frames[callee]
+            frame = self._frames.get(callee)
+            if frame is None:
+                with _compile_lock:
+                    frame = self._frames.get(callee)
+                    if frame is None:
+                        frame = self._frames[callee] = self._child(callee)
+            return frame
         return callee
 
     def all_entries(self) -> list[CacheEntry]:
@@ -364,8 +389,17 @@ class CompiledFunction:
         return [e for cf in list(_LIVE) if cf.root is self for e in cf.entries]
 
     def reset(self) -> None:
-        self.entries.clear()
+        self.entries = []
         self._limit_warned = False
+
+
+class _Eager:
+    """What a function past its cache size limit runs: itself."""
+
+    __slots__ = ("run",)
+
+    def __init__(self, fn):
+        self.run = fn
 
 
 class ResumePoint:
@@ -377,8 +411,10 @@ class ResumePoint:
 
     def call(self, args):
         if self._target is None:
-            resume_fn = make_resume_function(self.fn, resume_code(self.code, self.layout))
-            self._target = resume_fn if self.native else self.root._child(resume_fn)
+            with _compile_lock:
+                if self._target is None:
+                    resume_fn = make_resume_function(self.fn, resume_code(self.code, self.layout))
+                    self._target = resume_fn if self.native else self.root._child(resume_fn)
         if self.native:
             return self._target(*args)
         return self._target._dispatch(args, {})

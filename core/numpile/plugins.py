@@ -149,11 +149,12 @@ class _Plugins:
         """Name -> offer for everything plugins offer through the list hook `hook`; the first
         plugin to offer a name keeps it (built-ins first, then entry points by name)."""
         table: dict[str, _Offer] = {}
-        for impl in getattr(self.pm.hook, hook).get_hookimpls():
-            if impl not in self.offered:
-                self.offered[impl] = self.accepted(impl, hook, kind, table)
-            for item in self.offered[impl]:
-                table.setdefault(item.name, _Offer(item, impl.plugin_name))
+        with _lock:  # two threads' first lookups must not call a hook twice (two instances of a backend)
+            for impl in getattr(self.pm.hook, hook).get_hookimpls():
+                if impl not in self.offered:
+                    self.offered[impl] = self.accepted(impl, hook, kind, table)
+                for item in self.offered[impl]:
+                    table.setdefault(item.name, _Offer(item, impl.plugin_name))
         return table
 
     def accepted(self, impl: pluggy.HookImpl, hook: str, kind: type, taken: dict[str, _Offer]) -> list:
@@ -226,11 +227,12 @@ def register_backend(name: str | Callable | None = None, fn: Callable | type[Bac
     if not backend.name:
         raise InvalidBackendError(f"{backend!r} has no name: pass one, register_backend(name, fn)")
     state = _loaded()
-    taken = state.backends().get(backend.name)
-    if taken is not None:
-        raise InvalidBackendError(f"a backend named {backend.name!r} exists already, from plugin "
-                                  f"{taken.plugin!r} ({state.origin(taken.plugin).distribution})")
-    state.pm.register(_InProcessBackend(backend), f"register_backend:{backend.name}")
+    with _lock:  # the name is checked and taken in one step
+        taken = state.backends().get(backend.name)
+        if taken is not None:
+            raise InvalidBackendError(f"a backend named {backend.name!r} exists already, from plugin "
+                                      f"{taken.plugin!r} ({state.origin(taken.plugin).distribution})")
+        state.pm.register(_InProcessBackend(backend), f"register_backend:{backend.name}")
     return fn
 
 

@@ -31,10 +31,8 @@ from .irbuilder import Module, Unlowerable
 PARALLEL_MIN_WORK = 1 << 17
 
 
-@cache
-def _pool() -> ThreadPoolExecutor | None:
-    workers = os.cpu_count() or 1
-    return ThreadPoolExecutor(workers - 1, thread_name_prefix="numpile-llvm") if workers > 1 else None
+# the threads that run kernel shares beside the calling thread (started on the first submit)
+_POOL = ThreadPoolExecutor(os.cpu_count() - 1, thread_name_prefix="numpile-llvm") if (os.cpu_count() or 1) > 1 else None
 
 
 def _threads() -> int:
@@ -132,7 +130,7 @@ class KernelStep:
         if self.kp.partial is not None:
             partials = np.empty(len(ranges), self.kp.partial)
             arrays = arrays + (partials,)
-        futures = [_pool().submit(native, *arrays, *ranges[c], c) for c in range(1, len(ranges))]
+        futures = [_POOL.submit(native, *arrays, *ranges[c], c) for c in range(1, len(ranges))]
         status = native(*arrays, *ranges[0], 0)
         status |= sum(f.result() for f in futures)
         if partials is not None and not status:

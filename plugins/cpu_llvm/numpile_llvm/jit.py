@@ -6,6 +6,10 @@ and SLP vectorisers on, emitted as an object file, and loaded into one process-w
 engine. Object files are cached under `config.cache_dir`, keyed by the IR and the target,
 so a second process compiles nothing; a cache file that is unreadable, truncated or made
 for another key is ignored and rebuilt.
+
+LLVM's global context, the target machine and the engine are not thread-safe: every use of
+llvmlite here holds `_lock`. Kernels already loaded keep running on other threads meanwhile
+(adding an object maps new pages; it never touches the code of earlier ones).
 """
 
 from __future__ import annotations
@@ -28,7 +32,7 @@ from numpile import config, logs
 from . import mathlib
 
 _FORMAT = b"numpile-llvm-object-1\n"  # bump when the layout of cached objects changes
-_lock = threading.Lock()
+_lock = threading.RLock()  # re-entrant: compile_ir holds it across optimize and the engine
 _loaded: dict[str, dict[str, int]] = {}  # cache key -> symbol addresses, for modules already in the engine
 
 
@@ -43,8 +47,13 @@ class Target:
         return f"{self.triple} {self.cpu}"
 
 
-@cache
 def _llvm() -> tuple[Target, "llvm.TargetMachine", "llvm.ExecutionEngine"]:
+    with _lock:
+        return _start_llvm()
+
+
+@cache
+def _start_llvm() -> tuple[Target, "llvm.TargetMachine", "llvm.ExecutionEngine"]:
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
     target = Target(llvm.get_process_triple(), llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten())
@@ -82,14 +91,15 @@ def last_level_cache_bytes() -> int | None:
 
 def optimize(ir: str) -> "llvm.ModuleRef":
     _, machine, _ = _llvm()
-    module = llvm.parse_assembly(ir)
-    module.verify()
-    tuning = llvm.create_pipeline_tuning_options(speed_level=3)
-    tuning.loop_vectorization = True
-    tuning.slp_vectorization = True
-    builder = llvm.create_pass_builder(machine, tuning)
-    builder.getModulePassManager().run(module, builder)
-    return module
+    with _lock:
+        module = llvm.parse_assembly(ir)
+        module.verify()
+        tuning = llvm.create_pipeline_tuning_options(speed_level=3)
+        tuning.loop_vectorization = True
+        tuning.slp_vectorization = True
+        builder = llvm.create_pass_builder(machine, tuning)
+        builder.getModulePassManager().run(module, builder)
+        return module
 
 
 def cache_key(ir: str) -> str:
@@ -103,6 +113,11 @@ def compile_ir(ir: str, symbols: list[str]) -> tuple[dict[str, int], str]:
     ("disk cache" or "compiled in N ms")."""
     _, machine, engine = _llvm()
     key = cache_key(ir)
+    with _lock:  # one thread at a time in LLVM, and a module loaded once however many threads ask
+        return _load(key, ir, symbols, machine, engine)
+
+
+def _load(key: str, ir: str, symbols: list[str], machine, engine) -> tuple[dict[str, int], str]:
     if key in _loaded:  # the same module again (another function with the same graph): same code
         return _loaded[key], "already loaded"
     path = Path(config.cache_dir) / "llvm" / f"{key}.o"
@@ -113,11 +128,10 @@ def compile_ir(ir: str, symbols: list[str]) -> tuple[dict[str, int], str]:
         obj = machine.emit_object(optimize(ir))
         origin = f"compiled in {(time.perf_counter() - start) * 1e3:.1f} ms"
         _write_cached(path, key, obj)
-    with _lock:
-        engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
-        engine.finalize_object()
-        addresses = {name: engine.get_function_address(name) for name in symbols}
-        _loaded[key] = addresses
+    engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
+    engine.finalize_object()
+    addresses = {name: engine.get_function_address(name) for name in symbols}
+    _loaded[key] = addresses
     missing = [n for n, a in addresses.items() if not a]
     if missing:
         raise RuntimeError(f"the compiled object defines no {', '.join(missing)}")
@@ -126,7 +140,8 @@ def compile_ir(ir: str, symbols: list[str]) -> tuple[dict[str, int], str]:
 
 def optimized_ir(ir: str) -> str:
     """The module after optimisation, as `NUMPILE_LOGS=output_code` shows it."""
-    return str(optimize(ir))
+    with _lock:  # printing a module walks LLVM's context too
+        return str(optimize(ir))
 
 
 def _read_cached(path: Path, key: str) -> bytes | None:
