@@ -16,7 +16,7 @@ CATEGORIES = {
     "recompiles": "why a function compiles again (which guard failed)",
     "graph": "each captured graph, as a table",
     "output_code": "the code a backend generated",
-    "perf": "compile times",
+    "perf": "compile times, and what runs with NumPy instead of compiled code, and why",
 }
 
 root = logging.getLogger("numpile")

@@ -5,7 +5,7 @@ each extern (matmul through NumPy's BLAS, anything not lowered), and returns the
 
 A kernel with something codegen cannot lower (float16, gcd, an integer power with an array
 exponent, ...) runs with NumPy through the lowering toolkit's reference renderer instead; the
-reason is logged under `output_code` and kept in `CompiledProgram.fallbacks`.
+reason is logged under `perf` and kept in `CompiledProgram.fallbacks`.
 """
 
 from __future__ import annotations
@@ -198,7 +198,7 @@ class CompiledProgram:
                     ks.render(trial, symbol, strides)
                 except Unlowerable as e:
                     self.fallbacks[step.name] = str(e)
-                    logs.get("output_code").debug("llvm: %s of %s runs with NumPy: %s", step.name, graph_name, e)
+                    logs.get("perf").debug("llvm: %s of %s runs with NumPy: %s", step.name, graph_name, e)
                     continue
                 ks.render(module, symbol, strides)
                 symbols.append((symbol, ks))

@@ -31,6 +31,8 @@ class V(NamedTuple):
 
 def reg_type(dtype: np.dtype) -> str:
     dtype = np.dtype(dtype)
+    if not dtype.isnative:  # kernels load and store in the machine's order
+        raise Unlowerable(f"dtype {dtype.str} is not in this machine's byte order")
     if dtype.kind == "b":
         return "i1"
     if dtype.kind in "iu":
@@ -58,6 +60,7 @@ def literal(value, dtype: np.dtype) -> V:
 
 
 def int_limits(dtype: np.dtype) -> tuple[int, int]:
+    reg_type(dtype)  # datetime64 and timedelta64 have limits but no lowering
     info = np.iinfo(dtype)
     return int(info.min), int(info.max)
 
