@@ -418,3 +418,50 @@ def test_generator_with_a_break_runs_as_python(rng):
     for _ in range(2):
         xs = [rand(rng, (3,)), rand(rng, (2,))]
         assert_same(compiled(xs), f(xs))
+
+
+class _Tagged(np.ndarray):
+    """A subclass with ndarray semantics: results of its arithmetic stay _Tagged."""
+
+
+@pytest.mark.parametrize("make", [lambda x: np.asmatrix(x), lambda x: np.ma.masked_array(x, mask=x > 0.5),
+                                  lambda x: x.view(_Tagged)], ids=["matrix", "masked", "own"])
+@pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")
+def test_ndarray_subclasses_run_as_python_and_say_why(rng, make, capsys):
+    def f(a, b):
+        return (a * b + 1).sum(axis=0), a @ b.T
+    compiled = numpile.compile(f, backend="eager")
+    numpile.set_logs("graph_breaks")
+    try:
+        for _ in range(2):
+            a, b = make(rand(rng, (3, 3))), rand(rng, (3, 3))
+            got, want = compiled(a, b), f(a, b)
+            for g, w in zip(got, want):
+                assert type(g) is type(w) and g.dtype == w.dtype and g.shape == w.shape
+                np.testing.assert_array_equal(np.ma.getdata(g), np.ma.getdata(w))
+                assert np.array_equal(np.ma.getmaskarray(g), np.ma.getmaskarray(w))
+    finally:
+        numpile.set_logs()
+    why = f"a is an ndarray subclass ({type(a).__name__})"
+    assert f".f: {why}" in capsys.readouterr().err
+    assert [e.eager for e in compiled.entries] == [True] and why in compiled.entries[0].break_reason
+    plain = rand(rng, (3, 3)), rand(rng, (3, 3))   # a plain ndarray still compiles (the eager entry is guarded)
+    assert_same(compiled(*plain), f(*plain))
+    assert [e.eager for e in compiled.entries] == [False, True]
+    with pytest.raises(numpile.Unsupported, match="ndarray subclass"):
+        numpile.compile(f, backend="eager", fullgraph=True)(a, b)
+
+
+@pytest.mark.filterwarnings("ignore:the matrix subclass:PendingDeprecationWarning")
+def test_ndarray_subclass_attribute_of_a_model_runs_as_python(rng):
+    class Model:
+        def __init__(self):
+            self.w = np.asmatrix(rand(rng, (3, 3)))
+
+        def __call__(self, x):
+            y = x * 2
+            return self.w @ y
+    model = Model()
+    x = rand(rng, (3, 3))
+    got = numpile.compile(model, backend="eager")(x)
+    assert type(got) is np.matrix and np.array_equal(got, model(x))

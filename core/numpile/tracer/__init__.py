@@ -107,8 +107,11 @@ def _trace(fn, args, kwargs, stop_at, dynamic, views, graph_break: GraphBreak | 
     code = fn.__code__
     # parameters by name (code order puts keyword-only ones before *args, signature order after);
     # inspect renames a comprehension's ".0" to "implicit0", the name generated code uses
-    symbolic_locals = {(".0" if name == "implicit0" and ".0" in code.co_varnames else name): output.wrap(value, LocalSource(name))
-                       for name, value in bound.arguments.items()}
+    try:
+        symbolic_locals = {(".0" if name == "implicit0" and ".0" in code.co_varnames else name): output.wrap(value, LocalSource(name))
+                           for name, value in bound.arguments.items()}
+    except Unsupported as e:  # an argument it cannot take (an ndarray subclass): the frame runs as Python
+        raise TraceFailed(e, output.guards, [], None) from e
     for i, name in enumerate(code.co_freevars):
         symbolic_locals[name] = CellVariable(source=ClosureSource(i, name))
     tx = InstructionTranslator(output, code, fn.__globals__, symbolic_locals, GlobalSource)

@@ -87,6 +87,7 @@ class OutputGraph:
     def _build(self, value, source: Source, guard: bool) -> Variable:
         if isinstance(value, (np.ndarray, np.generic)):
             if type(value) is not np.ndarray and not isinstance(value, np.generic):
+                self.guards.add(source, "type", type(value))  # the eager entry is for this subclass only
                 raise Unsupported(f"{source.name()} is an ndarray subclass ({type(value).__name__}); only plain ndarrays are compiled")
             if isinstance(value, np.ndarray):
                 aliased = self._aliased_input(value, source)
