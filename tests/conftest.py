@@ -2,28 +2,7 @@ import numpy as np
 import pytest
 
 import numpile
-
-
-def assert_same(got, want, path="result"):
-    """Compiled result == NumPy eager: same Python structure, array types, dtypes, shapes, values."""
-    assert type(got) is type(want), f"{path}: type {type(got).__name__} != {type(want).__name__}"
-    if isinstance(want, dict):
-        assert list(got) == list(want), f"{path}: keys {list(got)} != {list(want)}"
-        for k in want:
-            assert_same(got[k], want[k], f"{path}[{k!r}]")
-    elif isinstance(want, (list, tuple)):
-        assert len(got) == len(want), f"{path}: length {len(got)} != {len(want)}"
-        for i, (g, w) in enumerate(zip(got, want)):
-            assert_same(g, w, f"{path}[{i}]")
-    elif isinstance(want, (np.ndarray, np.generic)):
-        assert got.dtype == want.dtype, f"{path}: dtype {got.dtype} != {want.dtype}"
-        assert got.shape == want.shape, f"{path}: shape {got.shape} != {want.shape}"
-        if want.dtype.kind in "fc":
-            np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-12, equal_nan=True, err_msg=path)
-        else:
-            np.testing.assert_array_equal(got, want, err_msg=path)
-    else:
-        assert got == want, f"{path}: {got!r} != {want!r}"
+from numpile.testing import assert_same  # noqa: F401  (tests import it from here)
 
 
 @pytest.fixture

@@ -19,6 +19,9 @@ A backend runs it against itself:
 
 `compile_fn(graph, example_inputs)` returns a callable that takes the graph's inputs
 positionally and returns the tuple of its outputs.
+
+`assert_same` compares what whole programs return (containers of arrays, NumPy and Python
+scalars): the tests of the tracer and `numpile.fuzz` check compiled programs with it.
 """
 
 from __future__ import annotations
@@ -37,7 +40,7 @@ from .ops import ArrayMeta
 from .ops.pointwise import UFUNCS
 from .ops.reductions import REDUCTIONS
 
-__all__ = ["Arr", "Case", "check_case", "conformance_cases", "assert_same_result", "DTYPES"]
+__all__ = ["Arr", "Case", "check_case", "conformance_cases", "assert_same_result", "assert_same", "DTYPES"]
 
 DTYPES = ("float32", "float64", "int32", "int64", "bool")
 _SHORT = {"float16": "f16", "float32": "f32", "float64": "f64", "int8": "i8", "int32": "i32",
@@ -238,6 +241,32 @@ def assert_same_result(actual, expected, what: str = "", values: bool = True) ->
     else:
         ok = np.array_equal(actual, expected)
     assert ok, f"{what}: values differ\n got:      {actual!r}\n expected: {expected!r}"
+
+
+def assert_same(got, want, path="result"):
+    """A whole program's result == NumPy eager's: the same Python structure (dicts, lists, tuples),
+    types, dtypes and shapes, equal values (floats within 1e-6: a program chains many ops)."""
+    assert type(got) is type(want), f"{path}: type {type(got).__name__} != {type(want).__name__}"
+    if isinstance(want, dict):
+        assert list(got) == list(want), f"{path}: keys {list(got)} != {list(want)}"
+        for k in want:
+            assert_same(got[k], want[k], f"{path}[{k!r}]")
+    elif isinstance(want, (list, tuple)):
+        assert len(got) == len(want), f"{path}: length {len(got)} != {len(want)}"
+        for i, (g, w) in enumerate(zip(got, want)):
+            assert_same(g, w, f"{path}[{i}]")
+    elif isinstance(want, (np.ndarray, np.generic)):
+        assert got.dtype == want.dtype, f"{path}: dtype {got.dtype} != {want.dtype}"
+        assert got.shape == want.shape, f"{path}: shape {got.shape} != {want.shape}"
+        try:
+            if want.dtype.kind in "fc":
+                np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-12, equal_nan=True)
+            else:
+                np.testing.assert_array_equal(got, want)
+        except AssertionError as e:  # NumPy's report (mismatched elements, largest difference) after the path
+            raise AssertionError(f"{path}: values differ{e}") from None
+    else:
+        assert got == want, f"{path}: {got!r} != {want!r}"
 
 
 # -- the cases ----------------------------------------------------------------------------------
