@@ -27,7 +27,7 @@ import warnings
 import weakref
 from dataclasses import dataclass, field
 
-from . import config, logs
+from . import config, logs, output_check
 from .exc import BackendCompilerFailed, Unsupported
 from .graph import Graph
 from .shapes import DynamicInputs
@@ -81,6 +81,7 @@ class CompileEvent:
 
 _listeners: list = []
 _logged_breaks: set = set()
+_warned_run_errors: set = set()  # (function, backend) whose run-time error was said
 
 
 def add_listener(fn) -> None:
@@ -270,12 +271,12 @@ class CompiledFunction:
         graph = tr.graph
         body = []
         if graph.calls:
-            ns.values["__compiled"] = self._backend_compile(backend, graph, tr.example_inputs)
-            ns.values["__replay"] = self._replay
+            self._backend_compile(backend, graph, tr.example_inputs, ns.values)
+            inputs = "".join(f"{s.expr()}, " for s in tr.input_sources)
             # the replay runs outside the except clause: its error must not chain to the graph's
-            body += ["try:", f"    __o = __compiled({', '.join(s.expr() for s in tr.input_sources)})",
+            body += ["try:", f"    __o = __compiled({inputs})",
                      "except Exception as __e:", "    __failed = __e", "else:", "    __failed = None",
-                     "if __failed is not None:", f"    return __replay(__failed, {call_args(self._fn)})"]
+                     "if __failed is not None:", f"    return __replay(__failed, ({inputs}), {call_args(self._fn)})"]
         body += tr.lines
         if tr.result_expr is not None:
             body.append(f"return {tr.result_expr}")
@@ -291,25 +292,51 @@ class CompiledFunction:
         return CacheEntry(check, run, tr.guards, graph if graph.calls else None, backend.name,
                           graph_break=tr.graph_break)
 
-    def _backend_compile(self, backend, graph: Graph, example_inputs: list):
+    def _backend_compile(self, backend, graph: Graph, example_inputs: list, namespace: dict) -> None:
+        """Compile `graph` with `backend` into namespace["__compiled"] (what the entry's run calls),
+        checked on its first run, and namespace["__replay"] (what runs when it raises)."""
         from . import plugins
         graph = plugins.apply_graph_passes(graph, backend.name)
         if logs.enabled("graph"):
             logs.get("graph").debug("graph of %s for backend %r:\n%s", self._fn.__qualname__, backend.name, graph.tabular())
         options = {**self.options, "mode": self.mode}
+        namespace["__replay"] = functools.partial(self._replay, backend, graph)
         t0 = time.perf_counter()
         try:
             compiled = backend.compile(graph, example_inputs, options)
         except Exception as e:
             if not config.suppress_errors:
-                raise BackendCompilerFailed(backend.name, graph, e) from e
+                raise BackendCompilerFailed(backend.name, graph, e, plugins.distribution_of(backend)) from e
             warnings.warn(f"numpile: backend {backend.name!r} failed on {self._fn.__qualname__} "
                           f"({type(e).__name__}: {e}); running that graph eagerly", RuntimeWarning, stacklevel=5)
-            return graph.compile_python()
+            namespace["__compiled"] = graph.compile_python()
+            return
         if not callable(compiled):
-            raise BackendCompilerFailed(backend.name, graph, TypeError(f"compile returned {type(compiled).__name__}, not a callable"))
+            raise BackendCompilerFailed(backend.name, graph, TypeError(f"compile returned {type(compiled).__name__}, not a callable"),
+                                        plugins.distribution_of(backend))
         plugins.notify_compiled(self._fn.__qualname__, backend.name, graph, time.perf_counter() - t0)
-        return compiled
+        namespace["__compiled"] = self._first_run_checked(compiled, backend, graph, namespace)
+
+    def _first_run_checked(self, compiled, backend, graph: Graph, namespace: dict):
+        """`compiled`, checking what its first run returns against the graph's outputs; from then on
+        the entry calls `compiled` itself. Wrong outputs raise BackendCompilerFailed (through the
+        replay), or with config.suppress_errors warn once and run the graph eagerly."""
+        def first_run(*inputs):
+            outputs = compiled(*inputs)
+            wrong = output_check.mismatch(outputs, graph, inputs)
+            if wrong is None:
+                namespace["__compiled"] = compiled
+                return outputs
+            from . import plugins
+            failure = BackendCompilerFailed(backend.name, graph, TypeError(wrong), plugins.distribution_of(backend),
+                                            "returned wrong outputs for")
+            if not config.suppress_errors:
+                raise failure
+            warnings.warn(f"numpile: backend {backend.name!r} returned wrong outputs on {self._fn.__qualname__} "
+                          f"({wrong}); running that graph eagerly", RuntimeWarning, stacklevel=4)
+            eager = namespace["__compiled"] = graph.compile_python()
+            return eager(*inputs)
+        return first_run
 
     def _run_eagerly(self, failed: TraceFailed, seconds: float) -> CacheEntry:
         err = failed.error
@@ -330,12 +357,22 @@ class CompiledFunction:
         self._install(entry, CompileEvent(self._fn.__qualname__, entry, seconds, 0.0))
         return entry
 
-    def _replay(self, error: Exception, *args, **kwargs):
+    def _replay(self, backend, graph: Graph, error: Exception, inputs: tuple, *args, **kwargs):
         """The compiled graph raised: run this frame as Python from where the entry starts (a graph
         changes nothing before it returns), so that NumPy raises the error where the user's code
-        and its handlers (try, with, finally) see it, or runs on if it does not."""
+        and its handlers (try, with, finally) see it, or runs on if it does not. An error NumPy
+        would not raise (the graph runs eagerly without it) is the backend's: said once, as a warning."""
+        if isinstance(error, BackendCompilerFailed):
+            raise error
+        name = self._fn.__qualname__
         logs.get("perf").debug("%s: backend %r raised %s: %s; the frame runs as Python from the graph's start",
-                               self._fn.__qualname__, self.backend_name, type(error).__name__, error)
+                               name, backend.name, type(error).__name__, error)
+        if (name, backend.name) not in _warned_run_errors and _runs_eagerly(graph, inputs):
+            _warned_run_errors.add((name, backend.name))
+            from . import plugins
+            warnings.warn(f"numpile: backend {backend.name!r} ({plugins.distribution_of(backend)}) raised "
+                          f"{type(error).__name__}: {error} running a graph of {name} that NumPy runs without "
+                          f"error; that part of {name} runs as Python when it does", RuntimeWarning, stacklevel=4)
         return self._fn(*args, **kwargs)
 
     def _log_break(self, brk: GraphBreak, resumed: bool) -> None:
@@ -418,6 +455,15 @@ class ResumePoint:
         if self.native:
             return self._target(*args)
         return self._target._dispatch(args, {})
+
+
+def _runs_eagerly(graph: Graph, inputs: tuple) -> bool:
+    """Whether NumPy runs the graph on these inputs without raising."""
+    try:
+        graph(*inputs)
+    except Exception:
+        return False
+    return True
 
 
 def _define_check(guards: GuardSet, params: str, ns: CodeNamespace):

@@ -30,9 +30,12 @@ class Unsupported(NumpileError):
 
 
 class BackendCompilerFailed(NumpileError):
-    """A backend raised while compiling a graph."""
+    """A backend raised while compiling a graph, or what its compiled graph returned is not the
+    graph's outputs (`failed` says which: "failed to compile", "returned wrong outputs for")."""
 
-    def __init__(self, backend: str, graph, error: BaseException):
-        self.backend, self.graph, self.error = backend, graph, error
-        super().__init__(f"backend {backend!r} failed to compile a graph of {len(graph.calls)} ops: "
+    def __init__(self, backend: str, graph, error: BaseException, distribution: str = "",
+                 failed: str = "failed to compile"):
+        self.backend, self.graph, self.error, self.distribution = backend, graph, error, distribution
+        origin = f" ({distribution})" if distribution else ""
+        super().__init__(f"backend {backend!r}{origin} {failed} a graph of {len(graph.calls)} ops: "
                          f"{type(error).__name__}: {error}\n{graph.tabular()}")

@@ -183,6 +183,12 @@ class Graph:
                       lambda sym: found.update(int(i) for i in SYMBOL_PATTERN.findall(sym.expr)) or sym)
         return found
 
+    def symbol_values(self, inputs) -> list:
+        """The size each symbol stands for with these inputs (None for a symbol no input has)."""
+        env = dict(zip(self.inputs, inputs))
+        return [np.shape(env[node])[dim] if node in env else None for node, dim in
+                (s if s is not None else (None, 0) for s in self.symbols)]
+
     def render_symbolic(self, sym: SymInt) -> str:
         """A SymInt argument as Python over the inputs' shapes: `(x.shape[0] // 2)`."""
         def sub(m):
@@ -266,8 +272,7 @@ class Graph:
             raise TypeError(f"graph takes {len(params)} inputs ({', '.join(p.name for p in params)}), got {len(inputs)}")
         env: dict[Node, Any] = dict(zip(params, inputs))
         look = env.__getitem__
-        sizes = [env[node].shape[dim] if node in env else None for node, dim in
-                 (s if s is not None else (None, 0) for s in self.symbols)]
+        sizes = self.symbol_values(inputs)
         value = lambda sym: evaluate(sym.expr, sizes)  # noqa: E731
         for n in self.nodes:
             if n.op == "call":

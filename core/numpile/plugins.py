@@ -303,6 +303,14 @@ def default_backend(candidates: Sequence[str], device: str = "cpu", mode: str | 
                                   + "; ".join(passed_over))
 
 
+def distribution_of(backend: Backend) -> str:
+    """Where a backend came from, for messages: "numpile-llvm 0.1.0", or "registered in this process"."""
+    state = _loaded()
+    offer = state.backends().get(backend.name)
+    origin = state.origin(offer.plugin) if offer is not None and offer.item is backend else IN_PROCESS
+    return "registered in this process" if origin is IN_PROCESS else f"{origin.distribution} {origin.version}"
+
+
 def list_backends() -> list[BackendInfo]:
     """Every backend with its distribution, version, availability and description; then the
     plugins that are not in use (failed to import, disabled, a hook that raised), unavailable,

@@ -1,0 +1,46 @@
+"""What a backend's compiled graph returned, checked against the graph's outputs.
+
+A backend that returns a bare array instead of the tuple of outputs, one output too many, or
+float32 where the graph says float64 would hand the user a wrong value without a word. So the
+first run of every compiled entry checks each output's count, kind (ndarray, NumPy scalar,
+Python scalar), dtype and shape (symbolic dims evaluated for this call's inputs); later runs
+call the backend's function directly, at no cost.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .graph import Graph
+from .shapes import SymInt, evaluate
+
+
+def mismatch(outputs, graph: Graph, inputs: tuple) -> str | None:
+    """What is wrong with `outputs` as the result of `graph` on `inputs`; None when nothing is."""
+    expected = graph.outputs
+    if not isinstance(outputs, (tuple, list)):
+        return f"it returned {_describe(outputs)}, not the tuple of the graph's {len(expected)} outputs"
+    if len(outputs) != len(expected):
+        return f"it returned {len(outputs)} outputs, the graph has {len(expected)}"
+    sizes = graph.symbol_values(inputs)
+    for i, (got, node) in enumerate(zip(outputs, expected)):
+        meta = node.array_meta
+        shape = tuple(evaluate(d.expr, sizes) if isinstance(d, SymInt) else d for d in meta.shape)
+        symbolic = any(isinstance(d, SymInt) for d in meta.shape)  # (a SymInt compares by its trace-time hint)
+        want = f"{meta} (shape {shape})" if symbolic else str(meta)
+        if not _same_kind(got, meta) or np.shape(got) != shape or (not meta.weak and got.dtype != meta.dtype):
+            return f"output {i} ({node.name}) is {_describe(got)}, the graph's is {want}"
+    return None
+
+
+def _same_kind(value, meta) -> bool:
+    if meta.weak:  # a Python scalar; a NumPy scalar of its dtype is turned into one by the caller
+        return type(value) is meta.python_type or (isinstance(value, np.generic) and value.dtype == meta.dtype)
+    return isinstance(value, np.generic) if meta.scalar else type(value) is np.ndarray
+
+
+def _describe(value) -> str:
+    if isinstance(value, (np.ndarray, np.generic)):
+        kind = "an ndarray" if isinstance(value, np.ndarray) else "a NumPy scalar"
+        return f"{kind} {value.dtype}{list(np.shape(value))}"
+    return f"a {type(value).__name__}"
