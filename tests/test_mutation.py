@@ -1,6 +1,8 @@
 """In-place updates captured functionally and written back: the caller sees exactly NumPy's effects,
 on returned values, on mutated arguments, and through views."""
 
+import traceback
+
 import numpy as np
 import pytest
 
@@ -311,3 +313,45 @@ def test_slice_update_keeps_the_layout_of_the_array(rng):
     got, want = compiled(base.copy().T), update_then_reduce(base.copy().T)
     assert got[0].flags.f_contiguous and want[0].flags.f_contiguous
     assert got[1] == want[1]
+
+
+def _add_in_place(x, y):
+    z = y * 2
+    x += z
+    return z
+
+
+def _set_slice(x, y):
+    x[1:] = y[1:] * 3
+    return x.sum()
+
+
+def _out_argument(x, y):
+    np.add(x, y, out=x)
+    return x
+
+
+def _through_a_view(x, y):
+    v = x[::2]
+    v *= y[::2]
+    return v
+
+
+@pytest.mark.parametrize("fn", [_add_in_place, _set_slice, _out_argument, _through_a_view])
+@pytest.mark.parametrize("backend", ["eager", "llvm"])
+def test_writing_to_a_read_only_input_raises_numpys_error_at_the_users_line(rng, fn, backend):
+    if backend not in [b.name for b in numpile.list_backends() if b.available]:
+        pytest.skip(f"backend {backend!r} is not installed here")
+    compiled = numpile.compile(fn, backend=backend)
+    x, y = rand(rng, (6,)), rand(rng, (6,))
+    compiled(x.copy(), y)                          # an entry for a writeable x first
+    before = x.copy()
+    x.flags.writeable = False
+    with pytest.raises(ValueError) as numpy_error:
+        fn(x, y)
+    with pytest.raises(ValueError) as ours:
+        compiled(x, y)
+    assert str(ours.value) == str(numpy_error.value)  # "output array is read-only", ...
+    last = traceback.extract_tb(ours.value.__traceback__)[-1]
+    assert last.filename == __file__ and last.line == traceback.extract_tb(numpy_error.value.__traceback__)[-1].line
+    assert_same(x, before)                         # and nothing was written

@@ -125,6 +125,11 @@ GUARD_KINDS: dict[str, GuardKind] = {
         describe=lambda e: f"{_type_name(e[0])}, dtype {e[1]}, shape {_shape_text(e[2])}",
         mismatch=_array_mismatch,
     ),
+    "writeable": GuardKind(  # an array updated in place: the write-back after the graph must not fail
+        code=lambda v, const, _: f"{v}.flags.writeable",
+        describe=lambda _: "is writeable",
+        mismatch=lambda n, val, _: None if val.flags.writeable else f"{n} is read-only now",
+    ),
     "disjoint": GuardKind(  # an array updated in place shares no memory with another input
         code=lambda v, const, other: f"not {const(np.may_share_memory)}({v}, {other.expr()})",
         describe=lambda other: f"shares no memory with {other.name()}",

@@ -231,6 +231,10 @@ class OutputGraph:
         the base of a view, through a functional setitem."""
         self.refresh(var)
         if var.base is None:
+            if var.source is not None:
+                if not self.read_source(var.source).flags.writeable:  # NumPy raises its own error there
+                    raise Unsupported(f"{var.source.name()} is read-only and updated in place")
+                self.guards.add(var.source, "writeable", None)
             var.node = value.node
             var.version += 1
             if var.source is not None and all(v is not var for v in self.mutated_arrays):
