@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
-import os
-import tempfile
 import threading
 import time
 from dataclasses import dataclass
@@ -27,7 +25,7 @@ from pathlib import Path
 import llvmlite
 import llvmlite.binding as llvm
 
-from numpile import config, logs
+from numpile import disk_cache
 
 from . import mathlib
 
@@ -120,14 +118,14 @@ def compile_ir(ir: str, symbols: list[str]) -> tuple[dict[str, int], str]:
 def _load(key: str, ir: str, symbols: list[str], machine, engine) -> tuple[dict[str, int], str]:
     if key in _loaded:  # the same module again (another function with the same graph): same code
         return _loaded[key], "already loaded"
-    path = Path(config.cache_dir) / "llvm" / f"{key}.o"
-    obj = _read_cached(path, key)
+    entry, header = f"llvm/{key}.o", _FORMAT + key.encode() + b"\n"  # a file renamed to another key is a miss
+    obj = disk_cache.read(entry, header)
     origin = "disk cache"
     if obj is None:
         start = time.perf_counter()
         obj = machine.emit_object(optimize(ir))
         origin = f"compiled in {(time.perf_counter() - start) * 1e3:.1f} ms"
-        _write_cached(path, key, obj)
+        disk_cache.write(entry, header, obj)
     engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
     engine.finalize_object()
     addresses = {name: engine.get_function_address(name) for name in symbols}
@@ -142,31 +140,6 @@ def optimized_ir(ir: str) -> str:
     """The module after optimisation, as `NUMPILE_LOGS=output_code` shows it."""
     with _lock:  # printing a module walks LLVM's context too
         return str(optimize(ir))
-
-
-def _read_cached(path: Path, key: str) -> bytes | None:
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return None
-    header = _FORMAT + key.encode() + b"\n"
-    body = data[len(header):]
-    if not data.startswith(header) or len(body) < 32 or body[-32:] != hashlib.sha256(body[:-32]).digest():
-        logs.get("perf").debug("llvm: ignoring the unusable cache file %s", path)
-        return None
-    return body[:-32]
-
-
-def _write_cached(path: Path, key: str, obj: bytes) -> None:
-    """Write atomically (a temporary file renamed into place), so readers never see half a file."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-        with os.fdopen(fd, "wb") as f:
-            f.write(_FORMAT + key.encode() + b"\n" + obj + hashlib.sha256(obj).digest())
-        os.replace(tmp, path)
-    except OSError as e:  # a read-only or full disk costs a recompile next time, nothing else
-        logs.get("perf").debug("llvm: cannot write the cache file %s: %s", path, e)
 
 
 def function(address: int, nargs_arrays: int, extra: int = 0):

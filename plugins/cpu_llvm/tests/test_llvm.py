@@ -1,13 +1,9 @@
 """The backend "llvm" end to end: fused kernels against NumPy on fresh random inputs, threads,
-layouts, NumPy's integer and cast semantics, vector math accuracy, the disk cache, fallbacks
+layouts, NumPy's integer and cast semantics, vector math accuracy, fallbacks
 and what NUMPILE_LOGS=output_code shows."""
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-import textwrap
 import warnings
 
 import numpy as np
@@ -387,34 +383,6 @@ def test_matmul_runs_through_blas_between_kernels():
     assert_same(numpile.compile(mlp, backend=compile_llvm)(x, w1, b1, w2, b2), mlp(x, w1, b1, w2, b2))
     kinds = [type(s).__name__ for s in made[0].program.steps]
     assert kinds == ["Extern", "Kernel", "Extern", "Kernel"]
-
-
-CACHE_SCRIPT = textwrap.dedent("""
-    import logging, numpy as np, numpile
-    logging.basicConfig(level=logging.DEBUG, format="%(message)s")
-    numpile.set_logs(perf=True)
-    x = np.arange(1000, dtype=np.float64)
-    got = numpile.compile(lambda a: np.sqrt(a) * 2 - 1, backend="llvm")(x)
-    assert np.allclose(got, np.sqrt(x) * 2 - 1)
-""")
-
-
-def _run_cached(cache_dir) -> str:
-    env = {**os.environ, "NUMPILE_CACHE_DIR": str(cache_dir)}
-    done = subprocess.run([sys.executable, "-c", CACHE_SCRIPT], env=env, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stderr
-    return done.stderr + done.stdout
-
-
-def test_second_process_compiles_nothing_and_bad_cache_files_are_rebuilt(tmp_path):
-    assert "compiled in" in _run_cached(tmp_path)
-    assert "object code: disk cache" in _run_cached(tmp_path)
-    (obj,) = (tmp_path / "llvm").glob("*.o")
-    for garbage in (b"", b"not an object file", obj.read_bytes()[:100], obj.read_bytes()[:-5] + b"xxxxx"):
-        obj.write_bytes(garbage)
-        out = _run_cached(tmp_path)
-        assert "compiled in" in out and "ignoring the unusable cache file" in out
-    assert "object code: disk cache" in _run_cached(tmp_path)
 
 
 def test_small_kernels_stay_on_the_calling_thread():
