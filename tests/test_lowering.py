@@ -108,12 +108,33 @@ def test_reductions_over_leading_axes(rng):
     assert "x[i1, i0]" in str(program)
 
 
-def test_symbolic_shapes_are_refused(rng):
-    graphs = []
+def views_and_sizes(x, y):
+    return ((x - x.mean(axis=-1, keepdims=True)) * 2 + y[::-1], x[1:-1, -1].sum(), x.var(axis=0, ddof=1),
+            x.reshape(-1)[2:] + 1, np.zeros((x.shape[0] // 2, 3)), x[::2, 1:] * x.shape[1])
 
-    def backend(graph, example_inputs):
-        graphs.append(graph)
-        return graph
-    numpile.compile(lambda x: x + 1, backend=backend, dynamic=True)(rand(rng, (4,)))
-    with pytest.raises(NotImplementedError, match="static shapes"):
-        lowering.schedule(graphs[0])
+
+def test_symbolic_shapes_lower_to_one_program_for_every_size(rng):
+    rec = Recorder()
+    compiled = numpile.compile(views_and_sizes, backend=rec, dynamic=True)
+    for shape in ((5, 6), (7, 9), (4, 3), (12, 4)):
+        x, y = rand(rng, shape), rand(rng, shape[1:])
+        assert_same(compiled(x, y), views_and_sizes(x, y))
+    [program] = rec.programs
+    assert program.symbols == [("x", 0), ("x", 1), ("y", 0)]
+    text = str(program)
+    # sizes, index constants and extern arguments are expressions of the symbols
+    assert "x[i0 + 1, -1 % s1]" in text and "y[-1*i1 + s2 - 1]" in text and "max(s0 - 1, 0)" in text
+    assert "extern zeros((s0 // 2, 3))" in text
+
+
+def test_lowering_takes_no_decision_the_trace_did_not_guard(rng):
+    graphs = []
+    numpile.compile(lambda x, y: (x + 1, y + 1), backend=lambda g, _: graphs.append(g) or g, dynamic=True)(
+        rand(rng, (4,)), rand(rng, (4,)))
+    [x, y] = graphs[0].inputs
+    # s0 and s1 are equal in this call, but nothing guards that: the scheduler does not ask
+    assert numpile.shapes.identical(x.shape, x.shape) and not numpile.shapes.identical(x.shape, y.shape)
+    with numpile.shapes.no_new_guards(), pytest.raises(numpile.shapes.NewGuard, match="s0 == s1"):
+        bool(x.shape[0] == y.shape[0])
+    program = lowering.schedule(graphs[0])
+    assert [k.outer for k in program.kernels] == [()] and [len(k.stages) for k in program.kernels] == [2]

@@ -7,6 +7,11 @@ being traced (its *hint*). Arithmetic on SymInts gives SymInts; any decision
 as a guard on the active `ShapeEnv`, so the compiled code is reused exactly when
 the same decisions hold. Meta rules therefore compute shapes with plain Python
 arithmetic and comparisons, and never hash a dimension.
+
+After the trace nothing can add a guard: code that lowers a symbolic graph runs under
+`no_new_guards()`, where a decision raises `NewGuard` instead of being taken on the hints
+(which would be right for this call's sizes only). Where it repeats a decision the trace
+took, it says so with `replaying()`.
 """
 
 from __future__ import annotations
@@ -56,6 +61,30 @@ def active(env: ShapeEnv):
         yield env
     finally:
         _active.pop()
+
+
+class NewGuard(Exception):
+    """A decision on symbolic dims that no guard of the trace covers, asked for after the trace."""
+
+
+class _Forbidden:
+    def record(self, expr: str) -> None:
+        raise NewGuard(f"{expr} is not guarded")
+
+
+class _Replayed:
+    def record(self, expr: str) -> None:
+        pass  # the trace took this decision on the same values, and guarded it
+
+
+def no_new_guards():
+    """Decisions on SymInts made inside raise NewGuard (see the module docstring)."""
+    return active(_Forbidden())
+
+
+def replaying():
+    """Decisions made inside repeat ones the trace took and guarded: taken on the hints."""
+    return active(_Replayed())
 
 
 def _decide(expr: str, value: bool) -> bool:
@@ -220,6 +249,30 @@ def is_symbolic(shape) -> bool:
     return any(isinstance(d, SymInt) for d in shape)
 
 
+def identical(a, b) -> bool:
+    """Whether two dims (or shapes) are the same expression: equal for every size, no decision
+    taken. Different expressions may still be equal (under a guard, or by chance)."""
+    if isinstance(a, tuple) or isinstance(b, tuple):
+        return isinstance(a, tuple) and isinstance(b, tuple) and len(a) == len(b) and all(map(identical, a, b))
+    return isinstance(a, SymInt) == isinstance(b, SymInt) and _render(a) == _render(b)
+
+
+def _nonnegative(x) -> bool:
+    """Whether x >= 0 holds for every size (symbols are sizes, never negative)."""
+    linear = _linear(x)
+    return linear is not None and linear[1] >= 0 and all(c >= 0 for c in linear[0].values())
+
+
+def sym_max(a, b):
+    """max(a, b) without a decision: a or b where one is known to be the larger, else a symbolic
+    `max(a, b)`."""
+    if _nonnegative(a - b):
+        return a
+    if _nonnegative(b - a):
+        return b
+    return SymInt(hint=max(_hint(a), _hint(b)), opaque=f"max({_render(a)}, {_render(b)})")
+
+
 def evaluate(expr: str, symbol_values: list[int]) -> int:
     """The value of a symbolic expression for given symbol values."""
     return eval(SYMBOL_PATTERN.sub(lambda m: str(symbol_values[int(m.group(1))]), expr), {})
@@ -246,16 +299,25 @@ def slice_length(s: slice, size):
     the size become guards."""
     if not isinstance(size, SymInt):
         return len(range(*s.indices(size)))
-    step = 1 if s.step is None else s.step
+    start, stop, step = _bounds(s, size)
     if step > 0:
-        lo, hi = 0, size
-        start = lo if s.start is None else _clamp(s.start, size, lo, hi)
-        stop = hi if s.stop is None else _clamp(s.stop, size, lo, hi)
         return max(0, (stop - start + step - 1) // step)
-    lo, hi = -1, size - 1
-    start = hi if s.start is None else _clamp(s.start, size, lo, hi)
-    stop = lo if s.stop is None else _clamp(s.stop, size, lo, hi)
     return max(0, (start - stop - step - 1) // -step)
+
+
+def slice_start(s: slice, size):
+    """s.indices(size)[0] for a size that may be symbolic (the comparisons slice_length makes)."""
+    return s.indices(size)[0] if not isinstance(size, SymInt) else _bounds(s, size)[0]
+
+
+def _bounds(s: slice, size) -> tuple:
+    """(start, stop, step) as slice.indices resolves them, for a symbolic size."""
+    step = 1 if s.step is None else s.step
+    lo, hi = (0, size) if step > 0 else (-1, size - 1)
+    first, last = (lo, hi) if step > 0 else (hi, lo)
+    start = first if s.start is None else _clamp(s.start, size, lo, hi)
+    stop = last if s.stop is None else _clamp(s.stop, size, lo, hi)
+    return start, stop, step
 
 
 def _clamp(bound: int, size, lo, hi):

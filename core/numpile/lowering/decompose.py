@@ -15,6 +15,7 @@ import numpy as np
 from .. import ops
 from ..graph import Graph, Node, map_nodes
 from ..ops.reductions import reduced_axes
+from ..shapes import replaying, sym_max
 
 
 class Emitter:
@@ -62,7 +63,7 @@ def _var(emit: Emitter, a, axis=None, dtype=None, ddof=0, keepdims=False):
     deviation = emit("subtract", a, mean)
     squares = emit("multiply", deviation, deviation)
     total = emit("sum", squares, axis=axis, dtype=acc, keepdims=keepdims)
-    return _average(emit, total, max(_count(a, axis) - ddof, 0))
+    return _average(emit, total, sym_max(_count(a, axis) - ddof, 0))
 
 
 def _std(emit: Emitter, a, axis=None, dtype=None, ddof=0, keepdims=False):
@@ -75,7 +76,7 @@ DECOMPOSITIONS = {"mean": _mean, "var": _var, "std": _std}
 
 def decompose(graph: Graph) -> Graph:
     out = Graph()
-    out.guards, out.symbols = graph.guards, graph.symbols
+    out.guards = graph.guards
     new: dict[Node, Node] = {}
     look = new.__getitem__
     for n in graph.nodes:
@@ -87,10 +88,14 @@ def decompose(graph: Graph) -> Graph:
             out.output(map_nodes(n.args[0], look))
         elif n.target in DECOMPOSITIONS:
             emit = Emitter(out, n.meta.get("loc"))
-            result = DECOMPOSITIONS[n.target](emit, *map_nodes(n.args, look), **map_nodes(n.kwargs, look))
+            # its meta rules broadcast the operand's shape against its own reductions: the same
+            # outcome for every size (and the result's meta is checked below)
+            with replaying():
+                result = DECOMPOSITIONS[n.target](emit, *map_nodes(n.args, look), **map_nodes(n.kwargs, look))
             if result.array_meta != n.array_meta:  # a decomposition must keep NumPy's dtype and shape
                 raise AssertionError(f"decomposition of {n.target} gives {result.array_meta}, not {n.array_meta}")
             new[n] = result
         else:
             new[n] = out.call(n.target, map_nodes(n.args, look), map_nodes(n.kwargs, look), n.array_meta, n.meta.get("loc"))
+    out.symbols = [(new[s[0]], s[1]) if s is not None else None for s in graph.symbols]
     return out

@@ -24,13 +24,26 @@ from typing import Any
 
 import numpy as np
 
+from ..shapes import identical
+
 
 @dataclass(frozen=True)
 class Affine:
-    """sum(coeff * loop_var) + const, the index of one buffer dimension."""
+    """sum(coeff * loop_var) + const, the index of one buffer dimension. Coefficients and the
+    constant are ints or, in a graph with dynamic shapes, SymInts; two Affines are equal when
+    they are the same expression."""
 
     terms: tuple = ()        # (loop var, coefficient) pairs, by var
     const: Any = 0
+
+    def _key(self) -> str:
+        return str(self)
+
+    def __eq__(self, other) -> bool:
+        return isinstance(other, Affine) and self._key() == other._key()
+
+    def __hash__(self) -> int:
+        return hash(self._key())
 
     @staticmethod
     def var(v: int) -> "Affine":
@@ -54,7 +67,7 @@ class Affine:
         return Affine(self.terms, self.const + k)
 
     def __str__(self) -> str:
-        parts = [(f"i{v}" if c == 1 else f"{c}*i{v}") for v, c in self.terms]
+        parts = [(f"i{v}" if identical(c, 1) else f"{c}*i{v}") for v, c in self.terms]
         if not isinstance(self.const, int) or self.const or not parts:
             parts.append(str(self.const))
         return " + ".join(parts)
@@ -203,10 +216,14 @@ class Buffer:
 
 @dataclass
 class Program:
+    """Sizes (buffer shapes, loop sizes, index constants) are ints or SymInts over the graph's
+    symbols; symbol i is dimension `symbols[i][1]` of input buffer `symbols[i][0]`."""
+
     buffers: dict                       # name -> Buffer
     inputs: list                        # buffer names of the graph inputs, in order
     steps: list                         # Kernels and Externs
     outputs: list                       # buffer names of the graph outputs, in order
+    symbols: list = field(default_factory=list)   # symbol i -> (input buffer, dim)
 
     @property
     def kernels(self) -> list[Kernel]:

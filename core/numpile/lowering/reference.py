@@ -3,7 +3,8 @@
 It gives each loop variable an index array broadcast along its own axis, evaluates
 loads by fancy indexing and ops by their registry implementations, so every value
 has exactly the dtype NumPy gives it. It is slow and exact: the oracle that the
-scheduler and code-generating backends are tested against.
+scheduler and code-generating backends are tested against. Symbolic sizes take
+their values from the inputs' shapes.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ops
+from ..shapes import SymInt, evaluate
 from .ir import Affine, BufferArg, Call, Const, Expr, Extern, Kernel, Load, LoopIndex, Program, RowValue
 
 _REDUCE = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min, "any": np.any, "all": np.all}
@@ -18,15 +20,26 @@ _REDUCE = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min, "any": 
 
 def run(program: Program, *inputs) -> tuple:
     env = dict(zip(program.inputs, inputs))
+    symbols = symbol_values(program, env)
     for name, buf in program.buffers.items():
         if buf.kind != "input":
-            env[name] = np.empty(buf.shape, buf.dtype)
+            env[name] = np.empty(tuple(size(d, symbols) for d in buf.shape), buf.dtype)
     for step in program.steps:
         if isinstance(step, Kernel):
-            run_kernel(step, env)
+            run_kernel(step, env, symbols)
         else:
-            _run_extern(step, env)
+            _run_extern(step, env, symbols)
     return tuple(env[name][()] if program.buffers[name].scalar else env[name] for name in program.outputs)
+
+
+def symbol_values(program: Program, env: dict) -> list:
+    """The value of each symbol, from the shapes of the input buffers in env."""
+    return [np.shape(env[s[0]])[s[1]] if s is not None else None for s in program.symbols]
+
+
+def size(x, symbols: list) -> int:
+    """A size, index constant or coefficient of the IR as an int."""
+    return evaluate(x.expr, symbols) if isinstance(x, SymInt) else x
 
 
 def compile_program(program: Program):
@@ -34,32 +47,33 @@ def compile_program(program: Program):
     return lambda *inputs: run(program, *inputs)
 
 
-def _run_extern(step: Extern, env: dict) -> None:
+def _run_extern(step: Extern, env: dict, symbols: list) -> None:
     def resolve(v):
         if isinstance(v, BufferArg):
             return env[v.name]
         if isinstance(v, (tuple, list)):
             return type(v)(resolve(x) for x in v)
-        return v
+        return size(v, symbols)
     env[step.output] = np.asarray(ops.get(step.op).impl(*resolve(step.args), **resolve(step.kwargs)))
 
 
-def run_kernel(kernel: Kernel, env: dict) -> None:
+def run_kernel(kernel: Kernel, env: dict, symbols: list = ()) -> None:
     nouter = len(kernel.outer)
     rows: dict[str, np.ndarray] = {}
-    outer_grid = _grid(tuple(kernel.outer))
+    outer = tuple(size(n, symbols) for n in kernel.outer)
+    outer_grid = _grid(outer)
     for stage in kernel.stages:
-        sizes = tuple(kernel.outer) + tuple(stage.inner)
+        sizes = outer + tuple(size(n, symbols) for n in stage.inner)
         grid = _grid(sizes)
-        value = np.broadcast_to(_eval(stage.value, grid, env, rows, len(sizes)), sizes)
+        value = np.broadcast_to(_eval(stage.value, grid, env, rows, symbols), sizes)
         if stage.reduce:
             axes = tuple(range(nouter, len(sizes)))
             extra = {"dtype": stage.dtype} if stage.reduce in ("sum", "prod") else {}
             value = np.asarray(_REDUCE[stage.reduce](value, axis=axes, **extra))
             rows[stage.row_name] = value
-            env[stage.output][_index(stage.output_index, outer_grid)] = value
+            env[stage.output][_index(stage.output_index, outer_grid, symbols)] = value
         else:
-            env[stage.output][_index(stage.output_index, grid)] = value
+            env[stage.output][_index(stage.output_index, grid, symbols)] = value
 
 
 def _grid(sizes: tuple) -> list:
@@ -67,31 +81,31 @@ def _grid(sizes: tuple) -> list:
     return [np.arange(n).reshape((1,) * v + (n,) + (1,) * (len(sizes) - v - 1)) for v, n in enumerate(sizes)]
 
 
-def _index(index: tuple, grid: list) -> tuple:
-    return tuple(_affine(a, grid) for a in index)
+def _index(index: tuple, grid: list, symbols: list) -> tuple:
+    return tuple(_affine(a, grid, symbols) for a in index)
 
 
-def _affine(a: Affine, grid: list):
-    total = a.const
+def _affine(a: Affine, grid: list, symbols: list):
+    total = size(a.const, symbols)
     for v, c in a.terms:
-        total = total + grid[v] * c
+        total = total + grid[v] * size(c, symbols)
     return total
 
 
-def _eval(e, grid, env, rows, ndim):
+def _eval(e, grid, env, rows, symbols):
     if isinstance(e, Load):
-        value = env[e.buffer][_index(e.index, grid)] if e.index else np.asarray(env[e.buffer])[()]
+        value = env[e.buffer][_index(e.index, grid, symbols)] if e.index else np.asarray(env[e.buffer])[()]
         return value.item() if e.weak else value
     if isinstance(e, Const):
-        return e.value
+        return size(e.value, symbols)
     if isinstance(e, RowValue):
         row = rows[e.name]
-        return np.asarray(row).reshape(row.shape + (1,) * (ndim - row.ndim))
+        return np.asarray(row).reshape(row.shape + (1,) * (len(grid) - row.ndim))
     if isinstance(e, LoopIndex):
-        return np.asarray(_affine(e.index, grid)).astype(e.dtype)
+        return np.asarray(_affine(e.index, grid, symbols)).astype(e.dtype)
     if isinstance(e, Call):
-        args = [_eval(a, grid, env, rows, ndim) for a in e.args]
-        kwargs = {k: _eval(v, grid, env, rows, ndim) if isinstance(v, Expr) else v for k, v in e.kwargs}
+        args = [_eval(a, grid, env, rows, symbols) for a in e.args]
+        kwargs = {k: _eval(v, grid, env, rows, symbols) if isinstance(v, Expr) else v for k, v in e.kwargs}
         value = ops.get(e.op).impl(*args, **kwargs)
         return value.item() if e.weak else value
     raise TypeError(f"unknown expression {e!r}")

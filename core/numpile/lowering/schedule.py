@@ -1,4 +1,4 @@
-"""The scheduler: a Graph (static shapes) becomes a Program of fused kernels.
+"""The scheduler: a Graph becomes a Program of fused kernels.
 
 Pointwise ops and views never get a kernel of their own: each becomes an
 expression, evaluated at whatever index its consumer needs (views turn into
@@ -9,6 +9,10 @@ recompute. Materialised values are placed in kernels in graph order; one joins
 the open kernel when its outer (parallel) loops are the kernel's and everything
 it reads from that kernel is for the same outer index, so softmax, layer norm
 and `((x - y) ** 2).sum()` are each one kernel of a few stages.
+
+Dynamic shapes: sizes stay SymInts, and the scheduler takes no decision on them that the
+trace did not guard (it runs under shapes.no_new_guards()): loops match when their sizes
+are the same expression.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from __future__ import annotations
 from .. import ops
 from ..graph import Graph, Node
 from ..ops.reductions import reduced_axes
-from ..shapes import is_symbolic
+from ..shapes import identical, no_new_guards
 from .decompose import decompose
 from .ir import Affine, Buffer, BufferArg, Call, Const, Extern, Kernel, Load, Program, RowValue, Stage
 from .views import VIEW_INDEX, broadcast_index
@@ -43,16 +47,16 @@ def kind_of(node: Node) -> str:
 
 
 def schedule(graph: Graph) -> Program:
-    """Lower a graph with static shapes to a Program."""
-    if any(is_symbolic(n.meta.get("shape", ())) for n in graph):
-        raise NotImplementedError("the lowering toolkit needs static shapes")
-    graph = decompose(graph)
-    shared: set[Node] = set()
-    while True:  # materialise pointwise values that several kernels recompute, until none does
-        program, recomputed = _Scheduler(graph, shared).run()
-        if not recomputed:
-            return program
-        shared |= recomputed
+    """Lower a graph to a Program. Raises shapes.NewGuard where a dynamic shape would need a
+    decision the trace did not guard."""
+    with no_new_guards():
+        graph = decompose(graph)
+        shared: set[Node] = set()
+        while True:  # materialise pointwise values that several kernels recompute, until none does
+            program, recomputed = _Scheduler(graph, shared).run()
+            if not recomputed:
+                return program
+            shared |= recomputed
 
 
 class _Scheduler:
@@ -93,7 +97,8 @@ class _Scheduler:
                 self.buffers[self.buffer_of[n]].kind = "output"
         recomputed = {n for n, ks in self.kernels_using.items() if len(ks) > 1}
         inputs = [self.buffer_of[n] for n in self.graph.inputs]
-        return Program(self.buffers, inputs, self.steps, outputs), recomputed
+        symbols = [(self.buffer_of[s[0]], s[1]) if s is not None else None for s in self.graph.symbols]
+        return Program(self.buffers, inputs, self.steps, outputs, symbols), recomputed
 
     def _buffer(self, n: Node, kind: str) -> str:
         name = n.name
@@ -113,7 +118,7 @@ class _Scheduler:
             self._extern(n)
             return
         outer = self._outer(n)
-        if self.kernel is not None and self.kernel.outer == outer:
+        if self.kernel is not None and identical(self.kernel.outer, outer):
             try:
                 self._add_stage(n)
                 return
@@ -131,7 +136,7 @@ class _Scheduler:
             axes = reduced_axes(n.kwargs.get("axis"), len(src.shape))
             return tuple(d for i, d in enumerate(src.shape) if i not in axes)
         shape = tuple(n.shape)
-        if self.kernel is not None and shape[:len(self.kernel.outer)] == self.kernel.outer:
+        if self.kernel is not None and identical(shape[:len(self.kernel.outer)], self.kernel.outer):
             return self.kernel.outer
         return shape[:-1]
 

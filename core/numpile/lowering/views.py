@@ -4,14 +4,16 @@ result. Indices are tuples of `Affine`, one per dimension."""
 from __future__ import annotations
 
 from ..ops.meta import normalize_axis_index
+from ..shapes import replaying, slice_start
 from .ir import Affine
 
 
 def broadcast_index(shape: tuple, target: tuple, index: tuple) -> tuple:
     """The index into an operand of `shape` broadcast to `target`, for an index into `target`."""
     lead = len(target) - len(shape)
-    return tuple(Affine.constant(0) if d == 1 and target[lead + k] != 1 else index[lead + k]
-                 for k, d in enumerate(shape))
+    with replaying():  # which dims are 1: the meta rule's broadcast_shapes asked the same
+        return tuple(Affine.constant(0) if d == 1 and target[lead + k] != 1 else index[lead + k]
+                     for k, d in enumerate(shape))
 
 
 def _getitem(node, index: tuple) -> tuple:
@@ -27,8 +29,9 @@ def _getitem(node, index: tuple) -> tuple:
             for _ in range(len(base_shape) - n_named):
                 base.append(next(out))
         elif isinstance(it, slice):
-            start, _, step = it.indices(base_shape[len(base)])
-            base.append(next(out).scaled(step).offset(start))
+            with replaying():  # the comparisons getitem's meta rule made for the slice's length
+                start = slice_start(it, base_shape[len(base)])
+            base.append(next(out).scaled(1 if it.step is None else it.step).offset(start))
         else:
             base.append(Affine.constant(it % base_shape[len(base)]))
     base.extend(out)  # dims no item named: an implicit trailing Ellipsis
@@ -81,7 +84,8 @@ def _squeeze(node, index):
     base_shape = node.args[0].shape
     axis = node.kwargs.get("axis")
     if axis is None:
-        removed = {k for k, d in enumerate(base_shape) if d == 1}
+        with replaying():  # the meta rule asked which dims are 1
+            removed = {k for k, d in enumerate(base_shape) if d == 1}
     else:
         removed = {normalize_axis_index(a, len(base_shape)) for a in (axis if isinstance(axis, tuple) else (axis,))}
     out = iter(index)

@@ -15,6 +15,7 @@ import warnings
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 
+from ..shapes import SymInt
 from .registry import ArrayMeta
 
 __all__ = ["probe", "probe_call", "as_meta", "shape_of", "broadcast_shapes",
@@ -22,9 +23,12 @@ __all__ = ["probe", "probe_call", "as_meta", "shape_of", "broadcast_shapes",
 
 
 def probe(x):
-    """A one-element stand-in for an array operand; constants stay as they are."""
+    """A one-element stand-in for an array operand; constants stay as they are, a symbolic size
+    is its value in this call (a Python int: its dtype does not depend on the value)."""
     if isinstance(x, ArrayMeta):
         return x.python_type(1) if x.weak else np.ones((1,) * x.ndim, dtype=x.dtype)
+    if isinstance(x, SymInt):
+        return x.hint
     return _constant(x)
 
 

@@ -6,6 +6,10 @@ each extern (matmul through NumPy's BLAS, anything not lowered), and returns the
 A kernel with something codegen cannot lower (float16, gcd, an integer power with an array
 exponent, ...) runs with NumPy through the lowering toolkit's reference renderer instead; the
 reason is logged under `perf` and kept in `CompiledProgram.fallbacks`.
+
+Dynamic shapes: one CompiledProgram serves every size. The runner reads the symbols' values
+from the inputs' shapes (`s0 = b0.shape[0]`), allocates buffers of the sizes they give, passes
+each kernel the symbols it uses, and decides on threads (and their ranges) at run time.
 """
 
 from __future__ import annotations
@@ -22,9 +26,10 @@ import numpy as np
 import numpile
 from numpile import logs, ops
 from numpile.lowering import BufferArg, Extern, Kernel, Program, schedule
-from numpile.lowering.reference import run_kernel
+from numpile.lowering.reference import run_kernel, symbol_values
+from numpile.shapes import NewGuard, SymInt, no_new_guards
 
-from . import allocator, codegen, jit
+from . import allocator, codegen, jit, sizes
 from .irbuilder import Module, Unlowerable
 
 # below this many elements of work a kernel runs on the calling thread: a hand-off costs ~20 µs
@@ -39,22 +44,27 @@ def _threads() -> int:
     return os.cpu_count() or 1
 
 
-def _thread_ranges(kp: codegen.KernelPlan) -> list[tuple[int, int]]:
-    """The [lo, hi) of the parallel loop each thread runs: equal shares, or for a float sum of a
-    whole array the nodes of its pairwise tree a power-of-two levels deep, so that adding the
-    threads' sums pairwise gives NumPy's sum to the bit."""
+def _thread_ranges(kp: codegen.KernelPlan, extent: int) -> list[tuple[int, int]]:
+    """The [lo, hi) of the parallel loop (`extent` iterations) each thread runs: equal shares, or
+    for a float sum of a whole array the nodes of its pairwise tree a power-of-two levels deep,
+    so that adding the threads' sums pairwise gives NumPy's sum to the bit."""
     if kp.split == "inner" and codegen.pairwise(kp.kernel.stages[0]):
-        return codegen.pairwise_ranges(kp.extent, 1 << (min(_threads(), kp.extent).bit_length() - 1))
-    chunks = min(_threads(), kp.extent)
-    edges = [kp.extent * c // chunks for c in range(chunks + 1)]
+        return codegen.pairwise_ranges(extent, 1 << (min(_threads(), extent).bit_length() - 1))
+    chunks = min(_threads(), extent)
+    edges = [extent * c // chunks for c in range(chunks + 1)]
     return list(zip(edges, edges[1:]))
+
+
+def _python(size) -> str:
+    """A size as runner source (symbols are the runner's variables s0, s1, ...)."""
+    return f"({size.expr})" if isinstance(size, SymInt) else repr(size)
 
 
 class LLVMBackend(numpile.Backend):
     name = "llvm"
     description = "fused, vectorised, multi-threaded CPU kernels JIT-compiled with LLVM (llvmlite)"
     devices = ("cpu",)
-    supports_dynamic_shapes = False
+    supports_dynamic_shapes = True
 
     def is_available(self) -> tuple[bool, str]:
         return _availability()
@@ -68,7 +78,14 @@ class LLVMBackend(numpile.Backend):
             raise ValueError(f"backend 'llvm' has no option {', '.join(sorted(map(repr, unknown)))}; "
                              f"it has {', '.join(map(repr, self.options))}")
         fast_math = bool(options.get("fast_math", False))
-        return CompiledProgram(schedule(graph), example_inputs, graph_name=f"graph {graph.fingerprint()[:10]}", fast_math=fast_math)
+        name = f"graph {graph.fingerprint()[:10]}"
+        try:
+            program = schedule(graph)
+        except NewGuard as e:
+            logs.get("perf").debug("llvm: %s runs with NumPy: its dynamic shapes need a decision: %s", name, e)
+            return graph.compile_python()
+        with no_new_guards():
+            return CompiledProgram(program, example_inputs, graph_name=name, fast_math=fast_math)
 
 
 @cache
@@ -103,35 +120,41 @@ class KernelStep:
         self.variants: dict[tuple, object] = {}
         self.native = None
         # a float product multiplies in order (NumPy's), which threads cannot share
-        self.parallel = (kp.work >= PARALLEL_MIN_WORK and kp.extent > 1 and _threads() > 1
-                         and not (kp.split == "inner" and codegen.sequential(kp.kernel.stages[0])))
-        self.ranges = _thread_ranges(kp) if self.parallel else []
+        splits = _threads() > 1 and not (kp.split == "inner" and codegen.sequential(kp.kernel.stages[0]))
+        if isinstance(kp.work, SymInt) or isinstance(kp.extent, SymInt):
+            # the runner's test, on the sizes of each call
+            self.parallel = splits and f"{_python(kp.work)} >= {PARALLEL_MIN_WORK} and {_python(kp.extent)} > 1"
+            self.ranges = []
+        else:
+            self.parallel = splits and kp.work >= PARALLEL_MIN_WORK and kp.extent > 1
+            self.ranges = _thread_ranges(kp, kp.extent) if self.parallel else []
         # a split reduction run whole (slot -1) writes no partial, but its entry reads an array there
         self.unused_partials = () if kp.partial is None else (np.empty(0, kp.partial),)
 
     def layout_key(self, strides: dict) -> tuple:
-        return tuple(strides[n] for n in self.checked)
+        return tuple(sizes.layout_key(strides[n]) for n in self.checked)
 
     def render(self, module: Module, symbol: str, strides: dict) -> None:
-        codegen.render(module, symbol, self.kp, self.program, strides, set(self.checked))
+        with no_new_guards():
+            codegen.render(module, symbol, self.kp, self.program, strides, set(self.checked))
 
-    def run(self, *arrays) -> None:
-        """Run on the given arrays (kp.arrays order, without partials)."""
-        if not self.parallel:
-            status = self.native(*arrays, *self.unused_partials, 0, self.kp.extent, -1)
-        else:
-            status = self._split(self.native, arrays)
-        if status:
-            self._relayout(arrays)
+    def run(self, arrays: tuple, symbols: tuple = (), extent: int | None = None) -> None:
+        """Run split over threads: the arrays in kp.arrays order (without partials), the values of
+        kp.symbols, and the parallel loop's extent where it is symbolic."""
+        if self._split(self.native, arrays, symbols, extent):
+            self._relayout(arrays, symbols, extent, split=True)
 
-    def _split(self, native, arrays) -> int:
-        ranges = self.ranges
+    def _whole(self, native, arrays, symbols, extent) -> int:
+        return native(*arrays, *self.unused_partials, *symbols, 0, self.kp.extent if extent is None else extent, -1)
+
+    def _split(self, native, arrays, symbols, extent) -> int:
+        ranges = self.ranges if extent is None else _thread_ranges(self.kp, extent)
         partials = None
         if self.kp.partial is not None:
             partials = np.empty(len(ranges), self.kp.partial)
             arrays = arrays + (partials,)
-        futures = [_POOL.submit(native, *arrays, *ranges[c], c) for c in range(1, len(ranges))]
-        status = native(*arrays, *ranges[0], 0)
+        futures = [_POOL.submit(native, *arrays, *symbols, *ranges[c], c) for c in range(1, len(ranges))]
+        status = native(*arrays, *symbols, *ranges[0], 0)
         status |= sum(f.result() for f in futures)
         if partials is not None and not status:
             self._combine(partials, arrays)
@@ -150,12 +173,14 @@ class KernelStep:
                   "any": np.logical_or, "all": np.logical_and}[self.kp.reduce]
         out[()] = reduce.reduce(partials).astype(stage.dtype)
 
-    def _relayout(self, arrays) -> None:
+    def _relayout(self, arrays, symbols=(), extent=None, split=False) -> None:
         """An input came with strides this kernel was not compiled for: use (or make) a variant."""
         strides = dict(self.base_strides)
+        values = dict(zip(self.kp.symbols, symbols))
+        values = [values.get(k) for k in range(len(self.program.symbols))]
         for name, array in zip(self.kp.arrays, arrays):
             if name in self.checked:
-                strides[name] = codegen.element_strides(array)
+                strides[name] = sizes.strides_of(name, self.program.buffers[name].shape, array, values)
         key = self.layout_key(strides)
         native = self.variants.get(key)
         if native is None:
@@ -165,11 +190,8 @@ class KernelStep:
             symbol = f"npk_{jit.cache_key(f'{self.kp.kernel}{key}{self.fast_math}')[:20]}"
             self.render(module, symbol, strides)
             addresses, _ = jit.compile_ir(module.render(), [symbol])
-            native = self.variants[key] = jit.function(addresses[symbol], len(self.kp.arrays), 3)
-        if self.parallel:
-            status = self._split(native, arrays)
-        else:
-            status = native(*arrays, *self.unused_partials, 0, self.kp.extent, -1)
+            native = self.variants[key] = jit.function(addresses[symbol], len(self.kp.arrays), 3 + len(self.kp.symbols))
+        status = (self._split if split else self._whole)(native, arrays, symbols, extent)
         if status:
             raise RuntimeError(f"{self.kp.kernel.name}: strides changed while it ran")
 
@@ -196,7 +218,7 @@ class CompiledProgram:
                     if any(strides.get(n, ()) is None for n in kp.arrays if n != codegen.PARTIALS):
                         raise Unlowerable("an input's strides are not whole elements")
                     ks.render(trial, symbol, strides)
-                except Unlowerable as e:
+                except (Unlowerable, NewGuard) as e:
                     self.fallbacks[step.name] = str(e)
                     logs.get("perf").debug("llvm: %s of %s runs with NumPy: %s", step.name, graph_name, e)
                     continue
@@ -208,7 +230,7 @@ class CompiledProgram:
         if symbols:
             addresses, self.origin = jit.compile_ir(self.ir, [s for s, _ in symbols])
             for symbol, ks in symbols:
-                ks.native = jit.function(addresses[symbol], len(ks.kp.arrays), 3)
+                ks.native = jit.function(addresses[symbol], len(ks.kp.arrays), 3 + len(ks.kp.symbols))
         self.source, self.run = self._runner()
         self.compile_seconds = time.perf_counter() - start
         code_log = logs.get("output_code")
@@ -223,10 +245,13 @@ class CompiledProgram:
 
     @staticmethod
     def _strides(program: Program, example_inputs) -> dict:
-        """Element strides per buffer: the example inputs' own, C order for everything else."""
-        strides = {n: codegen.c_strides(b.shape) for n, b in program.buffers.items()}
-        for name, value in zip(program.inputs, example_inputs):
-            strides[name] = codegen.element_strides(np.asarray(value))
+        """Element strides per buffer: the example inputs' own (see sizes.strides_of), C order for
+        everything else."""
+        strides = {n: sizes.c_strides(b.shape) for n, b in program.buffers.items()}
+        env = {name: np.asarray(value) for name, value in zip(program.inputs, example_inputs)}
+        values = symbol_values(program, env)
+        for name, value in env.items():
+            strides[name] = sizes.strides_of(name, program.buffers[name].shape, value, values)
         return strides
 
     def _runner(self):
@@ -237,12 +262,20 @@ class CompiledProgram:
         lines = [f"def run({', '.join(names[n] for n in program.inputs)}):"]
         for name in program.inputs:
             lines.append(f"    {names[name]} = asarray({names[name]})")
+        for k, symbol in enumerate(program.symbols):
+            if symbol is not None:
+                lines.append(f"    s{k} = {names[symbol[0]]}.shape[{symbol[1]}]")
         allocated = allocated_buffers(program)
         for n, buf in program.buffers.items():
             if n in allocated:
                 env[f"dt_{names[n]}"] = buf.dtype
-                alloc = "cached_empty" if math.prod(buf.shape) * buf.dtype.itemsize >= allocator.MIN_BYTES else "empty"
-                lines.append(f"    {names[n]} = {alloc}({buf.shape!r}, dt_{names[n]})")
+                shape = f"({''.join(_python(d) + ', ' for d in buf.shape)})"
+                nbytes = math.prod(buf.shape) * buf.dtype.itemsize
+                if isinstance(nbytes, SymInt):
+                    alloc = f"(cached_empty if {_python(nbytes)} >= {allocator.MIN_BYTES} else empty)"
+                else:
+                    alloc = "cached_empty" if nbytes >= allocator.MIN_BYTES else "empty"
+                lines.append(f"    {names[n]} = {alloc}({shape}, dt_{names[n]})")
         for i, step in enumerate(program.steps):
             if isinstance(step, Extern):
                 env[f"extern{i}"] = ops.get(step.op).impl
@@ -252,18 +285,24 @@ class CompiledProgram:
             elif step.name in self.steps:
                 ks = self.steps[step.name]
                 arrays = ", ".join(names[n] for n in ks.kp.arrays if n != codegen.PARTIALS)
+                symbols = "".join(f"s{k}, " for k in ks.kp.symbols)
+                dynamic = f", ({symbols}), {_python(ks.kp.extent)}" if ks.kp.symbols else ""
+                whole = "if"
                 if ks.parallel:
-                    env[f"kernel{i}"] = ks.run
-                    lines.append(f"    kernel{i}({arrays})")
-                else:
+                    env[f"split{i}"] = ks.run
+                    test = "" if ks.parallel is True else f"if {ks.parallel}: "
+                    lines.append(f"    {test}split{i}(({arrays},){dynamic})")
+                    whole = "elif"
+                if ks.parallel is not True:
                     env[f"kernel{i}"], env[f"relayout{i}"] = ks.native, ks._relayout
                     extra = ""
                     if ks.unused_partials:
                         env[f"partials{i}"] = ks.unused_partials[0]
                         extra = f", partials{i}"
-                    lines.append(f"    if kernel{i}({arrays}{extra}, 0, {ks.kp.extent}, -1): relayout{i}(({arrays},))")
+                    lines.append(f"    {whole} kernel{i}({arrays}{extra}, {symbols}0, {_python(ks.kp.extent)}, -1): "
+                                 f"relayout{i}(({arrays},){dynamic})")
             else:
-                env[f"fallback{i}"] = _fallback(step, names)
+                env[f"fallback{i}"] = _fallback(step, names, len(program.symbols))
                 lines.append(f"    fallback{i}(locals())")
         outputs = [names[n] + ("[()]" if program.buffers[n].scalar else "") for n in program.outputs]
         lines.append(f"    return ({', '.join(outputs)}{',' if len(outputs) == 1 else ''})")
@@ -273,9 +312,11 @@ class CompiledProgram:
 
 
 def _render_arg(value, names: dict, env: dict) -> str:
-    """An extern's argument as runner source: a buffer's name, or a constant kept in env."""
+    """An extern's argument as runner source: a buffer's name, a size, or a constant kept in env."""
     if isinstance(value, BufferArg):
         return names[value.name]
+    if isinstance(value, SymInt):
+        return _python(value)
     if isinstance(value, (tuple, list)):
         inner = ", ".join(_render_arg(v, names, env) for v in value)
         return f"({inner}{',' if len(value) == 1 else ''})" if isinstance(value, tuple) else f"[{inner}]"
@@ -284,10 +325,10 @@ def _render_arg(value, names: dict, env: dict) -> str:
     return name
 
 
-def _fallback(kernel: Kernel, names: dict):
-    """A kernel run by the reference renderer on the runner's local buffers."""
+def _fallback(kernel: Kernel, names: dict, nsymbols: int):
+    """A kernel run by the reference renderer on the runner's local buffers and symbols."""
     used = kernel.inputs + kernel.outputs
 
     def run(local_vars: dict) -> None:
-        run_kernel(kernel, {n: local_vars[names[n]] for n in used})
+        run_kernel(kernel, {n: local_vars[names[n]] for n in used}, [local_vars.get(f"s{k}") for k in range(nsymbols)])
     return run

@@ -3,13 +3,20 @@
 A kernel function takes its buffers as ndarray objects, a range [lo, hi) of its parallel
 loop and a slot, and returns a status:
 
-    i32 @kernel(PyArrayObject* b0, ..., i64 lo, i64 hi, i64 slot)   ; 0 ok, 1 unexpected strides
+    i32 @kernel(PyArrayObject* b0, ..., i64 s0, ..., i64 lo, i64 hi, i64 slot)   ; 0 ok, 1 unexpected strides
 
 It reads each array's data pointer and, for arrays it did not allocate (inputs, results of
 externs), checks the strides it was specialised for: strides are compile-time constants in
 the address arithmetic, which is what lets LLVM vectorise. A mismatch returns 1 and the
 runtime compiles a variant for the new layout. The loops live in `@kernel.body`, whose data
 pointers are `noalias`: buffers never overlap, as every output is freshly allocated.
+
+In a graph with dynamic shapes a kernel also takes the values of the symbols its sizes use
+(`s0, ...`, see sizes.py): trip counts, C-order strides and index constants are computed from
+them at entry; a stride that is not the C-order one nor 0 or ±1 is read from the array. What
+was decided from sizes at compile time is decided at run time there: the shape of a float
+sum's pairwise tree (the balanced walk or the general one), and whether large outputs stream
+out (two bodies, chosen at entry).
 
 The parallel loop is the flattened outer loops ("outer"), or, for a kernel of one stage with
 no outer loops, that stage's first inner loop, or all of them as one for a float sum ("inner"):
@@ -30,9 +37,11 @@ from dataclasses import dataclass
 import numpy as np
 
 from numpile.lowering import Call, Const, Kernel, Load, LoopIndex, Program, RowValue, Stage, walk
+from numpile.shapes import SYMBOL_PATTERN, SymInt, identical
 
 from . import allocator, jit, mathlib, scalar
 from .irbuilder import BOOL, F32, F64, I64, Function, Module, Unlowerable, V, int_limits, literal, mem_type, reg_type
+from .sizes import Sizes, read_at_run_time, stride_parameter
 
 BLOCK = 4096
 PAIRWISE_LEAF = 128   # NumPy's PW_BLOCKSIZE: pairwise sums split ranges down to this many elements
@@ -53,8 +62,9 @@ class KernelPlan:
     kernel: Kernel
     arrays: list            # buffer names passed, in order; PARTIALS last for a split reduction
     split: str              # "outer", "inner" or "none"
-    extent: int             # iterations of the parallel loop
-    work: int               # elements computed per call, to decide on threads
+    extent: int             # iterations of the parallel loop (a SymInt with dynamic shapes)
+    work: int               # elements computed per call, to decide on threads (likewise)
+    symbols: list           # the graph symbols whose values the kernel takes, by number
     partial: np.dtype | None = None   # dtype of a split reduction's partial results
     reduce: str | None = None         # the reduction a split kernel combines partials with
 
@@ -62,47 +72,70 @@ class KernelPlan:
 def plan(kernel: Kernel, program: Program) -> KernelPlan:
     arrays = kernel.inputs + [o for o in kernel.outputs if o not in kernel.inputs]
     work = math.prod(kernel.outer) * sum(math.prod(s.inner) for s in kernel.stages)
+    symbols = sorted({int(k) for x in _sizes_of(kernel, program, arrays) if isinstance(x, SymInt)
+                      for k in SYMBOL_PATTERN.findall(x.expr)})
     if kernel.outer:
-        return KernelPlan(kernel, arrays, "outer", math.prod(kernel.outer), work)
+        return KernelPlan(kernel, arrays, "outer", math.prod(kernel.outer), work, symbols)
     if len(kernel.stages) == 1 and kernel.stages[0].inner:
         stage = kernel.stages[0]
         # no outer loops: a reduction over every axis. A float sum runs over them as one (see
         # _KernelBody._nest), and threads split that
         extent = math.prod(stage.inner) if pairwise(stage) else stage.inner[0]
-        result = KernelPlan(kernel, arrays, "inner", extent, work)
+        result = KernelPlan(kernel, arrays, "inner", extent, work, symbols)
         if stage.reduce:
             result.arrays = arrays + [PARTIALS]
             result.partial = _total_dtype(stage)
             result.reduce = stage.reduce
         return result
-    return KernelPlan(kernel, arrays, "none", 1, work)
+    return KernelPlan(kernel, arrays, "none", 1, work, symbols)
 
 
-def element_strides(array: np.ndarray) -> tuple | None:
-    """Strides in elements, or None when one is not a whole number of elements."""
-    if any(s % array.itemsize for s in array.strides):
-        return None
-    return tuple(s // array.itemsize for s in array.strides)
+def _sizes_of(kernel: Kernel, program: Program, arrays: list):
+    """Every size a kernel's code computes with: loop sizes, index coefficients and constants,
+    constant operands, its buffers' shapes."""
+    for stage in kernel.stages:
+        yield from stage.inner
+        indices = list(stage.output_index)
+        for e in walk(stage.value):
+            if isinstance(e, Load):
+                indices += e.index
+            elif isinstance(e, LoopIndex):
+                indices.append(e.index)
+            elif isinstance(e, Const):
+                yield e.value
+        for a in indices:
+            yield a.const
+            yield from (c for _, c in a.terms)
+    yield from kernel.outer
+    for name in arrays:
+        yield from program.buffers[name].shape
 
 
-def c_strides(shape: tuple) -> tuple:
-    strides, step = [], 1
-    for n in reversed(shape):
-        strides.append(step)
-        step *= max(n, 1)
-    return tuple(reversed(strides))
+def size_parameters(kp: KernelPlan, strides: dict) -> list[str]:
+    """The names of the i64 values a kernel body takes besides its range: the symbols, then the
+    strides read at run time."""
+    read = [s.expr for name in kp.arrays if name != PARTIALS
+            for d, s in enumerate(strides[name]) if read_at_run_time(name, d, s)]
+    return [f"s{k}" for k in kp.symbols] + read
 
 
 def render(module: Module, symbol: str, kp: KernelPlan, program: Program, strides: dict, checked: set) -> None:
-    """Add the kernel's two functions to the module. `strides`: element strides per buffer;
-    `checked`: the buffers whose strides the entry checks."""
-    _render_entry(module, symbol, kp, program, strides, checked)
-    _KernelBody(module, symbol, kp, program, strides).render()
+    """Add the kernel's functions to the module: its entry and one body, or two where outputs
+    of symbolic sizes stream out when large. `strides`: element strides per buffer (see
+    sizes.py); `checked`: the buffers whose strides the entry checks."""
+    large = [nbytes for stage in kp.kernel.stages
+             if _streamed(kp, stage, program, strides, module, large=True)
+             and isinstance(nbytes := _bytes(program.buffers[stage.output]), SymInt)]
+    _render_entry(module, symbol, kp, program, strides, checked, large)
+    _KernelBody(module, f"{symbol}.body", kp, program, strides, large=False).render()
+    if large:
+        _KernelBody(module, f"{symbol}.large", kp, program, strides, large=True).render()
 
 
-def _render_entry(module, symbol, kp, program, strides, checked):
+def _render_entry(module, symbol, kp, program, strides, checked, large):
     fn = Function(module)
-    params = ", ".join(f"ptr %a{i}" for i in range(len(kp.arrays)))
+    sizes = Sizes(fn, {f"s{k}": V(f"%s{k}", I64) for k in kp.symbols})
+    params = ", ".join([f"ptr %a{i}" for i in range(len(kp.arrays))] + [f"i64 %s{k}" for k in kp.symbols])
     data = []
     ok = literal(True, BOOL)
     for i, name in enumerate(kp.arrays):
@@ -111,24 +144,48 @@ def _render_entry(module, symbol, kp, program, strides, checked):
         if name not in checked:
             continue
         buf = program.buffers[name]
+        itemsize = literal(buf.dtype.itemsize, I64)
         slot = fn.emit(f"getelementptr inbounds i8, ptr %a{i}, i64 {STRIDES_OFFSET}", I64, "p")
         pointer = fn.emit(f"load ptr, ptr {slot.ref}", I64, "p")
         for d, (n, s) in enumerate(zip(buf.shape, strides[name])):
-            if n <= 1:
+            if not isinstance(n, SymInt) and n <= 1:
                 continue
             at = fn.emit(f"getelementptr inbounds i64, ptr {pointer.ref}, i64 {d}", I64, "p")
             actual = fn.emit(f"load i64, ptr {at.ref}", I64)
-            same = fn.compare("icmp", "eq", actual, literal(s * buf.dtype.itemsize, I64))
+            if read_at_run_time(name, d, s):   # whole elements, passed on
+                same = fn.compare("icmp", "eq", fn.binary("srem", actual, itemsize), literal(0, I64))
+                sizes.params[s.expr] = fn.binary("sdiv", actual, itemsize)
+            elif isinstance(s, SymInt):
+                same = fn.compare("icmp", "eq", actual, fn.binary("mul", sizes(s), itemsize))
+            else:
+                same = fn.compare("icmp", "eq", actual, literal(s * buf.dtype.itemsize, I64))
+            if isinstance(n, SymInt):   # a dim of size 0 or 1 may have any stride
+                same = fn.binary("or", same, fn.compare("icmp", "sle", sizes(n), literal(1, I64)))
             ok = fn.binary("and", ok, same)
     fn.emit(f"br i1 {ok.ref}, label %run, label %relayout")
     fn.start_block("relayout")
     fn.emit("ret i32 1")
     fn.start_block("run")
-    args = ", ".join(f"ptr {d.ref}" for d in data)
-    status = fn.emit(f"call i32 @{symbol}.body({args}, i64 %lo, i64 %hi, i64 %slot)", np.dtype(np.int32))
+    args = ", ".join([f"ptr {d.ref}" for d in data] + [f"i64 {sizes.params[p].ref}" for p in size_parameters(kp, strides)]
+                     + ["i64 %lo", "i64 %hi", "i64 %slot"])
+    if large:   # outputs of symbolic size: streamed out when one is large
+        big = literal(False, BOOL)
+        for nbytes in large:
+            big = fn.binary("or", big, fn.compare("icmp", "sge", sizes(nbytes), literal(STREAM_MIN_BYTES, I64)))
+        fn.emit(f"br i1 {big.ref}, label %large, label %small")
+        fn.start_block("large")
+        status = fn.emit(f"call i32 @{symbol}.large({args})", np.dtype(np.int32))
+        fn.emit(f"ret i32 {status.ref}")
+        fn.start_block("small")
+    status = fn.emit(f"call i32 @{symbol}.body({args})", np.dtype(np.int32))
     fn.emit(f"ret i32 {status.ref}")
     module.functions.append(f"define i32 @{symbol}({params}, i64 %lo, i64 %hi, i64 %slot) "
-                            f"{module.attribute_group('nounwind')} {{\n" + "\n".join(["entry:"] + fn.lines) + "\n}\n")
+                            f"{module.attribute_group('nounwind')} {{\n"
+                            + "\n".join(["entry:"] + sizes.lines + fn.lines) + "\n}\n")
+
+
+def _bytes(buffer) -> int:
+    return math.prod(buffer.shape) * buffer.dtype.itemsize
 
 
 def _total_dtype(stage: Stage) -> np.dtype:
@@ -173,27 +230,34 @@ def pairwise_ranges(n: int, parts: int) -> list[tuple[int, int]]:
     return ranges
 
 
-def _streamed(kp: KernelPlan, stage: Stage, program: Program, strides: dict, module: Module) -> bool:
+def _streamed(kp: KernelPlan, stage: Stage, program: Program, strides: dict, module: Module, large: bool) -> bool:
     """Whether a stage streams its rows out (_KernelBody._plan_streams): on x86, a store stage of
     a row kernel or a 1-d kernel (whose "rows" are blocks of BLOCK elements) whose output is
-    large, allocated by the kernels' allocator (on a cache line), and whose rows are contiguous,
-    start on cache lines and, in a row kernel, are whole lines long."""
+    large (of a symbolic size: when `large`), allocated by the kernels' allocator (on a cache
+    line), and whose rows are contiguous, start on cache lines and, in a row kernel, are whole
+    lines long (known at compile time)."""
     one_d = kp.split == "inner" and len(stage.inner) == 1
     if stage.reduce or not (kp.split == "outer" or one_d) or "sse2" not in module.cpu_features:
         return False
     buffer = program.buffers[stage.output]
-    itemsize, row = buffer.dtype.itemsize, math.prod(stage.inner)
-    if buffer.kind == "input" or math.prod(buffer.shape) * itemsize < STREAM_MIN_BYTES or (row * itemsize % LINE and not one_d):
+    itemsize, row, nbytes = buffer.dtype.itemsize, math.prod(stage.inner), _bytes(buffer)
+    if buffer.kind == "input" or not (large if isinstance(nbytes, SymInt) else nbytes >= STREAM_MIN_BYTES) \
+            or not one_d and not _multiple(row * itemsize, LINE):
         return False
     coefficients, const = element_offset(stage.output_index, strides[stage.output])
     first = len(kp.kernel.outer)
-    on_lines = all(coefficients.get(v, 0) * itemsize % LINE == 0 for v in range(first))
-    return _contiguous_rows(coefficients, first, stage.inner) and on_lines and const * itemsize % LINE == 0
+    on_lines = all(_multiple(coefficients.get(v, 0) * itemsize, LINE) for v in range(first))
+    return _contiguous_rows(coefficients, first, stage.inner) and on_lines and _multiple(const * itemsize, LINE)
+
+
+def _multiple(x, n: int) -> bool:
+    """Whether x is a multiple of n for every size."""
+    return not isinstance(x, SymInt) and x % n == 0
 
 
 def _contiguous_rows(coefficients: dict, first: int, inner: tuple) -> bool:
     """Whether a stage's inner loops (variables from `first`) walk a buffer's elements in order."""
-    return all(coefficients.get(first + k, 0) == math.prod(inner[k + 1:]) for k in range(len(inner)))
+    return all(identical(coefficients.get(first + k, 0), math.prod(inner[k + 1:])) for k in range(len(inner)))
 
 
 def element_offset(index: tuple, strides: tuple) -> tuple[dict, int]:
@@ -252,9 +316,12 @@ def _outermost(e, wanted):
 
 
 class _KernelBody:
-    def __init__(self, module, symbol, kp: KernelPlan, program, strides):
-        self.module, self.symbol, self.kp, self.program, self.strides = module, symbol, kp, program, strides
+    def __init__(self, module, name, kp: KernelPlan, program, strides, large: bool):
+        self.module, self.name, self.kp, self.program, self.strides = module, name, kp, program, strides
+        self.large = large   # whether outputs (and inputs) of symbolic sizes are taken as large
         self.fn = Function(module)
+        self.parameters = size_parameters(kp, strides)
+        self.size = Sizes(self.fn, {p: V(f"%{p}", I64) for p in self.parameters})
         self.pointer = {name: f"%d{i}" for i, name in enumerate(kp.arrays)}
         self.lo, self.hi, self.slot = V("%lo", I64), V("%hi", I64), V("%slot", I64)
         self.scratch: dict[str, tuple] = {}   # expression text -> (row scratch pointer, producing stage, bytes)
@@ -287,11 +354,11 @@ class _KernelBody:
             fn.module.declare("llvm.x86.sse.sfence", "declare void @llvm.x86.sse.sfence()")
             fn.emit("call void @llvm.x86.sse.sfence()")
         fn.emit("ret i32 0")
-        params = ", ".join(f"ptr noalias {self.pointer[n]}" for n in self.kp.arrays)
+        params = ", ".join([f"ptr noalias {self.pointer[n]}" for n in self.kp.arrays] + [f"i64 %{p}" for p in self.parameters])
         attributes = self.module.attribute_group("nounwind")
         self.module.functions.append(
-            f"define internal i32 @{self.symbol}.body({params}, i64 %lo, i64 %hi, i64 %slot) {attributes} {{\n"
-            + "\n".join(["entry:"] + fn.lines) + "\n}\n")
+            f"define internal i32 @{self.name}({params}, i64 %lo, i64 %hi, i64 %slot) {attributes} {{\n"
+            + "\n".join(["entry:"] + self.size.lines + fn.lines) + "\n}\n")
 
     def _unflatten(self, r: V, sizes: tuple) -> dict:
         """The outer loop variables of a flat index r (row-major)."""
@@ -300,13 +367,14 @@ class _KernelBody:
             if v == 0:
                 variables[v] = r
             else:
-                variables[v] = self.fn.binary("urem", r, literal(sizes[v], I64))
-                r = self.fn.binary("udiv", r, literal(sizes[v], I64))
+                variables[v] = self.fn.binary("urem", r, self.size(sizes[v]))
+                r = self.fn.binary("udiv", r, self.size(sizes[v]))
         return variables
 
     def _row_buffer(self, row_bytes: int, stem: str) -> str | None:
-        """A row buffer on the stack (in the cache while the row is computed), if there is room."""
-        if row_bytes > self.room:
+        """A row buffer on the stack (in the cache while the row is computed), if there is room
+        (rows of symbolic length: none)."""
+        if isinstance(row_bytes, SymInt) or row_bytes > self.room:
             return None
         self.room -= row_bytes
         return self.fn.emit(f"alloca i8, i64 {row_bytes}, align {LINE}", I64, stem).ref
@@ -319,7 +387,7 @@ class _KernelBody:
         for i, stage in enumerate(stages):
             made = {str(e): e for e in walk(stage.value) if _expensive(e)}
             for later in stages[i + 1:]:
-                if not stage.inner or later.inner != stage.inner:
+                if not stage.inner or not identical(later.inner, stage.inner):
                     continue
                 for e in _outermost(later.value, lambda x: str(x) in made):
                     text = str(e)
@@ -337,7 +405,7 @@ class _KernelBody:
         keeps a non-temporal store scalar unless it is aligned to the vector, which the store of
         one element cannot promise: hence the row buffer and an explicit copy.)"""
         for index, stage in enumerate(self.kp.kernel.stages):
-            if _streamed(self.kp, stage, self.program, self.strides, self.module):
+            if _streamed(self.kp, stage, self.program, self.strides, self.module, self.large):
                 row = BLOCK if self.kp.split == "inner" else math.prod(stage.inner)
                 row_bytes = row * self.program.buffers[stage.output].dtype.itemsize
                 pointer = self._spent_scratch(index, row_bytes) or self._row_buffer(row_bytes, "row")
@@ -416,9 +484,11 @@ class _KernelBody:
                 buffer = self.program.buffers[e.buffer]
                 coefficients, const = element_offset(e.index, self.strides[e.buffer])
                 row = tuple(coefficients.get(v, 0) for v in range(first))
-                large = math.prod(buffer.shape) * buffer.dtype.itemsize >= STREAM_MIN_BYTES
-                if large and any(row) and _contiguous_rows(coefficients, first, stage.inner):
-                    self.prefetches.setdefault((e.buffer, row, const), (e, math.prod(stage.inner) * buffer.dtype.itemsize))
+                nbytes, row_bytes = _bytes(buffer), math.prod(stage.inner) * buffer.dtype.itemsize
+                large = self.large if isinstance(nbytes, SymInt) else nbytes >= STREAM_MIN_BYTES
+                if large and not isinstance(row_bytes, SymInt) and not identical(row, (0,) * first) \
+                        and _contiguous_rows(coefficients, first, stage.inner):
+                    self.prefetches.setdefault((e.buffer, str(row), str(const)), (e, row_bytes))
 
     def _plan_pairwise(self) -> None:
         """Where pairwise sums keep their state, allocated once per call: a stack of tree nodes
@@ -453,13 +523,46 @@ class _KernelBody:
         elements one by one. [start, end) is the loop's whole length n, or a node of its tree
         (a thread's share, see pairwise_ranges). A balanced tree of at least four equal leaves
         (4096 elements: 32 leaves of 128) sums its leaves left to right, adding the last two
-        finished sums as a binary counter carries; any other walks the tree with a stack."""
+        finished sums as a binary counter carries; any other walks the tree with a stack. For a
+        symbolic n both are compiled and the tree's shape at run time picks one."""
+        fn = self.fn
         self._put("chunk", literal(1, I64), start)   # no values buffered yet
-        size = self.fn.binary("sub", end, start)
-        leaf = balanced_leaf(n)
-        if leaf:
-            return self._balanced_sum(start, end, size, literal(leaf, I64), value_at, dtype)
-        return self._tree_walk_sum(start, end, size, value_at, dtype)
+        size = fn.binary("sub", end, start)
+        if not isinstance(n, SymInt):
+            leaf = balanced_leaf(n)
+            if leaf:
+                return self._balanced_sum(start, end, size, literal(leaf, I64), value_at, dtype)
+            return self._tree_walk_sum(start, end, size, value_at, dtype)
+        leaf = self.size.at_entry(lambda: self._balanced_leaf(self.size(n)))
+        balanced, walk, joined = fn.label("pw.balanced"), fn.label("pw.walk"), fn.label("pw.summed")
+        fn.emit(f"br i1 {fn.compare('icmp', 'ne', leaf, literal(0, I64)).ref}, label %{balanced}, label %{walk}")
+        fn.start_block(balanced)
+        by_leaves = self._balanced_sum(start, end, size, leaf, value_at, dtype)
+        from_balanced = fn.block
+        fn.emit(f"br label %{joined}")
+        fn.start_block(walk)
+        by_walk = self._tree_walk_sum(start, end, size, value_at, dtype)
+        from_walk = fn.block
+        fn.emit(f"br label %{joined}")
+        fn.start_block(joined)
+        return fn.emit(f"phi {reg_type(dtype)} [ {by_leaves.ref}, %{from_balanced} ], [ {by_walk.ref}, %{from_walk} ]", dtype)
+
+    def _balanced_leaf(self, n: V) -> V:
+        """balanced_leaf(n) for n known at run time, 0 for None, without a loop: the halving stops
+        at k = min(a, b) steps, a = cttz(n) - 3 (where the leaf stops being a multiple of 16) and
+        b = bit_length((n - 1) >> 7) (where it reaches 128 or less); balanced when k >= 2 and
+        0 < n >> k <= PAIRWISE_LEAF."""
+        fn, no = self.fn, literal(False, BOOL)
+        zeros = fn.intrinsic("cttz", [n, no], I64)
+        a = fn.intrinsic("smax", [fn.binary("sub", zeros, literal(3, I64)), literal(0, I64)], I64)
+        above = fn.binary("lshr", fn.binary("sub", n, literal(1, I64)), literal(PAIRWISE_LEAF.bit_length() - 1, I64))
+        b = fn.binary("sub", literal(64, I64), fn.intrinsic("ctlz", [above, no], I64))
+        k = fn.intrinsic("umin", [a, b], I64)
+        leaf = fn.binary("lshr", n, k)
+        ok = fn.binary("and", fn.compare("icmp", "uge", k, literal(2, I64)),
+                       fn.binary("and", fn.compare("icmp", "ugt", leaf, literal(0, I64)),
+                                 fn.compare("icmp", "ule", leaf, literal(PAIRWISE_LEAF, I64))))
+        return fn.select(ok, leaf, literal(0, I64))
 
     def _balanced_sum(self, start, end, size, leaf, value_at, dtype) -> V:
         """A balanced tree of 4 * 2**k leaves: four leaves at a time (a node two levels up),
@@ -629,11 +732,11 @@ class _KernelBody:
         for self.stage_index, stage in enumerate(self.kp.kernel.stages):
             self._nest(stage, outer, rows)
 
-    def _range(self, k: int, n: int) -> tuple[V, V]:
+    def _range(self, k: int, n) -> tuple[V, V]:
         """Bounds of a stage's k-th inner loop: the thread's share when it is the split loop."""
         if k == 0 and self.kp.split == "inner":
             return self.lo, self.hi
-        return literal(0, I64), literal(n, I64)
+        return literal(0, I64), self.size(n)
 
     def _nest(self, stage: Stage, outer: dict, rows: dict) -> None:
         """A stage's loop nest for one row: every element is stored, or accumulated into the row
@@ -682,9 +785,9 @@ class _KernelBody:
             def value_at(i):
                 inner, rest = dict(variables), i
                 for k in reversed(range(k0, len(stage.inner))):
-                    inner[first + k] = rest if k == k0 else fn.binary("urem", rest, literal(stage.inner[k], I64))
+                    inner[first + k] = rest if k == k0 else fn.binary("urem", rest, self.size(stage.inner[k]))
                     if k > k0:
-                        rest = fn.binary("udiv", rest, literal(stage.inner[k], I64))
+                        rest = fn.binary("udiv", rest, self.size(stage.inner[k]))
                 return scalar.cast(fn, self._eval(stage.value, {**outer, **inner}, rows, {}), element_dtype)
             n = math.prod(stage.inner[k0:])
             start, end = self._range(k0, n)
@@ -752,10 +855,10 @@ class _KernelBody:
     def _offset(self, buffer: str, index: tuple, variables: dict) -> V:
         """Element offset of an index (an Affine per dimension) in a buffer of known strides."""
         coefficients, const = element_offset(index, self.strides[buffer])
-        offset = literal(const, I64)
+        offset = self.size(const)
         for v, c in sorted(coefficients.items()):
-            if c:
-                term = variables[v] if c == 1 else self.fn.binary("mul", variables[v], literal(c, I64))
+            if not identical(c, 0):
+                term = variables[v] if identical(c, 1) else self.fn.binary("mul", variables[v], self.size(c))
                 offset = term if offset.ref == "0" else self.fn.binary("add", offset, term)
         return offset
 
@@ -767,8 +870,8 @@ class _KernelBody:
         kept = self.scratch.get(str(e)) if self.scratch and isinstance(e, Call) else None
         if kept is not None and kept[1] != self.stage_index:
             value = self.fn.load(kept[0], self._row_offset(variables), np.dtype(e.dtype))
-        elif isinstance(e, Const):
-            value = e
+        elif isinstance(e, Const):   # a symbolic size is a Python int: weak
+            value = V(self.size(e.value).ref, I64, True) if isinstance(e.value, SymInt) else e
         elif isinstance(e, Load):
             value = self.fn.load(self.pointer[e.buffer], self._offset(e.buffer, e.index, variables), np.dtype(e.dtype))
             value = value._replace(weak=e.weak)
@@ -799,13 +902,13 @@ class _KernelBody:
             return self.fn.binary("sub", variables[first], self.block_start)
         offset = literal(0, I64)
         for k, n in enumerate(stage.inner):
-            scaled = offset if k == 0 else self.fn.binary("mul", offset, literal(n, I64))
+            scaled = offset if k == 0 else self.fn.binary("mul", offset, self.size(n))
             offset = self.fn.binary("add", scaled, variables[first + k])
         return offset
 
     def _offset_of(self, index, variables) -> V:
-        offset = literal(index.const, I64)
+        offset = self.size(index.const)
         for v, c in index.terms:
-            term = self.fn.binary("mul", variables[v], literal(c, I64))
+            term = self.fn.binary("mul", variables[v], self.size(c))
             offset = self.fn.binary("add", offset, term)
         return offset
