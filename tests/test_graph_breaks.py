@@ -492,7 +492,7 @@ def random_draw(x):
 @pytest.mark.parametrize("fn, reason", [
     (float_of_array, "float() of an array"),
     (item_of_array, "ndarray.item"),
-    (bool_mask, "advanced indexing"),
+    (bool_mask, "a boolean mask index selects as many elements as the data says"),
     (nonzero, "nonzero"),
 ])
 def test_unsupported_things_break_with_a_reason(rng, fn, reason):

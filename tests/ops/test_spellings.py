@@ -235,7 +235,7 @@ def test_numpy_function_lookup(name):
 
 
 # Ops the tracer emits itself, which no NumPy spelling maps to.
-INTERNAL_OPS = {"setitem"}  # the functional form of `a[index] = value`
+INTERNAL_OPS = {"setitem", "index"}  # the functional `a[index] = value`; a[index] with index arrays
 
 
 @pytest.mark.parametrize("name", sorted(ops.REGISTRY))

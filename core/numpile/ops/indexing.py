@@ -1,7 +1,14 @@
-"""Basic indexing, `a[index]`: integers, slices (any step), None (np.newaxis), Ellipsis and
-tuples of these. The result is a view of `a`, or a NumPy scalar when integers pick one
-element. Advanced indexing (integer or boolean arrays, lists, booleans, array-valued
-bounds) is refused with NotImplementedError: its result shape depends on data.
+"""Indexing, `a[index]`, and its functional update `a[index] = value`.
+
+Basic indexing ("getitem"): integers, slices (any step), None (np.newaxis), Ellipsis and
+tuples of these. The result is a view of `a`, or a NumPy scalar when integers pick one element.
+
+Advanced indexing ("index"): integer arrays (or lists of ints) among the items. The result is a
+new array; its shape follows NumPy's rules: the index arrays (and the integers beside them)
+broadcast together, and their shape takes the place of the first of them when they stand next
+to each other in the index, else goes first. Boolean masks select a number of elements only the
+data knows, so reading `a[mask]` is refused with NotImplementedError (a graph break); assigning
+through one, `a[mask] = scalar`, has a known shape and is captured.
 """
 
 from __future__ import annotations
@@ -11,7 +18,7 @@ import operator
 import numpy as np
 
 from . import params
-from ..shapes import slice_length
+from ..shapes import SymInt, slice_length
 from .meta import as_meta, broadcast_shapes
 from .registry import INDEXING, VIEW, ArrayMeta, register
 
@@ -46,8 +53,23 @@ def _kind(item) -> str:
                               f"is not supported; only integers, slices, None and Ellipsis are")
 
 
+def _is_index_array(item) -> bool:
+    """An integer or boolean array among an index's items. Not a Python or NumPy scalar in the
+    graph: NumPy indexes with those as with an int (a view)."""
+    if isinstance(item, ArrayMeta):
+        return not (item.weak or item.scalar)
+    return isinstance(item, (np.ndarray, list))
+
+
+def is_advanced(index: tuple) -> bool:
+    """Whether an index (its items as metas or constants) asks for advanced indexing."""
+    return any(_is_index_array(item) for item in index)
+
+
 def _getitem_meta(a, index):
     a = as_meta(a)
+    if is_advanced(index):
+        raise NotImplementedError("advanced indexing is the op 'index', not getitem")
     kinds = [_kind(item) for item in index]
     if kinds.count("ellipsis") > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
@@ -84,6 +106,85 @@ register("getitem", VIEW, impl=operator.getitem, meta=_getitem_meta, signature=_
          doc="a[index], basic indexing")
 
 
+def _index_sig(a, index): ...
+
+
+def _index_array(item) -> ArrayMeta:
+    """An index array as a meta: NumPy's IndexError for other dtypes, a graph break for masks."""
+    meta = item if isinstance(item, ArrayMeta) else ArrayMeta.of(np.asarray(item))
+    if meta.dtype.kind == "b":
+        raise NotImplementedError("a boolean mask index selects as many elements as the data says")
+    if meta.dtype.kind not in "iu" and not (isinstance(item, list) and not item):
+        raise IndexError("arrays used as indices must be of integer (or boolean) type")
+    return meta
+
+
+def _check_bounds(item, size, axis: int) -> None:
+    """A constant index array is checked now, with NumPy's message; an array input when it runs."""
+    if isinstance(item, (list, np.ndarray)) and np.size(item) and not isinstance(size, SymInt):
+        values = np.asarray(item)
+        bad = values[(values < -size) | (values >= size)]
+        if bad.size:
+            raise IndexError(f"index {bad.flat[0]} is out of bounds for axis {axis} with size {size}")
+
+
+def _advanced_shape(a: ArrayMeta, index: tuple) -> tuple:
+    """The shape of a[index] for an index with integer arrays, by NumPy's rules."""
+    kinds = ["array" if _is_index_array(item) else _kind(item) for item in index]
+    if kinds.count("ellipsis") > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    consumed = sum(k in ("int", "slice", "array") for k in kinds)
+    if consumed > a.ndim:
+        raise IndexError(f"too many indices for array: array is {a.ndim}-dimensional, but {consumed} were indexed")
+    if "ellipsis" not in kinds:
+        index, kinds = index + (Ellipsis,), kinds + ["ellipsis"]
+    shape, advanced, positions, dim = [], [], [], 0
+    for position, (item, kind) in enumerate(zip(index, kinds)):
+        if kind == "newaxis":
+            shape.append(1)
+        elif kind == "ellipsis":
+            rest = a.ndim - consumed
+            shape.extend(a.shape[dim:dim + rest])
+            dim += rest
+        elif kind == "slice":
+            if item.step == 0:
+                raise ValueError("slice step cannot be zero")
+            shape.append(slice_length(item, a.shape[dim]))
+            dim += 1
+        else:  # an index array, or an integer: advanced too where arrays are
+            if kind == "int":
+                if not -a.shape[dim] <= item < a.shape[dim]:
+                    raise IndexError(f"index {item} is out of bounds for axis {dim} with size {a.shape[dim]}")
+                advanced.append(())
+            else:
+                advanced.append(_index_array(item).shape)
+                _check_bounds(item, a.shape[dim], dim)
+            positions.append(position)
+            if len(positions) == 1:
+                first = len(shape)
+            dim += 1
+    try:
+        joint = broadcast_shapes(*advanced)
+    except ValueError:
+        raise IndexError("shape mismatch: indexing arrays could not be broadcast together with shapes "
+                         + " ".join(str(tuple(s)) for s in advanced)) from None
+    adjacent = positions == list(range(positions[0], positions[0] + len(positions)))
+    at = first if adjacent else 0
+    return tuple(shape[:at]) + joint + tuple(shape[at:])
+
+
+def _index_meta(a, index):
+    a = as_meta(a)
+    if a.scalar:
+        raise IndexError("invalid index to scalar variable.")
+    shape = _advanced_shape(a, index)
+    return ArrayMeta(shape, a.dtype, scalar=not shape and Ellipsis not in index)
+
+
+register("index", INDEXING, impl=operator.getitem, meta=_index_meta, signature=_index_sig,
+         convert={"index": params.index}, doc="a[index] with integer arrays among the items: a new array")
+
+
 # The functional form of `a[index] = value`, which the tracer uses to capture in-place updates:
 # no NumPy spelling maps to it.
 def _setitem_sig(a, index, value): ...
@@ -99,11 +200,36 @@ def _setitem_meta(a, index, value):
     a = as_meta(a)
     if a.scalar:
         raise TypeError(f"'numpy.{a.dtype.type.__name__}' object does not support item assignment")
-    target = _getitem_meta(a, index)
+    if _masks(index):
+        return _mask_setitem_meta(a, index, value)
+    target = _index_meta(a, index) if is_advanced(index) else _getitem_meta(a, index)
     if isinstance(value, ArrayMeta):
         if broadcast_shapes(value.shape, target.shape) != target.shape:
             raise ValueError(f"could not broadcast input array from shape {value.shape} into shape {target.shape}")
     else:  # a constant must fit the dtype, as NumPy checks when assigning (int8 <- 300 overflows)
+        np.empty((), a.dtype)[()] = value
+    return ArrayMeta(a.shape, a.dtype)
+
+
+def _masks(index: tuple) -> list:
+    return [item for item in index if isinstance(item, ArrayMeta) and not item.weak and item.dtype.kind == "b"]
+
+
+def _mask_setitem_meta(a: ArrayMeta, index: tuple, value):
+    """a[mask] = value, one mask over a's leading dims: the value must fit any number of
+    selected elements, so it is a scalar (or 0-d); anything else needs the count first."""
+    (mask,) = _masks(index) if len(index) == 1 else (None,)
+    if mask is None:
+        raise NotImplementedError("a boolean mask combined with other index items")
+    if mask.ndim > a.ndim:
+        raise IndexError(f"too many indices for array: array is {a.ndim}-dimensional, but {mask.ndim} were indexed")
+    for axis, (m, n) in enumerate(zip(mask.shape, a.shape)):
+        if m != n:
+            raise IndexError(f"boolean index did not match indexed array along axis {axis}; size of axis is "
+                             f"{n} but size of corresponding boolean axis is {m}")
+    if isinstance(value, ArrayMeta) and value.ndim:
+        raise NotImplementedError("a[mask] = array: how many elements the mask selects is known only from the data")
+    if not isinstance(value, ArrayMeta):
         np.empty((), a.dtype)[()] = value
     return ArrayMeta(a.shape, a.dtype)
 

@@ -10,6 +10,8 @@ import operator
 
 from .. import config, ops
 from ..exc import Unsupported
+from ..graph import map_nodes
+from ..ops.indexing import is_advanced
 from . import bytecode_compat as bc
 from . import contexts
 from .translator import InstructionTranslator, unpack_known
@@ -158,6 +160,8 @@ def store_attr(tx: Tx, inst):
 
 def subscript(tx: Tx, container, index):
     if isinstance(container, ArrayVariable):
+        if _advanced(tx, index):  # a new array, not a view: its own op
+            return tx.output.call_op(ops.get("index"), (container, index), {})
         return tx.apply_operator(operator.getitem, [container, index])
     if isinstance(index, ArrayVariable):
         raise Unsupported(f"indexing {container.describe()} with an array")
@@ -175,6 +179,11 @@ def subscript(tx: Tx, container, index):
     if container.is_constant():
         return tx.apply_operator(operator.getitem, [container, index])
     raise Unsupported(f"indexing {container.describe()}")
+
+
+def _advanced(tx: Tx, index) -> bool:
+    arg = tx.output.graph_arg(index)
+    return is_advanced(map_nodes(arg if isinstance(arg, tuple) else (arg,), lambda n: n.array_meta))
 
 
 @handles("BINARY_SUBSCR")
