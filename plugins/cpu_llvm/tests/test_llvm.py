@@ -339,7 +339,7 @@ def test_new_input_layout_gets_its_own_variant():
 def test_unlowerable_kernels_run_with_numpy_and_say_why(capsys):
     compile_llvm, made = programs()
     x = rng.standard_normal(16).astype(np.float16)
-    numpile.set_logs(output_code=True)
+    numpile.set_logs(perf=True)
     try:
         got = numpile.compile(lambda a: a * 3 + 1, backend=compile_llvm)(x)
     finally:
@@ -347,6 +347,40 @@ def test_unlowerable_kernels_run_with_numpy_and_say_why(capsys):
     assert_same(got, x * 3 + 1)
     assert list(made[0].fallbacks.values()) == ["dtype float16 has no LLVM lowering"]
     assert "runs with NumPy: dtype float16 has no LLVM lowering" in capsys.readouterr().err
+
+
+def _swapped(a):
+    """`a` with the same values, stored in the other byte order."""
+    return a.astype(a.dtype.newbyteorder())
+
+
+@pytest.mark.parametrize("fn", [lambda a: a + 1, lambda a: np.sin(a) * 2, lambda a: a.sum(), lambda a: a.max(axis=0),
+                                lambda a: a + a.astype(a.dtype.newbyteorder("=")),
+                                lambda a: (a * 2).astype(a.dtype)])
+@pytest.mark.parametrize("dtype", [np.int32, np.int64, np.float32, np.float64])
+def test_non_native_byte_order_runs_with_numpy_and_says_why(fn, dtype, capsys):
+    compile_llvm, made = programs()
+    a = _swapped((rng.standard_normal((5, 7)) * 100).astype(dtype))
+    numpile.set_logs(perf=True)
+    try:
+        got = numpile.compile(fn, backend=compile_llvm)(a)
+    finally:
+        numpile.set_logs()
+    want = fn(a)
+    assert type(got) is type(want) and got.dtype == want.dtype  # '>i4' stays '>i4' where NumPy keeps it
+    assert_same(np.asarray(got), np.asarray(want))
+    assert any("byte order" in why for why in made[0].fallbacks.values())
+    assert "is not in this machine's byte order" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("unit", ["datetime64[D]", "datetime64[s]", "timedelta64[ms]"])
+def test_datetime_reductions_run_with_numpy(unit):
+    a = rng.integers(-10**6, 10**6, (4, 9)).astype(unit)
+    for fn in (lambda a: a.max(), lambda a: a.min(axis=1), lambda a: a.max(axis=0) - a.min(axis=0),
+               lambda a: np.maximum(a, a[::-1])):
+        got, want = numpile.compile(fn, backend="llvm")(a), fn(a)
+        assert type(got) is type(want) and got.dtype == want.dtype and np.shape(got) == np.shape(want)
+        assert np.array_equal(got, want)
 
 
 def test_output_code_log_shows_kernel_ir_and_llvm_ir(capsys):
