@@ -27,7 +27,7 @@ import numpile
 from numpile import logs, ops
 from numpile.lowering import BufferArg, Extern, Kernel, Program, schedule
 from numpile.lowering.reference import run_kernel, symbol_values
-from numpile.shapes import NewGuard, SymInt, no_new_guards
+from numpile.shapes import SYMBOL_PATTERN, NewGuard, SymInt, identical, no_new_guards
 
 from . import allocator, codegen, jit, sizes
 from .irbuilder import Module, Unlowerable
@@ -95,9 +95,10 @@ def _availability() -> tuple[bool, str]:
     except ImportError as e:
         return False, f"llvmlite is not installed ({e})"
     probe = np.arange(6.0)[::-2]
-    data = ctypes.c_void_p.from_address(id(probe) + codegen.DATA_OFFSET).value
-    strides = ctypes.c_void_p.from_address(id(probe) + codegen.STRIDES_OFFSET).value
-    if data != probe.__array_interface__["data"][0] or ctypes.c_int64.from_address(strides).value != probe.strides[0]:
+    data, dims, strides = (ctypes.c_void_p.from_address(id(probe) + offset).value
+                           for offset in (codegen.DATA_OFFSET, codegen.DIMENSIONS_OFFSET, codegen.STRIDES_OFFSET))
+    if data != probe.__array_interface__["data"][0] or ctypes.c_int64.from_address(dims).value != probe.shape[0] \
+            or ctypes.c_int64.from_address(strides).value != probe.strides[0]:
         return False, "this Python's ndarray object layout is not the one kernels read"
     return True, ""
 
@@ -122,8 +123,9 @@ class KernelStep:
         # a float product multiplies in order (NumPy's), which threads cannot share
         splits = _threads() > 1 and not (kp.split == "inner" and codegen.sequential(kp.kernel.stages[0]))
         if isinstance(kp.work, SymInt) or isinstance(kp.extent, SymInt):
-            # the runner's test, on the sizes of each call
-            self.parallel = splits and f"{_python(kp.work)} >= {PARALLEL_MIN_WORK} and {_python(kp.extent)} > 1"
+            # the runner's test, on the sizes of each call (a 1-d kernel's work is its extent)
+            test = f"{_python(kp.work)} >= {PARALLEL_MIN_WORK}"
+            self.parallel = splits and test + ("" if identical(kp.work, kp.extent) else f" and {_python(kp.extent)} > 1")
             self.ranges = []
         else:
             self.parallel = splits and kp.work >= PARALLEL_MIN_WORK and kp.extent > 1
@@ -259,12 +261,8 @@ class CompiledProgram:
         program = self.program
         names = {n: f"b{i}" for i, n in enumerate(program.buffers)}
         env = {"empty": np.empty, "cached_empty": allocator.empty, "asarray": np.asarray}
-        lines = [f"def run({', '.join(names[n] for n in program.inputs)}):"]
-        for name in program.inputs:
-            lines.append(f"    {names[name]} = asarray({names[name]})")
-        for k, symbol in enumerate(program.symbols):
-            if symbol is not None:
-                lines.append(f"    s{k} = {names[symbol[0]]}.shape[{symbol[1]}]")
+        lines = []
+        used = set()   # the symbols the runner needs
         allocated = allocated_buffers(program)
         for n, buf in program.buffers.items():
             if n in allocated:
@@ -302,11 +300,17 @@ class CompiledProgram:
                     lines.append(f"    {whole} kernel{i}({arrays}{extra}, {symbols}0, {_python(ks.kp.extent)}, -1): "
                                  f"relayout{i}(({arrays},){dynamic})")
             else:
-                env[f"fallback{i}"] = _fallback(step, names, len(program.symbols))
+                needs = codegen.plan(step, program).symbols
+                env[f"fallback{i}"] = _fallback(step, names, needs, len(program.symbols))
                 lines.append(f"    fallback{i}(locals())")
+                used.update(needs)
         outputs = [names[n] + ("[()]" if program.buffers[n].scalar else "") for n in program.outputs]
         lines.append(f"    return ({', '.join(outputs)}{',' if len(outputs) == 1 else ''})")
-        source = "\n".join(lines) + "\n"
+        used.update(int(k) for line in lines for k in SYMBOL_PATTERN.findall(line))
+        head = [f"def run({', '.join(names[n] for n in program.inputs)}):"]
+        head += [f"    {names[name]} = asarray({names[name]})" for name in program.inputs]
+        head += [f"    s{k} = {names[program.symbols[k][0]]}.shape[{program.symbols[k][1]}]" for k in sorted(used)]
+        source = "\n".join(head + lines) + "\n"
         exec(compile(source, "<numpile-llvm runner>", "exec"), env)
         return source, env["run"]
 
@@ -325,10 +329,12 @@ def _render_arg(value, names: dict, env: dict) -> str:
     return name
 
 
-def _fallback(kernel: Kernel, names: dict, nsymbols: int):
-    """A kernel run by the reference renderer on the runner's local buffers and symbols."""
+def _fallback(kernel: Kernel, names: dict, needs: list, nsymbols: int):
+    """A kernel run by the reference renderer on the runner's local buffers and symbols (`needs`
+    of the `nsymbols`)."""
     used = kernel.inputs + kernel.outputs
 
     def run(local_vars: dict) -> None:
-        run_kernel(kernel, {n: local_vars[names[n]] for n in used}, [local_vars.get(f"s{k}") for k in range(nsymbols)])
+        symbols = [local_vars[f"s{k}"] if k in needs else None for k in range(nsymbols)]
+        run_kernel(kernel, {n: local_vars[names[n]] for n in used}, symbols)
     return run

@@ -41,7 +41,7 @@ from numpile.shapes import SYMBOL_PATTERN, SymInt, identical
 
 from . import allocator, jit, mathlib, scalar
 from .irbuilder import BOOL, F32, F64, I64, Function, Module, Unlowerable, V, int_limits, literal, mem_type, reg_type
-from .sizes import Sizes, read_at_run_time, stride_parameter
+from .sizes import Sizes, c_strides, read_at_run_time
 
 BLOCK = 4096
 PAIRWISE_LEAF = 128   # NumPy's PW_BLOCKSIZE: pairwise sums split ranges down to this many elements
@@ -53,8 +53,8 @@ SCRATCH_BYTES = 1 << 17   # the most row buffers (scratch, streamed rows) a kern
 STREAM_MIN_BYTES = max((jit.last_level_cache_bytes() or 1 << 25) // 2, allocator.MIN_BYTES)
 LINE = allocator.ALIGNMENT   # a cache line; rows streamed out start on one
 PARTIALS = "__partials__"
-# where CPython's ndarray object keeps its data pointer and strides pointer (checked at start-up)
-DATA_OFFSET, STRIDES_OFFSET = 16, 40
+# where CPython's ndarray object keeps its data, dimensions and strides pointers (checked at start-up)
+DATA_OFFSET, DIMENSIONS_OFFSET, STRIDES_OFFSET = 16, 32, 40
 
 
 @dataclass
@@ -72,7 +72,7 @@ class KernelPlan:
 def plan(kernel: Kernel, program: Program) -> KernelPlan:
     arrays = kernel.inputs + [o for o in kernel.outputs if o not in kernel.inputs]
     work = math.prod(kernel.outer) * sum(math.prod(s.inner) for s in kernel.stages)
-    symbols = sorted({int(k) for x in _sizes_of(kernel, program, arrays) if isinstance(x, SymInt)
+    symbols = sorted({int(k) for x in _sizes_of(kernel, program) if isinstance(x, SymInt)
                       for k in SYMBOL_PATTERN.findall(x.expr)})
     if kernel.outer:
         return KernelPlan(kernel, arrays, "outer", math.prod(kernel.outer), work, symbols)
@@ -90,9 +90,10 @@ def plan(kernel: Kernel, program: Program) -> KernelPlan:
     return KernelPlan(kernel, arrays, "none", 1, work, symbols)
 
 
-def _sizes_of(kernel: Kernel, program: Program, arrays: list):
-    """Every size a kernel's code computes with: loop sizes, index coefficients and constants,
-    constant operands, its buffers' shapes."""
+def _sizes_of(kernel: Kernel, program: Program):
+    """Every size a kernel's code may compute with: loop sizes, index coefficients and constants,
+    constant operands, its outputs' shapes (whether one is large), its inputs' C-order strides
+    (in any other layout a stride is a constant or read from the array)."""
     for stage in kernel.stages:
         yield from stage.inner
         indices = list(stage.output_index)
@@ -107,8 +108,10 @@ def _sizes_of(kernel: Kernel, program: Program, arrays: list):
             yield a.const
             yield from (c for _, c in a.terms)
     yield from kernel.outer
-    for name in arrays:
+    for name in kernel.outputs:
         yield from program.buffers[name].shape
+    for name in kernel.inputs:
+        yield from c_strides(program.buffers[name].shape)
 
 
 def size_parameters(kp: KernelPlan, strides: dict) -> list[str]:
@@ -139,19 +142,17 @@ def _render_entry(module, symbol, kp, program, strides, checked, large):
     data = []
     ok = literal(True, BOOL)
     for i, name in enumerate(kp.arrays):
-        slot = fn.emit(f"getelementptr inbounds i8, ptr %a{i}, i64 {DATA_OFFSET}", I64, "p")
-        data.append(fn.emit(f"load ptr, ptr {slot.ref}", I64, "data"))
+        data.append(_field(fn, i, DATA_OFFSET, "data"))
         if name not in checked:
             continue
         buf = program.buffers[name]
         itemsize = literal(buf.dtype.itemsize, I64)
-        slot = fn.emit(f"getelementptr inbounds i8, ptr %a{i}, i64 {STRIDES_OFFSET}", I64, "p")
-        pointer = fn.emit(f"load ptr, ptr {slot.ref}", I64, "p")
+        pointer = _field(fn, i, STRIDES_OFFSET)
+        dims = _field(fn, i, DIMENSIONS_OFFSET) if any(isinstance(n, SymInt) for n in buf.shape) else None
         for d, (n, s) in enumerate(zip(buf.shape, strides[name])):
             if not isinstance(n, SymInt) and n <= 1:
                 continue
-            at = fn.emit(f"getelementptr inbounds i64, ptr {pointer.ref}, i64 {d}", I64, "p")
-            actual = fn.emit(f"load i64, ptr {at.ref}", I64)
+            actual = _element(fn, pointer, d)
             if read_at_run_time(name, d, s):   # whole elements, passed on
                 same = fn.compare("icmp", "eq", fn.binary("srem", actual, itemsize), literal(0, I64))
                 sizes.params[s.expr] = fn.binary("sdiv", actual, itemsize)
@@ -160,7 +161,7 @@ def _render_entry(module, symbol, kp, program, strides, checked, large):
             else:
                 same = fn.compare("icmp", "eq", actual, literal(s * buf.dtype.itemsize, I64))
             if isinstance(n, SymInt):   # a dim of size 0 or 1 may have any stride
-                same = fn.binary("or", same, fn.compare("icmp", "sle", sizes(n), literal(1, I64)))
+                same = fn.binary("or", same, fn.compare("icmp", "sle", _element(fn, dims, d), literal(1, I64)))
             ok = fn.binary("and", ok, same)
     fn.emit(f"br i1 {ok.ref}, label %run, label %relayout")
     fn.start_block("relayout")
@@ -182,6 +183,18 @@ def _render_entry(module, symbol, kp, program, strides, checked, large):
     module.functions.append(f"define i32 @{symbol}({params}, i64 %lo, i64 %hi, i64 %slot) "
                             f"{module.attribute_group('nounwind')} {{\n"
                             + "\n".join(["entry:"] + sizes.lines + fn.lines) + "\n}\n")
+
+
+def _field(fn: Function, i: int, offset: int, stem: str = "p") -> V:
+    """The pointer at `offset` in the entry's ndarray argument i."""
+    slot = fn.emit(f"getelementptr inbounds i8, ptr %a{i}, i64 {offset}", I64, "p")
+    return fn.emit(f"load ptr, ptr {slot.ref}", I64, stem)
+
+
+def _element(fn: Function, pointer: V, d: int) -> V:
+    """Element d of an ndarray's dimensions or strides."""
+    at = fn.emit(f"getelementptr inbounds i64, ptr {pointer.ref}, i64 {d}", I64, "p")
+    return fn.emit(f"load i64, ptr {at.ref}", I64)
 
 
 def _bytes(buffer) -> int:
