@@ -4,6 +4,7 @@ it saves is a test that fails while the bug is there."""
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import io
 import re
 import subprocess
@@ -56,16 +57,26 @@ def test_a_wrong_backend_is_caught_and_saved_as_a_failing_test(tmp_path, capsys,
     out = capsys.readouterr().out
     saved = sorted(tmp_path.glob("test_fuzz_off_by_one_*.py"))
     assert saved and int(SUMMARY.match(out.splitlines()[-1]).group(3)) == len(saved)
-    assert "mismatch: call 1: result: values differ" in out
+    assert "mismatch: call 1: " in out
     for path in saved:
         regression = load(path)
         with pytest.raises(Mismatch):
             regression.test_compiled_equals_numpy_eager()
         check_program(regression.f, regression.INPUTS, "eager")   # the program is fine: the backend is wrong
+        assert len(inspect.getsource(regression.f).splitlines()) <= 4   # shrunk to a line or two
 
     assert main(argv) == 1                             # the same failures again: nothing saved twice
     assert sorted(tmp_path.iterdir()) == saved
     assert "saved before as" in capsys.readouterr().out
+
+
+def test_a_failure_past_the_shrinking_budget_is_saved_as_found(tmp_path, wrong_backend):
+    argv = ["--backend", wrong_backend, "--examples", "2", "--seed", "5", "--shrink-seconds", "0",
+            "--save-dir", str(tmp_path)]
+    assert main(argv) == 1
+    [path] = tmp_path.iterdir()
+    with pytest.raises(Mismatch):
+        load(path).test_compiled_equals_numpy_eager()
 
 
 def test_regression_file_names_hash_backend_program_and_inputs():

@@ -22,6 +22,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--minutes", type=float, help="wall-clock budget (default: 1 minute, unless --examples)")
     parser.add_argument("--examples", type=int, help="stop after this many programs")
     parser.add_argument("--seed", type=int, help="seed of the run, to repeat it (default: random, printed)")
+    parser.add_argument("--shrink-seconds", type=float, default=60.0,
+                        help="how long hypothesis may shrink each failing program (default: 60)")
     parser.add_argument("--save-dir", type=Path, default=Path("tests/regressions"),
                         help="where failing programs are saved as test files (default: tests/regressions)")
     args = parser.parse_args(argv)
@@ -40,7 +42,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"python -m numpile.fuzz: {e}", file=sys.stderr)
         return 2
     minutes = 1.0 if args.minutes is None and args.examples is None else args.minutes
-    report = fuzz(args.backend, minutes=minutes, examples=args.examples, seed=args.seed, save_dir=args.save_dir,
+    report = fuzz(args.backend, minutes=minutes, examples=args.examples, seed=args.seed,
+                  shrink_seconds=args.shrink_seconds, save_dir=args.save_dir,
                   log=lambda line: print(line, flush=True))
     if report.interrupted:
         print("interrupted")

@@ -32,7 +32,7 @@ class ProgramGen:
         self.in_loop = 0
         self.fresh = itertools.count()
         self.use_acc = draw(st.booleans())
-        self.budget = draw(st.integers(1, 14))  # statements in all (a shrunk program can have one)
+        self.budget = 14                        # statements in all, at most
 
     # -- small pieces -------------------------------------------------------------------------
     def pick(self, options):
@@ -162,11 +162,19 @@ class ProgramGen:
         return self.draw(st.sampled_from(options))()
 
     # -- statements -------------------------------------------------------------------------
-    def block(self, indent: int, defined: set, depth: int, count: int) -> tuple[set, bool]:
-        """Emit `count` statements (at least one); returns the variables surely defined after
-        them and whether the block always returns."""
+    def another(self, one_in: int) -> bool:
+        """Whether a block gets one more statement; it ends one time in `one_in`. Drawn before each
+        statement rather than as a count up front, so that hypothesis shrinks a program by deleting
+        one statement's draws (a count would refill the program with the simplest statements)."""
+        return self.draw(st.integers(0, one_in - 1)) > 0
+
+    def block(self, indent: int, defined: set, depth: int, most: int = 3, one_in: int = 3) -> tuple[set, bool]:
+        """Emit one to `most` statements; returns the variables surely defined after them and
+        whether the block always returns."""
         defined = set(defined)
-        for _ in range(max(count, 1)):
+        for i in range(most):
+            if i and not self.another(one_in):
+                break
             self.budget -= 1
             returned = self.statement(indent, defined, depth)
             if returned:
@@ -247,10 +255,10 @@ class ProgramGen:
         elif kind in (10, 11, 12):                        # if / else on data or Python values
             cond = self.data_cond(defined) if kind != 12 else self.py_cond(defined)
             self.emit(indent, f"if {cond}:")
-            d1, r1 = self.block(indent + 1, defined, depth - 1, self.draw(st.integers(1, 3)))
+            d1, r1 = self.block(indent + 1, defined, depth - 1)
             if self.chance(0.6):
                 self.emit(indent, "else:")
-                d2, r2 = self.block(indent + 1, defined, depth - 1, self.draw(st.integers(1, 3)))
+                d2, r2 = self.block(indent + 1, defined, depth - 1)
             else:
                 d2, r2 = defined, False
             if r1 and r2:
@@ -265,7 +273,7 @@ class ProgramGen:
             if self.chance(0.3):
                 t = self.var(defined)
                 self.emit(indent + 1, f"{t}[{k} % len({t})] = {t}[{k} % len({t})] * 0.5 + {k}")
-            self.block(indent + 1, defined, depth - 1, self.draw(st.integers(1, 3)))
+            self.block(indent + 1, defined, depth - 1)
             self.in_loop -= 1
             self.loop_vars.pop()
         elif kind == 15:                                  # for over constants, arrays or rows
@@ -275,17 +283,17 @@ class ProgramGen:
             if how == 0:
                 self.emit(indent, f"for {c} in {self.pick(['(0.5, -1.0, 2.0)', '[1.5, 0.25]', '(G,)'])}:")
                 self.scalar_vars.append(c)
-                self.block(indent + 1, defined, depth - 1, self.draw(st.integers(1, 3)))
+                self.block(indent + 1, defined, depth - 1)
                 self.scalar_vars.pop()
             elif how == 1:                                # the loop variable is one of the arrays
                 self.emit(indent, f"for {c} in ({self.var(defined)}, {self.var(defined)}):")
-                self.block(indent + 1, defined | {c}, depth - 1, self.draw(st.integers(1, 3)))
+                self.block(indent + 1, defined | {c}, depth - 1)
             elif how == 2:                                # zip / enumerate
                 i, c2 = f"i{next(self.fresh)}", f"c{next(self.fresh)}"
                 self.emit(indent, f"for {i}, ({c}, {c2}) in enumerate(zip((0.5, 1.5), ({self.var(defined)}, {self.var(defined)}))):")
                 self.scalar_vars.append(c)
                 self.loop_vars.append(i)
-                self.block(indent + 1, defined | {c2}, depth - 1, self.draw(st.integers(1, 3)))
+                self.block(indent + 1, defined | {c2}, depth - 1)
                 self.loop_vars.pop()
                 self.scalar_vars.pop()
             else:                                         # the rows of an array: views (2-d) or scalars (1-d)
@@ -294,7 +302,7 @@ class ProgramGen:
                 self.emit(indent + 1, self.pick([f"{c} *= 0.5", f"{self.pick(LOCALS)} = {self.var(defined)} + {c}",
                                                  self.print_call(f"np.round({c}, 6)")]))
                 self.row_vars.append(c)
-                self.block(indent + 1, defined, depth - 1, self.draw(st.integers(0, 2)))
+                self.block(indent + 1, defined, depth - 1, most=2)
                 self.row_vars.pop()
             self.in_loop -= 1
         elif kind in (16, 17):                            # while with a counter (on data or not)
@@ -305,17 +313,17 @@ class ProgramGen:
             self.emit(indent + 1, f"{w} += 1")             # first, so that `continue` cannot loop forever
             self.loop_vars.append(w)
             self.in_loop += 1
-            self.block(indent + 1, defined, depth - 1, self.draw(st.integers(1, 3)))
+            self.block(indent + 1, defined, depth - 1)
             self.in_loop -= 1
             self.loop_vars.pop()
         elif kind == 18:                                  # try / with blocks
             if self.chance(0.5):
                 self.emit(indent, "try:")
-                self.block(indent + 1, defined, depth - 1, self.draw(st.integers(1, 3)))
+                self.block(indent + 1, defined, depth - 1)
                 self.emit(indent, "except ZeroDivisionError:\n    pass")
             else:
                 self.emit(indent, "with np.errstate(all='ignore'):")
-                self.block(indent + 1, defined, depth - 1, self.draw(st.integers(1, 3)))
+                self.block(indent + 1, defined, depth - 1)
         else:                                             # an early return
             cond = self.data_cond(defined) if self.chance(0.6) else self.py_cond(defined)
             self.emit(indent, f"if {cond}:")
@@ -359,11 +367,7 @@ def programs(draw) -> tuple[str, Inputs]:
     gen = ProgramGen(draw, ndim)
     if gen.use_acc:
         gen.emit(1, "acc = []")
-    defined = {"x", "y"}
-    returned = False
-    while gen.budget > 0 and not returned:
-        gen.budget -= 1
-        returned = gen.statement(1, defined, depth=2)
+    defined, returned = gen.block(1, {"x", "y"}, depth=2, most=gen.budget, one_in=6)
     if not returned:
         gen.emit(1, gen.ret(defined))
     src = "def f(x, y, n):\n" + "\n".join(gen.lines) + "\n"

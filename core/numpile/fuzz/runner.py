@@ -4,9 +4,10 @@ as a regression test.
 
 A budget of wall time does not fit hypothesis's fixed example counts, so the loop runs batches
 of up to BATCH examples, each its own hypothesis run with a seed drawn from the run's seed,
-until the minutes or the programs are spent. Inside a batch whose budget ran out the test
-returns at once (hypothesis then ends the batch in milliseconds), except while a failure is
-being shrunk: shrinking always completes, so what is saved is the smallest program.
+until the minutes or the programs are spent. A batch ends at its first failure, which hypothesis
+shrinks for at most SHRINK_SECONDS; the shortest failing program seen is the one saved. Past
+either budget the test returns at once, which hypothesis takes as passing, so the batch or the
+shrinking ends within milliseconds (and hypothesis may then call the failure flaky: expected).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from pathlib import Path
 
 import hypothesis
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+from hypothesis.errors import Flaky
 
 from .. import cache
 from . import regressions
@@ -28,6 +30,7 @@ from .check import Mismatch, check_program, make_function
 from .programs import programs
 
 BATCH = 200
+SHRINK_SECONDS = 60   # per failure: an llvm check compiles for a second or more
 
 
 @dataclass
@@ -47,17 +50,14 @@ class Report:
 
 
 class _Found(Exception):
-    """Raised out of the hypothesis test so that the program it shrank to comes back with it."""
-
-    def __init__(self, source: str, inputs, message: str):
-        super().__init__(message)
-        self.source, self.inputs, self.message = source, inputs, message
+    """A mismatch, raised to hypothesis (which then shrinks the program)."""
 
 
 def fuzz(backend: str, *, minutes: float | None = None, examples: int | None = None, seed: int | None = None,
-         save_dir: Path = Path("tests/regressions"), log=print) -> Report:
+         shrink_seconds: float = SHRINK_SECONDS, save_dir: Path = Path("tests/regressions"), log=print) -> Report:
     """Fuzz `backend` (a registered name) until `minutes` of wall time or `examples` programs are
-    spent, whichever comes first; saves each shrunk failing program under `save_dir`."""
+    spent, whichever comes first; saves each failing program, shrunk for at most `shrink_seconds`,
+    under `save_dir`."""
     report = Report(backend, random.randrange(2**32) if seed is None else seed)
     stop_at = time.monotonic() + minutes * 60 if minutes is not None else math.inf
     limit = examples if examples is not None else math.inf
@@ -72,40 +72,46 @@ def fuzz(backend: str, *, minutes: float | None = None, examples: int | None = N
         return report.programs < limit and time.monotonic() < stop_at
 
     def batch(batch_seed: int, size: int) -> None:
-        failing = False
+        failure = None          # (source, inputs, message) of the shortest failing program so far
+        shrink_until = math.inf
 
         @hypothesis.seed(batch_seed)
         @settings(max_examples=size, database=None, deadline=None, phases=[Phase.generate, Phase.shrink],
-                  suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet, print_blob=False)
+                  suppress_health_check=list(HealthCheck), verbosity=Verbosity.quiet, print_blob=False,
+                  report_multiple_bugs=False)
         @given(programs())
         def one(program):
-            nonlocal failing
-            counted = not failing and budget_left()
-            if not counted and not failing:
-                return
+            nonlocal failure, shrink_until
+            if failure is None and not budget_left() or failure is not None and time.monotonic() > shrink_until:
+                return  # hypothesis takes it as passing: the batch, or the shrinking, ends in milliseconds
+            counted = failure is None
             source, inputs = program
             ops_before = compiled_ops[0]
             try:
                 with contextlib.redirect_stdout(io.StringIO()):  # what a backend prints (debug: every graph)
                     check_program(make_function(source), inputs, backend)
             except Mismatch as e:
-                failing = True
-                raise _Found(source, inputs, str(e)) from e
+                message = str(e)
+            else:
+                return
             finally:
                 if counted:
                     report.programs += 1
                     report.ops += compiled_ops[0] - ops_before
+            if failure is None:
+                shrink_until = time.monotonic() + shrink_seconds
+            if failure is None or len(source) <= len(failure[0]):
+                failure = source, inputs, message
+            raise _Found(message)  # outside the except: every mismatch is one failure to hypothesis
 
         try:
             one()
         except Exception as e:
-            found = list(_found_in(e))
-            if not found:
+            if failure is None or any(not isinstance(x, (_Found, Flaky)) for x in _leaves(e)):
                 raise
-            for f in found:
-                path, new = regressions.save(save_dir, backend, f.source, f.inputs, f.message, command)
-                report.mismatches[path] = f.message.splitlines()[0]
-                log(f"mismatch: {report.mismatches[path]}\n  {'saved as' if new else 'saved before as'} {path}")
+            path, new = regressions.save(save_dir, backend, *failure, command)
+            report.mismatches[path] = failure[2].splitlines()[0]
+            log(f"mismatch: {report.mismatches[path]}\n  {'saved as' if new else 'saved before as'} {path}")
 
     budget = " and ".join(([f"{minutes:g} minutes"] if minutes is not None else [])
                           + ([f"{examples} programs"] if examples is not None else []))
@@ -124,10 +130,10 @@ def fuzz(backend: str, *, minutes: float | None = None, examples: int | None = N
     return report
 
 
-def _found_in(error: BaseException):
-    """The _Found failures in what hypothesis raised: one, or a group of distinct ones."""
-    if isinstance(error, _Found):
-        yield error
-    elif isinstance(error, BaseExceptionGroup):
+def _leaves(error: BaseException):
+    """The exceptions in what hypothesis raised: one, or those of a group."""
+    if isinstance(error, BaseExceptionGroup):
         for e in error.exceptions:
-            yield from _found_in(e)
+            yield from _leaves(e)
+    else:
+        yield error
