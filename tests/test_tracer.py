@@ -465,3 +465,60 @@ def test_ndarray_subclass_attribute_of_a_model_runs_as_python(rng):
     x = rand(rng, (3, 3))
     got = numpile.compile(model, backend="eager")(x)
     assert type(got) is np.matrix and np.array_equal(got, model(x))
+
+
+# -- imports in the function body --------------------------------------------------------------
+
+def test_import_in_the_body_keeps_capturing(rng):
+    def f(x):
+        import math
+        import numpy.linalg as la
+        from numpy.linalg import norm
+        return la.norm(x, axis=0) / norm(x) * math.pi
+    run_twice(f, lambda: (rand(rng, (3, 4)),))
+
+
+def test_a_call_into_an_imported_module_breaks_only_there(rng):
+    def f(x):
+        from json import dumps
+        y = np.sin(x)
+        text = dumps([1, 2])
+        return np.cos(y), text
+    compiled = run_twice(f, lambda: (rand(rng, (3,)),), graphs=2)
+    assert "json.dumps" in compiled.entries[0].break_reason
+
+
+def test_an_imported_module_is_guarded_by_identity(rng):
+    import sys
+    import types
+    name = "_numpile_import_probe"
+    first = types.ModuleType(name)
+    first.SCALE = 2.0
+    second = types.ModuleType(name)
+    second.SCALE = 5.0
+    def f(x):
+        from _numpile_import_probe import SCALE
+        return x * SCALE
+    compiled = numpile.compile(f, backend="eager")
+    x = rand(rng, (3,))
+    try:
+        sys.modules[name] = first
+        assert_same(compiled(x), x * 2.0)
+        first.SCALE = 3.0  # a module attribute that is data is guarded by value
+        assert_same(compiled(x), x * 3.0)
+        sys.modules[name] = second
+        assert_same(compiled(x), x * 5.0)
+        assert len(compiled.entries) == 3
+    finally:
+        sys.modules.pop(name, None)
+
+
+def test_a_failing_import_breaks_and_raises_as_python(rng):
+    def f(x):
+        y = np.sin(x)
+        import _numpile_no_such_module  # noqa: F401
+        return y
+    compiled = numpile.compile(f, backend="eager")
+    with pytest.raises(ModuleNotFoundError):
+        compiled(rand(rng, (3,)))
+    assert "import of '_numpile_no_such_module' raised ModuleNotFoundError" in compiled.entries[0].break_reason

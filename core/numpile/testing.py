@@ -58,7 +58,8 @@ class Arr:
     zero (divisors); `special` puts NaN, inf, -inf and -0.0 among float values. `layout`
     makes a non-contiguous input: "T" (a transposed view), "rev" (negative strides on
     every axis) or "step" (every other element of the last axis). `scalar` makes a NumPy
-    scalar instead of a 0-d array.
+    scalar instead of a 0-d array. `spd` makes a stack of symmetric positive definite
+    matrices, x @ x.T + n I over the last two axes (cholesky; solve and inv well conditioned).
     """
 
     shape: tuple
@@ -71,6 +72,7 @@ class Arr:
     special: bool = False
     layout: str = "C"
     scalar: bool = False
+    spd: bool = False
 
     def make(self, rng: np.random.Generator):
         shape = tuple(self.shape)
@@ -89,6 +91,9 @@ class Arr:
         return x[()] if self.scalar else x
 
     def _values(self, rng, shape) -> np.ndarray:
+        if self.spd:
+            x = replace(self, spd=False)._values(rng, shape)
+            return x @ x.swapaxes(-1, -2) + shape[-1] * np.eye(shape[-1], dtype=x.dtype)
         dtype = np.dtype(self.dtype)
         if dtype.kind == "b":
             return np.ones(shape, bool) if self.nonzero else rng.random(shape) < 0.5
@@ -107,7 +112,7 @@ class Arr:
     def __str__(self) -> str:
         text = f"{_SHORT.get(self.dtype, self.dtype)}[{','.join(map(str, self.shape))}]"
         text += "" if self.layout == "C" else f".{self.layout}"
-        return text + (".nan" if self.special else "") + (".scalar" if self.scalar else "")
+        return text + (".nan" if self.special else "") + (".scalar" if self.scalar else "") + (".spd" if self.spd else "")
 
 
 @dataclass(frozen=True)
@@ -507,6 +512,16 @@ def _shape_cases() -> list[Case]:
               for ax in (1, 2, -1)]
     cases += [Case("stack", ([Arr(()), Arr((), scalar=True)],)), Case("stack", ((Arr((0, 2)), Arr((0, 2))), 1)),
               Case("stack", ((Arr((3, 4), layout="step"), Arr((3, 4), layout="T")),))]
+
+    cases += [Case("flip", (Arr((2, 3, 4), dt),)) for dt in DTYPES]
+    cases += [Case("flip", (cube, axis)) for axis in (0, -1, (0, 2), [1], (), None)]
+    cases += [Case("flip", (Arr(()),)), Case("flip", (Arr((), scalar=True),)), Case("flip", (Arr((0, 3)), 1))]
+    cases += [Case("flip", (Arr((3, 4), layout=lay), 0)) for lay in ("T", "rev", "step")]
+
+    cases += [Case("copy", (Arr((3, 4), dt),)) for dt in DTYPES]
+    cases += [Case("copy", (Arr((3, 4), layout=lay), order)) for lay in ("T", "step") for order in "KACF"]
+    cases += [Case("copy", (Arr(()),)), Case("copy", (Arr((), "int32", scalar=True),)), Case("copy", (Arr((0, 3)),)),
+              Case("copy", (Arr((3, 4), special=True),), dict(order="F"))]
     return cases
 
 
@@ -583,8 +598,103 @@ def _creation_cases() -> list[Case]:
     cases += [Case("eye", args) for args in ((3,), (3, 4), (3, 4, 1), (4, 3, -2), (0,), (3, None, 5))]
     cases += [Case("eye", (3,), dict(dtype=dt)) for dt in DTYPES]
     cases += [Case("identity", args) for args in ((3,), (4, "bool"), (0,), (2, np.int32))]
+    cases += [Case("ndarray", args, values=False) for args in (((3, 4),), (5,), ((),), ((0, 2),), ([2, 3], "int32"),
+                                                                ((2,), bool))]
+    cases += [Case("ndarray", ((2, 3),), dict(dtype=dt, order="F"), values=False) for dt in DTYPES]
+    cases += [Case("mgrid", (key,)) for key in (
+        slice(0, 5), slice(1, 7, 2), slice(-1, 1, 5j), slice(0.5, 3.3), slice(2, 1, 1j), slice(5, 0),
+        (slice(0, 3), slice(0, 4)), (slice(0, 1, 5j), slice(-2, 2)), (slice(np.float32(0), np.float32(1), 0.25),),
+        (slice(1, 5, 2), slice(3), slice(0, 1, 2j)), (slice(0, 0), slice(0, 2)))]
     return cases
 
 
-_BUILDERS = (_ufunc_cases, _pointwise_cases, _reduction_cases, _linalg_cases, _shape_cases, _indexing_cases,
-             _creation_cases)
+def _scan_cases() -> list[Case]:
+    cases = []
+    for name in ("cumsum", "cumprod"):
+        A = functools.partial(Arr, low=-1.5, high=1.5, ilow=-2, ihigh=2, nonzero=True) if name == "cumprod" else Arr
+        cases += [Case(name, (A((3, 4, 5), dt),)) for dt in DTYPES + ("int8", "uint8", "float16")]
+        cases += [Case(name, (A((3, 4, 5), dt),), dict(axis=ax)) for dt in DTYPES for ax in (0, 1, -1)]
+        cases += [Case(name, (A((3, 4), "int32"),), dict(dtype="float32")),
+                  Case(name, (A((3, 4), "float32"), 0, np.float64)), Case(name, (A((3, 4), "bool"),), dict(axis=1, dtype=int)),
+                  Case(name, (A(()),)), Case(name, (A((), "int32"),), dict(axis=0)),
+                  Case(name, (A((), "float32", scalar=True),)), Case(name, (A((0, 4)),)), Case(name, (A((4, 0), "int32"), 1)),
+                  Case(name, (A((3, 4), special=True), 1)), Case(name, (A((3, 4), layout="T"), 0)),
+                  Case(name, (A((3, 4), "int32", layout="rev"),)), Case(name, (A((3, 4), layout="step"), -1))]
+    return cases
+
+
+def _product_cases() -> list[Case]:
+    cases = [Case("outer", (Arr(a, dt), Arr(b, dt))) for dt in DTYPES for a, b in (((3,), (4,)), ((2, 3), (2, 2)))]
+    cases += [Case("outer", (Arr((3,), "float32"), Arr((4,), "int64"))), Case("outer", (2.5, Arr((3,), "float32"))),
+              Case("outer", (Arr(()), Arr((0,)))), Case("outer", (Arr((), scalar=True), Arr((3,), layout="rev"))),
+              Case("outer", (Arr((3, 4), layout="T"), Arr((5,), layout="step")))]
+
+    cases += [Case("ufunc_outer", (u, Arr((3,), dt), Arr((2, 4), dt)))
+              for u in (np.add, np.multiply, np.subtract, np.maximum, np.greater) for dt in ("float64", "int32")]
+    cases += [Case("ufunc_outer", (np.logical_and, Arr((3,), "bool"), Arr((4,), "bool"))),
+              Case("ufunc_outer", (np.power, Arr((3,), low=0.5, high=2), Arr((2,), "float32"))),
+              Case("ufunc_outer", (np.add, Arr((3,), "float32"), 2)), Case("ufunc_outer", (np.add, Arr(()), Arr(()))),
+              Case("ufunc_outer", (np.multiply, Arr((), scalar=True), Arr((), "float32", scalar=True))),
+              Case("ufunc_outer", (np.divide, Arr((2, 3), layout="T"), Arr((0,)))),
+              Case("ufunc_outer", (np.arctan2, Arr((3,), special=True), Arr((2,), layout="rev")))]
+
+    e = "einsum"
+    cases += [Case(e, ("ij,jk->ik", Arr((3, 4), dt), Arr((4, 5), dt))) for dt in DTYPES]
+    cases += [Case(e, ("i,i", Arr((5,), dt), Arr((5,), dt))) for dt in ("float32", "int8", "bool")]
+    cases += [Case(e, (spec, *(Arr(s) for s in shapes))) for spec, shapes in (
+        ("ij,jk", ((3, 4), (4, 5))), ("bij,bjk->bik", ((2, 3, 4), (2, 4, 5))), ("ij->", ((3, 4),)),
+        ("ii", ((4, 4),)), ("ij->i", ((3, 4),)), ("ij,ij->ij", ((3, 4), (3, 4))), ("i,j->ij", ((3,), (4,))),
+        ("Ba,bA", ((2, 3), (4, 5))), ("...ij,...jk->...ik", ((2, 1, 3, 4), (5, 4, 2))), ("...i,i...", ((2, 3), (3, 2))),
+        ("i,i->i", ((3,), (1,))), ("ij,jk,kl->il", ((2, 3), (3, 4), (4, 5))), ("i->", ((0,),)),
+        (" ij , jk -> ki ", ((3, 4), (4, 5))), ("ijk,jk->i", ((2, 3, 4), (3, 4))))]
+    cases += [Case(e, ("ij,jk,kl->il", Arr((2, 3)), Arr((3, 4)), Arr((4, 5))), dict(optimize=opt))
+              for opt in (True, "greedy", "optimal")]
+    cases += [Case(e, ("ij,ij->", Arr((3, 4)), Arr((3, 4))), dict(optimize=True)),
+              Case(e, ("ij,->ij", Arr((3, 4), "int32"), 2.0)), Case(e, ("i,i", Arr((4,), "int32"), Arr((4,), "int32")),
+                                                                  dict(dtype="float32", casting="unsafe")),
+              Case(e, ("ij,jk", Arr((3, 4), layout="T"), Arr((4, 2), layout="rev"))),
+              Case(e, ("ij,j->i", Arr((3, 4), special=True), Arr((4,), layout="step")))]
+    return cases
+
+
+def _numpy_linalg_cases() -> list[Case]:
+    cases = [Case("solve", (Arr(a, spd=True), Arr(b))) for a, b in (
+        ((3, 3), (3,)), ((3, 3), (3, 2)), ((2, 3, 3), (2, 3, 1)), ((2, 3, 3), (3,)), ((4, 1, 3, 3), (2, 3, 4)),
+        ((3, 3), (2, 3, 5)), ((0, 2, 2), (0, 2, 1)), ((2, 2), (2, 0)))]
+    cases += [Case("solve", (Arr((3, 3), dt, spd=True), Arr((3,), dt))) for dt in ("float32", "int32", "int64")]
+    cases += [Case("solve", (Arr((3, 3), spd=True, layout="T"), Arr((3, 2), layout="rev")))]
+    for name in ("inv", "cholesky"):
+        cases += [Case(name, (Arr(s, spd=True),)) for s in ((3, 3), (1, 1), (2, 4, 4), (0, 2, 2), (2, 0, 0))]
+        cases += [Case(name, (Arr((3, 3), dt, spd=True),)) for dt in ("float32", "int32", "int64")]
+        cases += [Case(name, (Arr((4, 4), spd=True, layout="T"),))]
+    cases += [Case("cholesky", (Arr((3, 3), spd=True),), dict(upper=True))]
+
+    x, m, cube = Arr((5,)), Arr((3, 4)), Arr((2, 3, 4))
+    cases += [Case("norm", (Arr((3, 4), dt),)) for dt in DTYPES]
+    cases += [Case("norm", (x, ord)) for ord in (None, 1, 2, np.inf, -np.inf, 0, 3, -1, 0.5)]
+    cases += [Case("norm", (m, ord)) for ord in (None, "fro", "nuc", 1, -1, 2, -2, np.inf, -np.inf)]
+    cases += [Case("norm", (m,), dict(axis=ax)) for ax in (0, -1, (0, 1), (1, 0))]
+    cases += [Case("norm", (cube,), dict(axis=ax, ord=ord)) for ax, ord in ((2, None), ((0, 2), "fro"), ((1, 2), 1), (0, 3))]
+    cases += [Case("norm", (cube,), dict(keepdims=True)), Case("norm", (m, 2), dict(keepdims=True)),
+              Case("norm", (m,), dict(axis=1, keepdims=True)), Case("norm", (Arr((3,), "float32"),)),
+              Case("norm", (Arr(()),)), Case("norm", (Arr((), scalar=True),)), Case("norm", (Arr((0, 3)),)),
+              Case("norm", (Arr((3, 4), special=True),), dict(axis=1)), Case("norm", (Arr((3, 4), layout="T"), "fro")),
+              Case("norm", (Arr((3, 4), "int32", layout="rev"), np.inf))]
+    return cases
+
+
+def _statistics_cases() -> list[Case]:
+    cases = [Case("cov", (Arr((3, 6), dt),)) for dt in DTYPES]
+    cases += [Case("cov", (Arr((6,)),)), Case("cov", (Arr((6,), "float32"),)), Case("cov", (Arr((1, 6)),)),
+              Case("cov", (Arr((6, 3)),), dict(rowvar=False)), Case("cov", (Arr((1, 6)),), dict(rowvar=False)),
+              Case("cov", (Arr((3, 6)),), dict(bias=True)), Case("cov", (Arr((3, 6)),), dict(ddof=2)),
+              Case("cov", (Arr((3, 6), "float32"),), dict(dtype="float32")), Case("cov", (Arr((0, 4)),)),
+              Case("cov", (Arr((3, 6), layout="T"),)), Case("cov", (Arr((3, 6), special=True),))]
+    # Not here yet: cov's array keywords (y=, fweights=, aweights=), the only arrays passed as
+    # keywords, which numpile.lowering's reference runner does not resolve (tests/ops/test_numpy_functions.py
+    # runs them through the tracer on eager and llvm).
+    return cases
+
+
+_BUILDERS = (_ufunc_cases, _pointwise_cases, _reduction_cases, _scan_cases, _linalg_cases, _product_cases,
+             _numpy_linalg_cases, _statistics_cases, _shape_cases, _indexing_cases, _creation_cases)

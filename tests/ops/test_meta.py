@@ -104,6 +104,20 @@ REFUSED = [
     ("arange", (0, 5, 0)), ("arange", ("a",)),
     ("linspace", (0, 1, -1)), ("linspace", (a(2), 1, 3), {"axis": 2}), ("linspace", (a(2), a(3), 3)),
     ("eye", (-1,)), ("eye", (3, -1)), ("identity", (-2,)),
+    ("ndarray", ((-1,),)), ("ndarray", ((2,), "not a dtype")),
+    ("flip", (a(2, 3), 2)), ("flip", (a(2, 3), (0, 0))), ("flip", (a(), 0)), ("copy", (a(3), "X")),
+    ("cumsum", (a(2, 3), 2)), ("cumprod", (a(3, dtype="U1"),)), ("cumsum", (a(), 1)), ("cumsum", (a(2, 3), (0, 1))),
+    ("outer", (a(3), a(3, dtype="U1"))), ("ufunc_outer", (np.subtract, a(3, dtype=bool), a(2, dtype=bool))),
+    ("einsum", ("ij,jk", a(2, 3), a(4, 5))), ("einsum", ("ij", a(3))), ("einsum", ("i->j", a(3))),
+    ("einsum", ("ij,jk->ik", a(2, 3))), ("einsum", ("i,i", a(3), a(2))), ("einsum", ("ii", a(2, 3))),
+    ("einsum", ("...i,...i", a(2, 3), a(4, 3))),
+    ("solve", (a(3), a(3))), ("solve", (a(2, 3), a(2))), ("solve", (a(3, 3), a(4))), ("solve", (a(3, 3), a(4, 2))),
+    ("solve", (a(2, 3, 3), a(4, 3, 1))), ("solve", (a(3, 3, dtype="U1"), a(3))),
+    ("inv", (a(3),)), ("inv", (a(2, 3),)), ("cholesky", (a(4, 3),)), ("cholesky", (a(3, 3, dtype="U1"),)),
+    ("norm", (a(3), "fro")), ("norm", (a(2, 3, 4), 2)), ("norm", (a(2, 3), None, (0, 0))), ("norm", (a(3), None, 1)),
+    ("norm", (a(2, 3), "bad")), ("norm", (a(2, 3, 4), None, (0, 1, 2))), ("norm", (a(2, 3), 3, (0, 1))),
+    ("cov", (a(2, 3, 4),)), ("cov", (a(3, 4), a(2, 5))), ("cov", (a(3, 4), a(2, 3, 4))),
+    ("cov", (a(3, 4),), {"fweights": a(5)}), ("cov", (a(3, 4),), {"aweights": a(2, 4)}),
 ]
 
 
@@ -294,6 +308,12 @@ NOT_IMPLEMENTED = [
     ("where", (a(3) > 0, (a(), 1, 2), 0), "where: a list or tuple of arrays"),
     ("reshape", ([a(2), a(2)], (4,)), "reshape: a list or tuple of arrays"),
     ("full", ((2,), [a(), a()]), "full: a list or tuple of arrays"),
+    ("ndarray", ((2,), float, bytes(16)), "ndarray: buffer= and strides="),
+    ("mgrid", (slice(0, np.int64(3)),), "mgrid: array-valued slice bounds"),
+    ("mgrid", ((slice(0, 3), 1),), "mgrid: np.mgrid takes slices"),
+    ("einsum", (a(3), [0], a(3), [0]), "einsum: the interleaved form"),
+    ("einsum", ("ij->ji", a(2, 3)), "einsum: 'ij->ji' sums nothing"),
+    ("einsum", ("ii->i", a(3, 3)), "einsum: 'ii->i' sums nothing"),
 ]
 
 
@@ -334,6 +354,21 @@ BIG3 = ArrayMeta((10**4, 10**4, 10**4), np.dtype("float32"))
     ("arange", (10**13,), {}, (10**13,)),
     ("linspace", (0, 1, 10**12), {}, (10**12,)),
     ("eye", (10**7,), {}, (10**7, 10**7)),
+    ("ndarray", ((10**6, 10**6),), {}, (10**6, 10**6)),
+    ("mgrid", ((slice(0, 10**6), slice(0, 1, 10**6 * 1j)),), {}, (2, 10**6, 10**6)),
+    ("flip", (BIG, 0), {}, (10**6, 10**6)),
+    ("copy", (BIG,), {}, (10**6, 10**6)),
+    ("cumsum", (BIG,), {}, (10**12,)),
+    ("cumprod", (BIG3,), {"axis": 1}, (10**4,) * 3),
+    ("outer", (BIG, BIG), {}, (10**12, 10**12)),
+    ("ufunc_outer", (np.add, BIG, BIG3), {}, (10**6, 10**6) + (10**4,) * 3),
+    ("einsum", ("ij,jk->ik", BIG, BIG), {}, (10**6, 10**6)),
+    ("einsum", ("ij,jk", BIG, BIG), {"optimize": True}, (10**6, 10**6)),
+    ("solve", (BIG, BIG), {}, (10**6, 10**6)),
+    ("inv", (BIG,), {}, (10**6, 10**6)),
+    ("cholesky", (BIG3.__class__((10**4, 10**4), np.dtype("float32")),), {}, (10**4, 10**4)),
+    ("norm", (BIG,), {"axis": 1}, (10**6,)),
+    ("cov", (BIG,), {}, (10**6, 10**6)),
 ])
 def test_huge_shapes(name, args, kwargs, shape):
     op = ops.get(name)

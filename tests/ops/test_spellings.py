@@ -95,6 +95,11 @@ METHOD_CALLS += [
     (CUBE, "var", (1,), {"ddof": 1}, (np.var, (CUBE, 1), {"ddof": 1})),
     (CUBE, "std", (None, np.float32), {"ddof": 2}, (np.std, (CUBE,), {"dtype": "float32", "ddof": 2})),
     (X, "max", (np.int64(0),), {}, (np.amax, (X, 0), {})),
+    (X, "copy", (), {}, (np.copy, (X, "C"), {})),
+    (CUBE, "copy", ("K",), {}, (np.copy, (CUBE,), {})),
+    (X, "cumsum", (), {}, (np.cumsum, (X,), {})),
+    (INTS, "cumsum", (1, np.float32), {}, (np.cumsum, (INTS,), {"axis": 1, "dtype": "f4"})),
+    (X, "cumprod", (), {"axis": -1}, (np.cumprod, (X, -1), {})),
 ]
 
 
@@ -224,6 +229,7 @@ EXPECTED_FUNCTIONS = {
     "reshape", "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze", "broadcast_to", "ravel",
     "concatenate", "stack", "zeros", "ones", "full", "empty", "arange", "linspace", "eye", "identity",
     "zeros_like", "ones_like", "full_like", "empty_like", "where", "clip", "round", "astype",
+    "flip", "copy", "cumsum", "cumprod", "outer", "einsum", "cov", "ndarray",
 }
 
 
@@ -232,6 +238,23 @@ def test_numpy_function_lookup(name):
     op = ops.lookup_callable(getattr(np, name))
     assert op is not None and op.name == name
     assert op.impl is getattr(np, name)  # generated code then reads np.<name>(...)
+
+
+@pytest.mark.parametrize("name", ["solve", "inv", "cholesky", "norm"])
+def test_numpy_linalg_lookup(name):
+    op = ops.lookup_callable(getattr(np.linalg, name))
+    assert op is ops.get(name) and op.impl is getattr(np.linalg, name)
+
+
+def test_ufunc_outer_and_mgrid_spellings():
+    # np.add.outer(a, b) is the method descriptor np.ufunc.outer called with np.add first
+    op = ops.lookup_callable(np.ufunc.outer)
+    assert op is ops.get("ufunc_outer")
+    a, b = arr(3), arr(2, 4)
+    check_equivalent(op, op.normalize((np.add, a, b), {}), np.add.outer(a, b))
+    assert op.normalize((np.maximum, a, b), {})[0][0] == "maximum"  # generated code names the ufunc
+    assert ops.lookup_callable(np.mgrid.__getitem__) is ops.get("mgrid")
+    assert ops.lookup_callable(np.ogrid.__getitem__) is None  # a tuple of arrays: not captured
 
 
 # Ops the tracer emits itself, which no NumPy spelling maps to.
@@ -317,6 +340,10 @@ def test_canonical_layouts():
     ("clip", (X, 1), {}),                       # NumPy: a_min without a_max is a TypeError
     ("clip", (X, 1, 2), {"min": 0}),            # NumPy: both spellings at once is refused
     ("linspace", (0, 1, 5, True, True), {}),    # retstep=True returns two values
+    ("ufunc_outer", (np.sin, X, X), {}),        # outer of a one-operand ufunc: NumPy raises ValueError
+    ("ufunc_outer", (np.divmod, X, X), {}),     # two outputs
+    ("norm", (X,), {"axis": [0]}),              # NumPy refuses a list axis
+    ("copy", (X,), {"subok": True}),
 ])
 def test_normalize_refuses(name, args, kwargs):
     with pytest.raises(TypeError, match=name):
@@ -327,6 +354,7 @@ def test_normalize_refuses(name, args, kwargs):
     ("reshape", (X, 3, 4), {"order": "F"}), ("transpose", (X, 1, 0), {"axes": None}),
     ("astype", (X, "f4"), {"copy": False}), ("clip", (X, 1), {"min": 2}), ("flatten", (X, "F"), {}),
     ("sum", (X,), {"out": None}), ("argmax", (X, None, None), {}),
+    ("copy", (np.float64(1.5),), {}),  # a NumPy scalar's copy() is a scalar, np.copy's a 0-d array
 ])
 def test_normalize_method_refuses(method, args, kwargs):
     with pytest.raises(TypeError):

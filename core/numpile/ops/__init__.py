@@ -1,13 +1,15 @@
 """The op registry (see registry.py); importing this package fills the table."""
 
-from . import creation, indexing, linalg, pointwise, reductions, shape  # noqa: F401  (each registers its rows)
+from . import (  # noqa: F401  (each registers its rows)
+    creation, einsum, indexing, linalg, numpy_linalg, pointwise, reductions, scans, shape, statistics,
+)
 from .registry import (
-    CREATION, INDEXING, KINDS, MATMUL, POINTWISE, REDUCTION, REGISTRY, SHAPE, VIEW,
+    CREATION, INDEXING, KINDS, LINALG, MATMUL, POINTWISE, REDUCTION, REGISTRY, SCAN, SHAPE, VIEW,
     ArrayMeta, OpDef, get, lookup_callable, lookup_method, lookup_property, register,
 )
 
 __all__ = [
     "ArrayMeta", "OpDef", "REGISTRY", "register", "get",
     "lookup_callable", "lookup_method", "lookup_property",
-    "POINTWISE", "REDUCTION", "MATMUL", "VIEW", "SHAPE", "CREATION", "INDEXING", "KINDS",
+    "POINTWISE", "REDUCTION", "MATMUL", "VIEW", "SHAPE", "CREATION", "INDEXING", "SCAN", "LINALG", "KINDS",
 ]

@@ -1,5 +1,5 @@
-"""Array creation: zeros, ones, full, empty, arange, linspace, eye, identity, and the
-*_like functions. Their sizes come from constants (a Python int, a shape tuple), never
+"""Array creation: zeros, ones, full, empty, arange, linspace, eye, identity, the *_like
+functions, the np.ndarray constructor and np.mgrid[...]. Their sizes come from constants (a Python int, a shape tuple), never
 from data: array-valued arange bounds are refused, as the length would depend on data.
 """
 
@@ -166,3 +166,54 @@ def _identity_meta(n, dtype=None):
 
 register("identity", CREATION, impl=np.identity, meta=_identity_meta, signature=_identity_sig,
          numpy=(np.identity,), convert={"n": params.integer, "dtype": _FLOAT64}, doc="np.identity")
+
+
+# -- np.ndarray(shape, dtype), np.mgrid[...] -------------------------------------------------
+
+def _ndarray_sig(shape, dtype=None, buffer=None, offset=0, strides=None, order=None): ...
+
+
+def _ndarray_meta(shape, dtype=None, buffer=None, offset=0, strides=None, order=None):
+    if buffer is not None or strides is not None:
+        raise NotImplementedError("buffer= and strides= (an array over existing memory) are not supported")
+    return ArrayMeta(_check_dims(shape), dtype)
+
+
+# The constructor makes an uninitialised array, as np.empty does.
+register("ndarray", CREATION, impl=np.ndarray, meta=_ndarray_meta, signature=_ndarray_sig, numpy=(np.ndarray,),
+         convert={"shape": params.shape, "dtype": _FLOAT64}, doc="np.ndarray(shape, dtype)")
+
+
+def _mgrid_sig(key): ...
+
+
+def _mgrid_bounds(s: slice) -> tuple:
+    """(start, stop, step, length) of one slice of an mgrid key, as nd_grid reads it: a complex
+    step is a number of points (stop included)."""
+    if any(isinstance(b, ArrayMeta) for b in (s.start, s.stop, s.step)):
+        raise NotImplementedError("array-valued slice bounds are not supported (the length would depend on data)")
+    start = 0 if s.start is None else s.start
+    step = 1 if s.step is None else s.step
+    if isinstance(step, (complex, np.complexfloating)):
+        return start, s.stop, abs(step), int(abs(step))
+    return start, s.stop, step, math.ceil((s.stop - start) / step)
+
+
+def _mgrid_meta(key):
+    if isinstance(key, slice):  # one slice: the values of an arange (or linspace for a complex step)
+        start, stop, step, length = _mgrid_bounds(key)
+        if not isinstance(key.step, (complex, np.complexfloating)):
+            return _arange_meta(start, stop, step)
+        spacing = (stop - start) / float(length - 1) if length != 1 else 1
+        dtype = probe_call(lambda: np.arange(0, 1, 1, dtype=np.result_type(start, stop, step)) * spacing + start).dtype
+        return ArrayMeta((length,), dtype)
+    if not isinstance(key, tuple) or not all(isinstance(s, slice) for s in key):
+        raise NotImplementedError("np.mgrid takes slices")
+    bounds = [_mgrid_bounds(s) for s in key]
+    # the grid is np.indices of the lengths in the dtype of every bound (0 among them), filled in place
+    dtype = np.result_type(0, *(b for start, stop, step, _ in bounds for b in (start, stop, step)))
+    return ArrayMeta((len(key), *_check_dims(tuple(length for *_, length in bounds))), dtype)
+
+
+register("mgrid", CREATION, impl=np.mgrid.__getitem__, meta=_mgrid_meta, signature=_mgrid_sig,
+         numpy=(np.mgrid.__getitem__,), doc="np.mgrid[start:stop:step, ...]")

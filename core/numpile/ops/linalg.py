@@ -1,4 +1,4 @@
-"""Matrix products: matmul (the @ operator) and dot, with NumPy's shape rules."""
+"""Products: matmul (the @ operator), dot, np.outer and ufunc.outer, with NumPy's shape rules."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import operator
 
 import numpy as np
 
-from .meta import as_meta, broadcast_shapes, probe_call
-from .registry import MATMUL, ArrayMeta, reflected, register
+from .meta import as_meta, broadcast_shapes, probe_call, shape_of
+from .registry import MATMUL, POINTWISE, ArrayMeta, lookup_callable, reflected, register
 
 
 def _matmul_sig(x1, x2): ...
@@ -50,3 +50,44 @@ register("matmul", MATMUL, impl=np.matmul, meta=_matmul_meta, signature=_matmul_
          doc="np.matmul, a @ b")
 register("dot", MATMUL, impl=np.dot, meta=_dot_meta, signature=_dot_sig,
          numpy=(np.dot,), methods={"dot": None}, doc="np.dot, a.dot(b)")
+
+
+# -- outer products ------------------------------------------------------------------------
+
+def _outer_sig(a, b): ...
+
+
+def _outer_meta(a, b):
+    """np.outer flattens both operands: (a.size, b.size), in multiply's dtype."""
+    a, b = as_meta(a), as_meta(b)
+    return ArrayMeta((a.size, b.size), probe_call(np.outer, a, b).dtype)
+
+
+register("outer", MATMUL, impl=np.outer, meta=_outer_meta, signature=_outer_sig, numpy=(np.outer,),
+         doc="np.outer")
+
+
+def _ufunc_outer_sig(ufunc, A, B, /): ...
+
+
+def _binary_ufunc(ufunc) -> str:
+    """The name of a two-operand ufunc with a registry row (np.add.outer reaches the row as
+    np.ufunc.outer(np.add, ...)); a name keeps generated code and fingerprints readable."""
+    op = lookup_callable(ufunc) if isinstance(ufunc, np.ufunc) else None
+    if op is None or op.kind != POINTWISE or ufunc.nin != 2 or op.impl is not ufunc:
+        raise TypeError(f"outer of {ufunc!r} is not captured (only NumPy's binary ufuncs)")
+    return ufunc.__name__
+
+
+def _ufunc_outer_meta(ufunc, A, B):
+    """ufunc.outer: every pair, A.shape + B.shape (no flattening); a NumPy scalar when 0-d."""
+    shape = shape_of(A) + shape_of(B)
+    return ArrayMeta(shape, probe_call(getattr(np, ufunc).outer, A, B).dtype, scalar=not shape)
+
+
+def _ufunc_outer(ufunc, A, B):
+    return getattr(np, ufunc).outer(A, B)
+
+
+register("ufunc_outer", MATMUL, impl=_ufunc_outer, meta=_ufunc_outer_meta, signature=_ufunc_outer_sig,
+         numpy=(np.ufunc.outer,), convert={"ufunc": _binary_ufunc}, doc="np.add.outer, np.multiply.outer, ...")

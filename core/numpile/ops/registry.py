@@ -39,7 +39,9 @@ VIEW = "view"                # result is a view of its first input (transpose, b
 SHAPE = "shape"              # rearranges data into a new array (concatenate, stack, ravel copies)
 CREATION = "creation"        # makes a new array from constants (zeros, arange, eye, ...)
 INDEXING = "indexing"        # indexing that is not a plain view
-KINDS = (POINTWISE, REDUCTION, MATMUL, VIEW, SHAPE, CREATION, INDEXING)
+SCAN = "scan"                # running accumulation along an axis (cumsum, cumprod)
+LINALG = "linalg"            # a library call (LAPACK through NumPy): solve, inv, cholesky
+KINDS = (POINTWISE, REDUCTION, MATMUL, VIEW, SHAPE, CREATION, INDEXING, SCAN, LINALG)
 
 
 def python_scalar_type(dtype: np.dtype) -> type:

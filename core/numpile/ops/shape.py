@@ -1,5 +1,5 @@
 """Views and rearrangements: reshape, transpose, swapaxes, moveaxis, expand_dims, squeeze,
-broadcast_to (views of their input), and ravel, concatenate, stack (new arrays).
+broadcast_to, flip (views of their input), and copy, ravel, concatenate, stack (new arrays).
 
 A view op applied to a NumPy scalar calls the scalar's method, which hands back a scalar
 again for a 0-d result; on an ndarray the result is always an ndarray.
@@ -117,7 +117,7 @@ register("moveaxis", VIEW, impl=np.moveaxis, meta=_moveaxis_meta, signature=_mov
          doc="np.moveaxis")
 
 
-# -- expand_dims, squeeze, broadcast_to ----------------------------------------------------
+# -- expand_dims, squeeze, broadcast_to, flip ----------------------------------------------
 
 def _expand_dims_sig(a, axis): ...
 
@@ -173,7 +173,43 @@ register("broadcast_to", VIEW, impl=np.broadcast_to, meta=_broadcast_to_meta,
          doc="np.broadcast_to")
 
 
-# -- ravel, concatenate, stack -------------------------------------------------------------
+def _flip_sig(m, axis=None): ...
+
+
+def _flip_meta(m, axis=None):
+    m = as_meta(m)
+    if axis is not None:
+        normalize_axis_tuple(axis, m.ndim)
+    return ArrayMeta(m.shape, m.dtype, scalar=not m.shape)  # NumPy indexes a 0-d m with (): a scalar
+
+
+register("flip", VIEW, impl=np.flip, meta=_flip_meta, signature=_flip_sig, numpy=(np.flip,),
+         convert={"axis": params.axes}, doc="np.flip")
+
+
+# -- copy, ravel, concatenate, stack -------------------------------------------------------
+
+def _copy_sig(a, order="K"): ...
+
+
+def _copy_meta(a, order="K"):
+    a = as_meta(a)
+    probe_call(np.copy, a, order)  # NumPy's refusal of an unknown order
+    return ArrayMeta(a.shape, a.dtype)  # an ndarray, of a NumPy scalar too
+
+
+def _copy_method(a, order="C"):
+    """x.copy(): C order by default; of a NumPy scalar it is that scalar, which np.copy is not."""
+    meta = getattr(a, "array_meta", a)  # a graph Node, a meta or a real value
+    if isinstance(meta, np.generic) or isinstance(meta, ArrayMeta) and meta.scalar:
+        raise TypeError("copy() of a NumPy scalar is not captured")
+    return (a, order), {}
+
+
+# Memory order decides strides only: every order gives the same values in a functional graph.
+register("copy", SHAPE, impl=np.copy, meta=_copy_meta, signature=_copy_sig, numpy=(np.copy,),
+         methods={"copy": _copy_method}, doc="np.copy, x.copy()")
+
 
 def _ravel_sig(a): ...
 

@@ -7,6 +7,7 @@ differences are asked of bytecode_compat, never tested here by version number.
 from __future__ import annotations
 
 import operator
+import sys
 
 from .. import config, ops
 from ..exc import Unsupported
@@ -14,6 +15,7 @@ from ..graph import map_nodes
 from ..ops.indexing import is_advanced
 from . import bytecode_compat as bc
 from . import contexts
+from .sources import ModuleSource
 from .translator import InstructionTranslator, unpack_known
 from .variables import (
     NULL, ArrayVariable, CellVariable, ConstantVariable, DictVariable, IteratorVariable,
@@ -145,6 +147,25 @@ def store_deref(tx: Tx, inst):
     cell.contents = tx.pop()
 
 
+# -- imports ---------------------------------------------------------------------------------
+@handles("IMPORT_NAME")
+def import_name(tx: Tx, inst):
+    level, fromlist = (v.as_constant() for v in tx.popn(2))
+    try:  # as the statement does: the first import of a module runs it, later ones find it in sys.modules
+        module = __import__(inst.argval, tx.f_globals, None, fromlist, level)
+    except Exception as e:
+        raise Unsupported(f"import of {inst.argval!r} raised {type(e).__name__}: {e}") from None
+    name = getattr(module, "__name__", None)
+    if not isinstance(name, str) or sys.modules.get(name) is not module:
+        raise Unsupported(f"import of {inst.argval!r} gave an object that sys.modules does not hold by its name")
+    tx.push(tx.output.wrap(module, ModuleSource(name)))  # guarded by identity, as a global module is
+
+
+@handles("IMPORT_FROM")
+def import_from(tx: Tx, inst):
+    tx.push(tx.getattr(tx.stack[-1], inst.argval))
+
+
 # -- attributes and items --------------------------------------------------------------------
 @handles("LOAD_ATTR", "LOAD_METHOD")
 def load_attr(tx: Tx, inst):
@@ -178,6 +199,10 @@ def subscript(tx: Tx, container, index):
         return container.items[key]
     if container.is_constant():
         return tx.apply_operator(operator.getitem, [container, index])
+    op = ops.lookup_callable(getattr(container.value, "__getitem__", None)) \
+        if isinstance(container, ObjectVariable) else None
+    if op is not None:  # an object whose subscript makes an array: np.mgrid[0:3, 0:4]
+        return tx.output.call_op(op, (index,), {})
     raise Unsupported(f"indexing {container.describe()}")
 
 

@@ -39,6 +39,19 @@ class GlobalSource(Source):
 
 
 @dataclass(frozen=True)
+class ModuleSource(Source):
+    """A module by its name in sys.modules: what an import statement in the compiled frame reads."""
+
+    module: str
+
+    def expr(self) -> str:
+        return f"__import__('sys').modules[{self.module!r}]"
+
+    def name(self) -> str:
+        return f"sys.modules[{self.module!r}]"
+
+
+@dataclass(frozen=True)
 class ClosureSource(Source):
     """The contents of the compiled function's closure cell `index` (free variable `var`)."""
 

@@ -1,0 +1,168 @@
+"""`python -m numpile.coverage [--check]`: docs/coverage.md, generated from the op registry.
+
+The page lists every captured op with its NumPy spellings and whether numpile.lowering puts
+it in kernels (what "llvm" compiles) or leaves it a NumPy call (an extern), then the NumPy
+functions and ndarray methods that no row captures: calling one is a graph break. `--check`
+exits 1 when the checked-in page differs from what this NumPy would generate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import builtins
+import operator
+import sys
+import types
+from pathlib import Path
+
+import numpy as np
+
+from . import lowering, ops
+from .graph import Graph
+from .testing import conformance_cases
+
+DEFAULT_OUTPUT = Path("docs/coverage.md")
+
+# ndarray attributes that are facts of the meta (the tracer answers them) or conversions out of
+# NumPy, never array work: not listed as breaks.
+_NOT_OPS = {"shape", "ndim", "dtype", "size", "itemsize", "nbytes", "fill"}
+
+
+def spelling(fn) -> str:
+    """How a user writes a callable that maps to an op."""
+    if fn is np.ufunc.outer:
+        return "`ufunc.outer` (`np.add.outer`, ...)"
+    if getattr(fn, "__self__", None) is np.mgrid:
+        return "`np.mgrid[...]`"
+    if getattr(operator, getattr(fn, "__name__", ""), None) is fn:
+        return f"`operator.{fn.__name__}`"
+    if getattr(builtins, getattr(fn, "__name__", ""), None) is fn:
+        return f"`{fn.__name__}()`"
+    module = getattr(fn, "__module__", None) or "numpy"
+    prefix = "np.linalg." if module.startswith("numpy.linalg") else "np."
+    return f"`{prefix}{fn.__name__}`"
+
+
+def _spellings(op: ops.OpDef) -> str:
+    names = [spelling(fn) for fn in op.numpy]
+    names += [f"`x.{m}()`" for m in op.methods if not m.startswith("__")]
+    names += [f"`x.{p}`" for p in op.properties]
+    dunders = [m for m in op.methods if m.startswith("__")]
+    if dunders:
+        names.append("dunders " + ", ".join(f"`{m}`" for m in dunders))
+    return ", ".join(names) or "(emitted by the tracer)"
+
+
+def on_llvm(name: str) -> str:
+    """Whether the scheduler places the op (its first conformance case, decomposed if composite,
+    read by a pointwise op as a view would be) in kernels, or leaves it a call into NumPy."""
+    case = conformance_cases([name])[0]
+    op, astype = ops.get(name), ops.get("astype")
+    inputs = case.inputs()
+    graph = Graph()
+    nodes = [graph.input(f"x{i}", ops.ArrayMeta.of(x)) for i, x in enumerate(inputs)]
+    args, kwargs = op.normalize(*case.bind([ops.ArrayMeta.of(x) for x in inputs]))
+    meta = op.meta(*args, **kwargs)
+    value = graph.call(name, *op.normalize(*case.bind(nodes)), meta)
+    graph.output([graph.call("astype", (value, meta.dtype), {}, astype.meta(meta, meta.dtype))])
+    program = lowering.schedule(graph)
+    return "NumPy call" if any(isinstance(step, lowering.Extern) for step in program.steps) else "kernel"
+
+
+def _uncaptured_functions() -> list[str]:
+    names = []
+    for prefix, module in (("np.", np), ("np.linalg.", np.linalg)):
+        for name in sorted(dir(module)):
+            value = getattr(module, name)
+            if name.startswith("_") or isinstance(value, (type, types.ModuleType)) or not callable(value):
+                continue
+            if ops.lookup_callable(value) is None:
+                names.append(f"{prefix}{name}")
+    return names
+
+
+def _uncaptured_ufunc_methods() -> list[str]:
+    return [f"ufunc.{name}" for name in sorted(dir(np.ufunc))
+            if not name.startswith("_") and name != "resolve_dtypes" and callable(getattr(np.ufunc, name))
+            and ops.lookup_callable(getattr(np.ufunc, name)) is None]
+
+
+def _uncaptured_methods() -> list[str]:
+    return [f"x.{name}" for name in sorted(dir(np.ndarray))
+            if not name.startswith("_") and name not in _NOT_OPS and callable(getattr(np.ndarray, name))
+            and ops.lookup_method(name) is None]
+
+
+def render() -> str:
+    lines = [
+        "# NumPy coverage",
+        "",
+        f"Generated from the op registry by `python -m numpile.coverage` with NumPy {np.__version__}; "
+        "a test fails when this page is stale. Do not edit it by hand.",
+        "",
+        "## Captured",
+        "",
+        "Each op is a registry row (`numpile/ops`): its spellings become one graph node. *On llvm*: "
+        "\"kernel\" when `numpile.lowering` schedules it into the loops that llvm compiles (a dtype "
+        "llvm has no lowering for still runs that kernel with NumPy, logged under `perf`), \"NumPy "
+        "call\" when llvm calls NumPy's implementation for it (an extern). Forms a row does not take "
+        "break the graph with the row's reason (`numpile.explain` shows it).",
+        "",
+        "| op | kind | NumPy spellings | on llvm |",
+        "|---|---|---|---|",
+    ]
+    ufuncs = [op for op in ops.REGISTRY.values() if op.kind == ops.POINTWISE and isinstance(op.impl, np.ufunc)]
+    for op in sorted(ops.REGISTRY.values(), key=lambda op: (op.kind, op.name)):
+        if op in ufuncs or op.name == "setitem":
+            continue
+        lines.append(f"| {op.name} | {op.kind} | {_spellings(op)} | {on_llvm(op.name)} |")
+    kernels = [op for op in ufuncs if on_llvm(op.name) == "kernel"]
+    lines += [
+        "",
+        f"The {len(ufuncs)} single-output ufuncs, each its own pointwise row (`np.<name>`, with the "
+        f"operators and dunders that mean it); {len(kernels)} of them lower to kernels:",
+        "",
+        ", ".join(f"`{op.name}`" for op in ufuncs),
+        "",
+        "In-place updates (`x[i] = v`, `x += y`, `out=`) are captured as the functional `setitem` "
+        "and ops plus a write-back.",
+        "",
+        "## Not captured: graph breaks",
+        "",
+        "Calling one of these runs it as Python between graphs (`fullgraph=True` raises instead).",
+        "",
+        "### NumPy functions",
+        "",
+        ", ".join(f"`{name}`" for name in _uncaptured_functions()),
+        "",
+        "### ufunc methods",
+        "",
+        ", ".join(f"`{name}`" for name in _uncaptured_ufunc_methods()),
+        "",
+        "### ndarray methods",
+        "",
+        ", ".join(f"`{name}()`" for name in _uncaptured_methods()),
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m numpile.coverage", description=(
+        "Write the NumPy coverage page (captured ops, their lowering on llvm, what breaks) from the registry."))
+    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT, help=f"default: {DEFAULT_OUTPUT}")
+    parser.add_argument("--check", action="store_true", help="exit 1 if the page differs instead of writing it")
+    args = parser.parse_args(argv)
+    text = render()
+    if args.check:
+        if not args.output.exists() or args.output.read_text() != text:
+            print(f"{args.output} is stale: run `python -m numpile.coverage`", file=sys.stderr)
+            return 1
+        return 0
+    args.output.write_text(text)
+    print(f"wrote {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,88 @@
+"""np.linalg: solve, inv and cholesky (LAPACK calls through NumPy, over stacks of matrices) and
+norm (a reduction, vector or matrix by its axes).
+
+Dtypes and most of NumPy's refusals (too few dims, an unknown norm order, repeated axes) come
+from the same call on probes; what a 1x1 probe cannot show (square matrices, matching
+sizes) is checked here. A singular matrix is a fact of the data: NumPy raises LinAlgError
+when the graph runs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import params
+from .meta import as_meta, broadcast_shapes, normalize_axis_tuple, probe_call
+from .registry import LINALG, REDUCTION, ArrayMeta, register
+
+
+def _square(a: ArrayMeta) -> None:
+    if a.shape[-2] != a.shape[-1]:
+        raise np.linalg.LinAlgError("Last 2 dimensions of the array must be square")
+
+
+# -- solve, inv, cholesky ------------------------------------------------------------------
+
+def _solve_sig(a, b): ...
+
+
+def _solve_meta(a, b):
+    """a (..., M, M); b (..., M, K), or (M,) when it is 1-D (NumPy 2's rule): the batch dims broadcast."""
+    a, b = as_meta(a), as_meta(b)
+    dtype = probe_call(np.linalg.solve, a, b).dtype
+    _square(a)
+    m = a.shape[-1]
+    rows = b.shape[0] if b.ndim == 1 else b.shape[-2]
+    if rows != m:
+        raise ValueError(f"solve: Input operand 1 has a mismatch in its core dimension 0, with gufunc signature "
+                         f"(m,m),(m{',n' if b.ndim > 1 else ''})->(m{',n' if b.ndim > 1 else ''}) "
+                         f"(size {rows} is different from {m})")
+    if b.ndim == 1:
+        return ArrayMeta(a.shape[:-2] + (m,), dtype)
+    return ArrayMeta(broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (m, b.shape[-1]), dtype)
+
+
+register("solve", LINALG, impl=np.linalg.solve, meta=_solve_meta, signature=_solve_sig,
+         numpy=(np.linalg.solve,), doc="np.linalg.solve")
+
+
+def _square_meta(fn):
+    """inv, cholesky: a stack of square matrices to one of the same shape."""
+    def meta(a, **kwargs):
+        a = as_meta(a)
+        dtype = probe_call(fn, a, **kwargs).dtype
+        _square(a)
+        return ArrayMeta(a.shape, dtype)
+    return meta
+
+
+def _inv_sig(a): ...
+def _cholesky_sig(a, /, *, upper=False): ...
+
+
+register("inv", LINALG, impl=np.linalg.inv, meta=_square_meta(np.linalg.inv), signature=_inv_sig,
+         numpy=(np.linalg.inv,), doc="np.linalg.inv")
+register("cholesky", LINALG, impl=np.linalg.cholesky, meta=_square_meta(np.linalg.cholesky),
+         signature=_cholesky_sig, numpy=(np.linalg.cholesky,), doc="np.linalg.cholesky")
+
+
+# -- norm ----------------------------------------------------------------------------------
+
+def _norm_sig(x, ord=None, axis=None, keepdims=False): ...
+
+
+def _norm_meta(x, ord=None, axis=None, keepdims=False):
+    """The norm over `axis` (None: all of them, flattened when ord is None); one axis is a vector
+    norm, two a matrix norm. A 0-d result is a NumPy scalar unless keepdims."""
+    x = as_meta(x)
+    result = probe_call(np.linalg.norm, x, ord, axis, keepdims)  # dtype; bad orders, axes and ndims
+    axes = tuple(range(x.ndim)) if axis is None else normalize_axis_tuple(axis, x.ndim)
+    if keepdims:
+        shape = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
+    else:
+        shape = tuple(d for i, d in enumerate(x.shape) if i not in axes)
+    return ArrayMeta(shape, result.dtype, scalar=isinstance(result, np.generic))
+
+
+register("norm", REDUCTION, impl=np.linalg.norm, meta=_norm_meta, signature=_norm_sig,
+         numpy=(np.linalg.norm,), convert={"axis": params.axis}, doc="np.linalg.norm")
