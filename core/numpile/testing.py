@@ -690,9 +690,10 @@ def _statistics_cases() -> list[Case]:
               Case("cov", (Arr((3, 6)),), dict(bias=True)), Case("cov", (Arr((3, 6)),), dict(ddof=2)),
               Case("cov", (Arr((3, 6), "float32"),), dict(dtype="float32")), Case("cov", (Arr((0, 4)),)),
               Case("cov", (Arr((3, 6), layout="T"),)), Case("cov", (Arr((3, 6), special=True),))]
-    # Not here yet: cov's array keywords (y=, fweights=, aweights=), the only arrays passed as
-    # keywords, which numpile.lowering's reference runner does not resolve (tests/ops/test_numpy_functions.py
-    # runs them through the tracer on eager and llvm).
+    # arrays as keyword arguments (the only op with them)
+    cases += [Case("cov", (Arr((2, 6)),), dict(y=Arr((6,)))),
+              Case("cov", (Arr((3, 6)),), dict(fweights=Arr((6,), "int64", ilow=1, ihigh=4))),
+              Case("cov", (Arr((3, 6), "float32"),), dict(aweights=Arr((6,), low=0.5, high=2.0), ddof=0))]
     return cases
 
 

@@ -53,6 +53,8 @@ def _run_extern(step: Extern, env: dict, symbols: list) -> None:
             return env[v.name]
         if isinstance(v, (tuple, list)):
             return type(v)(resolve(x) for x in v)
+        if isinstance(v, dict):  # keyword arguments (np.cov's y=, fweights=)
+            return {k: resolve(x) for k, x in v.items()}
         return size(v, symbols)
     env[step.output] = np.asarray(ops.get(step.op).impl(*resolve(step.args), **resolve(step.kwargs)))
 
