@@ -3,9 +3,10 @@
     python benchmarks/cpu.py [--quick] [--only NAME ...]
 
 Each workload is one NumPy function. It runs eagerly, compiled by numpile (backend "llvm"
-when installed, else the default), and by each installed peer: numexpr (where the
-workload is one expression), Numba `@njit(parallel=True)` (a loop version written for it),
-and torch.compile applied to the same NumPy function. Times are medians of repeated runs
+when installed, else the default) specialised to its shapes and with `dynamic=True` (one
+entry for every size: kernels take the sizes at run time), and by each installed peer:
+numexpr (where the workload is one expression), Numba `@njit(parallel=True)` (a loop
+version written for it), and torch.compile applied to the same NumPy function. Times are medians of repeated runs
 after warm-up; the table gives each time and its ratio to NumPy, and for bandwidth-bound
 workloads the memory floor: bytes each input read once and each output written once, over
 the bandwidth of a large copy measured in the same run. First-call compile times are
@@ -164,6 +165,7 @@ def peers(name, fn, args, numba_fns):
     out = []
     backend = "llvm" if any(b.name == "llvm" and b.available for b in numpile.list_backends()) else None
     out.append((f"numpile[{backend or 'default'}]", numpile.compile(fn, backend=backend)))
+    out.append((f"numpile[{backend or 'default'}] dynamic", numpile.compile(fn, backend=backend, dynamic=True)))
     try:
         import numexpr
         expr = NUMEXPR.get(name.removesuffix("_100"))
