@@ -22,6 +22,7 @@ import tempfile
 import time
 
 import numpy as np
+from host import cpu_name
 
 import numpile
 
@@ -194,7 +195,7 @@ def main(argv=None) -> None:
     numpile.config.cache_dir = tempfile.mkdtemp(prefix="numpile-bench-")
     bandwidth = copy_bandwidth()
     print(f"numpile {numpile.__version__}, NumPy {np.__version__}, Python {platform.python_version()}, "
-          f"{platform.machine()}, copy bandwidth {bandwidth / 1e9:.1f} GB/s")
+          f"{cpu_name()}, copy bandwidth {bandwidth / 1e9:.1f} GB/s")
     numba_fns = _numba_versions()
     print(f"{'workload':<18} {'runner':<22} {'median':>11} {'vs NumPy':>9} {'vs floor':>9} {'1st call':>10}")
     for name, fn, fargs, floor_bytes in workloads(args.quick, rng):

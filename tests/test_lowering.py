@@ -8,6 +8,7 @@ import numpile
 from conftest import assert_same, rand
 from numpile import lowering, testing
 from numpile.lowering import Extern, Kernel
+from numpile.lowering.schedule import INLINE_SIZE
 
 
 class Recorder:
@@ -138,3 +139,25 @@ def test_lowering_takes_no_decision_the_trace_did_not_guard(rng):
         bool(x.shape[0] == y.shape[0])
     program = lowering.schedule(graphs[0])
     assert [k.outer for k in program.kernels] == [()] and [len(k.stages) for k in program.kernels] == [2]
+
+
+def _diagonal_sum(a, n):
+    t = 0.0
+    for i in range(n):
+        t += a[i, i]          # a chain of dependent 0-d ops: 2n graph ops
+    return t
+
+
+def _shared_chain(x, n):
+    for i in range(n):
+        x = x * 1.0001 + 0.5 if i % 3 else np.sin(x) + x[::-1]   # x used twice: inlined naively, 2**n ops
+    return x
+
+
+@pytest.mark.parametrize("fn, make_args", [(_diagonal_sum, lambda rng: (rand(rng, (2500, 2500)), 2500)),
+                                           (_shared_chain, lambda rng: (rand(rng, (16,)), 2100))])
+def test_graphs_of_thousands_of_ops_lower_without_recursion(rng, monkeypatch, fn, make_args):
+    monkeypatch.setattr(numpile.config, "unroll_limit", 10_000)
+    program = lowered(fn, *make_args(rng))
+    sizes = [sum(isinstance(e, lowering.Call) for e in lowering.walk(stage.value)) for k in program.kernels for stage in k.stages]
+    assert len(program.kernels) >= 1 and max(sizes) <= 3 * INLINE_SIZE   # an op of three operands at most

@@ -158,12 +158,12 @@ class Kernel:
 
     @property
     def inputs(self) -> list[str]:
-        found: list[str] = []
+        found: dict[str, None] = {}   # in order of first use
         for stage in self.stages:
             for e in walk(stage.value):
-                if isinstance(e, Load) and e.buffer not in found:
-                    found.append(e.buffer)
-        return found
+                if isinstance(e, Load):
+                    found[e.buffer] = None
+        return list(found)
 
     @property
     def outputs(self) -> list[str]:

@@ -26,6 +26,11 @@ from .ir import Affine, Buffer, BufferArg, Call, Const, Extern, Kernel, Load, Pr
 from .views import VIEW_INDEX, broadcast_index
 
 REDUCTIONS = frozenset({"sum", "prod", "max", "min", "any", "all"})
+# a value whose inlined expression would hold more ops than this (counting an operand as often as it
+# is used) is stored in a buffer instead, so an expression holds at most its op's arity times this:
+# no walk over one (here, in views, in a renderer, printing it) recurses deeper or takes longer however
+# large the graph (`t += a[i, i]` 1,000 times; `x = sin(x) + x[::-1]`, which doubles when inlined)
+INLINE_SIZE = 64
 
 
 class _CannotJoin(Exception):
@@ -72,6 +77,7 @@ class _Scheduler:
             if kind_of(n) in ("reduction", "extern")
             or kind_of(n) == "pointwise" and (n in outputs or n in shared or any(kind_of(u) == "extern" for u in self.users[n]))
         }
+        self.materialized |= _too_big(graph, self.materialized)
         self.buffers: dict[str, Buffer] = {}
         self.buffer_of: dict[Node, str] = {}
         self.steps: list = []
@@ -248,6 +254,23 @@ class _Scheduler:
         if tuple(index[:nouter]) != tuple(outer_vars):
             raise _CannotJoin()
         return Load(name, index, n.dtype, n.meta.get("weak", False))
+
+
+def _too_big(graph: Graph, materialized: set) -> set:
+    """Pointwise nodes whose inlined expression would hold more than INLINE_SIZE ops: stored in a
+    buffer instead, where their consumers load them (one op). Sizes in graph order, no recursion."""
+    size: dict[Node, int] = {}   # ops of a node's expression as inlined; buffers are loads (1)
+    big = set()
+    for n in graph.calls:
+        kind = kind_of(n)
+        if kind not in ("pointwise", "view"):
+            continue
+        size[n] = 1 + sum(size.get(i, 1) for i in n.inputs)
+        if kind == "pointwise" and (n in materialized or size[n] > INLINE_SIZE):
+            if n not in materialized:
+                big.add(n)
+            size[n] = 1
+    return big
 
 
 def _extern_arg(value, buffer_of):

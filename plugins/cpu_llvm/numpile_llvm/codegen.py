@@ -70,7 +70,8 @@ class KernelPlan:
 
 
 def plan(kernel: Kernel, program: Program) -> KernelPlan:
-    arrays = kernel.inputs + [o for o in kernel.outputs if o not in kernel.inputs]
+    inputs = kernel.inputs
+    arrays = inputs + [o for o in kernel.outputs if o not in inputs]
     work = math.prod(kernel.outer) * sum(math.prod(s.inner) for s in kernel.stages)
     symbols = sorted({int(k) for x in _sizes_of(kernel, program) if isinstance(x, SymInt)
                       for k in SYMBOL_PATTERN.findall(x.expr)})
