@@ -71,14 +71,18 @@ class Inputs:
     seed: int
 
 
+_PREFIX = "<numpile-fuzz-program-"
 _names = itertools.count()
 
 
 def make_function(source: str):
     """The program `f` of `source`, executed after PRELUDE in a namespace of its own, under a file
-    name of its own (with linecache lines, so graph-break reports can quote it)."""
+    name of its own with linecache lines, so graph-break reports can quote it (the lines of the
+    programs before it are dropped: a run of thousands would keep them all)."""
     text = IMPORTS + PRELUDE + source
-    filename = f"<numpile-fuzz-program-{next(_names)}>"
+    for name in [n for n in linecache.cache if n.startswith(_PREFIX)]:
+        del linecache.cache[name]
+    filename = f"{_PREFIX}{next(_names)}>"
     linecache.cache[filename] = (len(text), None, text.splitlines(True), filename)
     namespace: dict = {}
     exec(compile(text, filename, "exec"), namespace)
