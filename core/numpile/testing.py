@@ -250,7 +250,8 @@ def assert_same_result(actual, expected, what: str = "", values: bool = True) ->
 
 def assert_same(got, want, path="result"):
     """A whole program's result == NumPy eager's: the same Python structure (dicts, lists, tuples),
-    types, dtypes and shapes, equal values (floats within 1e-6: a program chains many ops)."""
+    types, dtypes and shapes, equal values (floats, in arrays or as NumPy or Python scalars, within
+    1e-6: a program chains many ops, and `float(x.sum())` is as exact as `x.sum()`)."""
     assert type(got) is type(want), f"{path}: type {type(got).__name__} != {type(want).__name__}"
     if isinstance(want, dict):
         assert list(got) == list(want), f"{path}: keys {list(got)} != {list(want)}"
@@ -270,6 +271,9 @@ def assert_same(got, want, path="result"):
                 np.testing.assert_array_equal(got, want)
         except AssertionError as e:  # NumPy's report (mismatched elements, largest difference) after the path
             raise AssertionError(f"{path}: values differ{e}") from None
+    elif isinstance(want, float):
+        close = math.isclose(got, want, rel_tol=1e-6, abs_tol=1e-12) or math.isnan(got) and math.isnan(want)
+        assert close, f"{path}: {got!r} != {want!r}"
     else:
         assert got == want, f"{path}: {got!r} != {want!r}"
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from numpile import ops
-from numpile.testing import Arr, Case, check_case, conformance_cases
+from numpile.testing import Arr, Case, assert_same, check_case, conformance_cases
 
 CASES = conformance_cases()
 
@@ -112,3 +112,14 @@ def test_check_case_catches_a_wrong_meta():
 
 def test_a_case_can_be_written_by_hand():
     check_case(Case("add", (Arr((2, 3), "float32"), 1.5)), lambda g, inputs: g.compile_python())
+
+
+def test_assert_same_compares_every_float_within_its_tolerance():
+    """Python floats as NumPy's (float(a.sum()) after a sin of a few ulp is not a mismatch), the rest exactly."""
+    assert_same((1.0 + 1e-15, np.float64(2.0), [float("nan")]), (1.0, np.float64(2.0 + 1e-15), [float("nan")]))
+    with pytest.raises(AssertionError, match=r"result\[0\]: 1.001 != 1.0"):
+        assert_same((1.001,), (1.0,))
+    with pytest.raises(AssertionError, match="result: 3 != 4"):
+        assert_same(3, 4)
+    with pytest.raises(AssertionError, match="type float != int"):
+        assert_same(3.0, 3)
