@@ -119,6 +119,10 @@ class Graph:
         self.nodes: list[Node] = []
         self.guards: list[str] = []  # the guards of the cache entry this graph serves, readable
         self.symbols: list = []      # symbol i of a dynamic dim -> (input node, dim), for SymInt arguments
+        # (output position, input node): after the graph runs, the caller writes that output into that
+        # input (an in-place update). A backend may compute the output in the input's memory and
+        # return the input array itself: then nothing is copied.
+        self.write_back: list = []
         self._names: dict[str, int] = {}
 
     # -- building ----------------------------------------------------------------------

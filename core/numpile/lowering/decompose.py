@@ -98,4 +98,5 @@ def decompose(graph: Graph) -> Graph:
         else:
             new[n] = out.call(n.target, map_nodes(n.args, look), map_nodes(n.kwargs, look), n.array_meta, n.meta.get("loc"))
     out.symbols = [(new[s[0]], s[1]) if s is not None else None for s in graph.symbols]
+    out.write_back = [(k, new[node]) for k, node in graph.write_back]
     return out

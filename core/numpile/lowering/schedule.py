@@ -17,12 +17,15 @@ are the same expression.
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import ops
 from ..graph import Graph, Node
 from ..ops.reductions import reduced_axes
-from ..shapes import identical, no_new_guards
+from ..shapes import identical, no_new_guards, replaying
 from .decompose import decompose
-from .ir import Affine, Buffer, BufferArg, Call, Const, Extern, Kernel, Load, Program, RowValue, Stage
+from .in_place import basic_setitem, in_place_outputs, in_place_setitems
+from .ir import Affine, Buffer, BufferArg, Call, Const, Extern, Kernel, Load, Program, RowValue, Stage, walk
 from .views import VIEW_INDEX, broadcast_index
 
 REDUCTIONS = frozenset({"sum", "prod", "max", "min", "any", "all"})
@@ -75,9 +78,11 @@ class _Scheduler:
         self.materialized = {
             n for n in graph.calls
             if kind_of(n) in ("reduction", "extern")
-            or kind_of(n) == "pointwise" and (n in outputs or n in shared or any(kind_of(u) == "extern" for u in self.users[n]))
+            or kind_of(n) == "pointwise" and (n in outputs or n in shared or any(_reads_whole(u, n) for u in self.users[n]))
         }
         self.materialized |= _too_big(graph, self.materialized)
+        self.in_place = in_place_setitems(graph, kind_of, self.materialized, self.users)
+        self.into_input = in_place_outputs(graph, kind_of, self.materialized, self.users)
         self.buffers: dict[str, Buffer] = {}
         self.buffer_of: dict[Node, str] = {}
         self.steps: list = []
@@ -119,6 +124,10 @@ class _Scheduler:
 
     def _place(self, n: Node) -> None:
         k = kind_of(n)
+        if n in self.in_place:
+            self._close()
+            self._store_in_place(n)
+            return
         if k == "extern":
             self._close()
             self._extern(n)
@@ -163,6 +172,40 @@ class _Scheduler:
         self._place(n)
         self._close()
 
+    def _store_in_place(self, n: Node) -> None:
+        """setitem(base, index, value) as kernels storing `value` into base's buffer at `index`
+        (see in_place.py). A value that reads the base elsewhere than where it is stored is
+        computed into a buffer first, as NumPy computes the right-hand side before assigning."""
+        base, items, value = n.args
+        buffer = self.buffer_of[n] = self.buffer_of[base]
+        with replaying():  # the target's shape: the decisions setitem's meta rule made
+            target = tuple(ops.get("getitem").meta(base.array_meta, items).shape)
+        index = tuple(Affine.var(v) for v in range(len(target)))
+        where = VIEW_INDEX["getitem"](n, index)
+        used: set[Node] = set()
+        if isinstance(value, Node):
+            expr = self._value(value, broadcast_index(value.shape, target, index), {}, used)
+        else:
+            cell = np.empty((), base.dtype)
+            cell[()] = value     # NumPy's conversion of the scalar (checked by the meta rule)
+            expr = Const(cell[()], base.dtype)
+        if expr.dtype != base.dtype:   # setitem casts (unsafe), as astype does
+            expr = Call("astype", (expr, Const(base.dtype, None)), (), base.dtype)
+        if any(isinstance(e, Load) and e.buffer == buffer and e.index != where for e in walk(expr)):
+            temp = f"{n.name}_value"
+            self.buffers[temp] = Buffer(temp, target, base.dtype, "temp")
+            self._store_kernel(target, expr, temp, index, used)
+            expr, used = Load(temp, index, base.dtype), set()
+        self._store_kernel(target, expr, buffer, where, used)
+
+    def _store_kernel(self, shape: tuple, value, buffer: str, where: tuple, used: set) -> None:
+        """A kernel of one stage storing `value` (an expression over `shape`) into buffer at `where`."""
+        kernel = Kernel(f"kernel{sum(isinstance(s, Kernel) for s in self.steps)}", shape[:-1])
+        kernel.stages.append(Stage(shape[-1:], value, output=buffer, output_index=where))
+        self.steps.append(kernel)
+        for u in used:
+            self.kernels_using.setdefault(u, set()).add(kernel.name)
+
     # -- stages --------------------------------------------------------------------------
     def _add_stage(self, n: Node) -> None:
         kernel = self.kernel
@@ -188,11 +231,23 @@ class _Scheduler:
             inner = shape[nouter:]
             index = tuple(Affine.var(v) for v in range(len(shape)))
             value = self._value_of_pointwise(n, index, {}, used)
-            stage = Stage(inner, value, output=self._buffer(n, "temp"), output_index=index)
+            stage = Stage(inner, value, output=self._output_buffer(n, value, index), output_index=index)
             self.in_kernel[n] = ("store", stage.output)
         kernel.stages.append(stage)
         for u in used:
             self.kernels_using.setdefault(u, set()).add(kernel.name)
+
+    def _output_buffer(self, n: Node, value, index: tuple) -> str:
+        """Where pointwise node n is stored: the input the caller writes it back into, when the
+        kernel reads that input nowhere but where it stores (see in_place.py); else a new buffer."""
+        x = self.into_input.get(n)
+        if x is not None:
+            buffer = self.buffer_of[x]
+            values = [value, *(s.value for s in self.kernel.stages)]
+            if all(e.index == index for v in values for e in walk(v) if isinstance(e, Load) and e.buffer == buffer):
+                self.buffer_of[n] = buffer
+                return buffer
+        return self._buffer(n, "temp")
 
     def _row_index(self, n: Node) -> tuple:
         """Where a reduction's row value goes in its buffer: outer vars, 0 for kept (keepdims) axes."""
@@ -254,6 +309,12 @@ class _Scheduler:
         if tuple(index[:nouter]) != tuple(outer_vars):
             raise _CannotJoin()
         return Load(name, index, n.dtype, n.meta.get("weak", False))
+
+
+def _reads_whole(user: Node, n: Node) -> bool:
+    """Whether `user` needs n in a buffer: an extern does, except a basic setitem's value, which an
+    update in place computes where it stores it (an extern setitem materialises it when placed)."""
+    return kind_of(user) == "extern" and not (basic_setitem(user) and user.args[0] is not n)
 
 
 def _too_big(graph: Graph, materialized: set) -> set:

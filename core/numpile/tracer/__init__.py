@@ -134,6 +134,9 @@ def _trace(fn, args, kwargs, stop_at, dynamic, views, graph_break: GraphBreak | 
         raise TraceFailed(e, output.guards, stack, point) from e
     output.prune_unused_inputs(rc.outputs)
     output.graph.output(rc.outputs)
+    inputs = {node.target: node for node in output.graph.inputs}   # by the source each input came from
+    output.graph.write_back = [(rc.outputs.index(v.node), inputs[v.source.name()]) for v in output.mutated_arrays
+                               if v.node in rc.outputs and v.source.name() in inputs]
     output.graph.guards = output.guards.describe()
     return Trace(output.graph, output.guards, output.input_sources, output.example_inputs, ns,
                  signature_params(fn, ns), resume.origin(code)[0], rc.lines, result_expr, resumes, graph_break)

@@ -136,7 +136,9 @@ class Reconstructor:
         back, lists and dicts given their new contents, attributes assigned, in order. Every new
         value is computed before anything is stored, as the traced code computed it from the
         values before."""
-        stores = [f"{v.source.expr()}[...] = {self._bind(self.node_expr(v.node))}" for v in arrays]
+        # a backend that computed the new value in the caller's array returns that array: nothing to copy
+        stores = [f"if {value} is not {target}: {target}[...] = {value}"
+                  for target, value in ((v.source.expr(), self._bind(self.node_expr(v.node))) for v in arrays)]
         for c in containers:
             if isinstance(c, ListVariable):
                 stores.append(f"{c.source.expr()}[:] = {self._bind('[' + ', '.join(self.expr(v) for v in c.items) + ']')}")

@@ -1,0 +1,98 @@
+"""Updates in place: which `setitem`s the scheduler stores straight into their base's buffer.
+
+The graph is functional: `b[1:-1] = v` is a node `setitem(b, index, v)` whose result is a new
+array, and the caller writes a mutated input back afterwards (`Graph.write_back`). Run as
+written, that copies all of `b` for every update. Storing `v` into the base's own buffer at the
+index instead gives the same result when the buffer is the program's to overwrite and nothing
+reads the base's old value later:
+
+- the base is an input the caller writes back (its final value replaces it anyway), with no
+  extern after the update (an extern may raise, and a graph that raises has changed nothing); or
+  a buffer the program made: a kernel's result, a creation (`zeros`, `copy`), or an earlier
+  update done in place (`b[1:] = ...; b[:1] = ...` share one buffer). Not an extern's result
+  otherwise, which may be a view of an input;
+- the index is basic (ints, slices, None, Ellipsis): advanced and masked updates stay externs;
+- every node that reads the base's old value, directly or through views and inlined pointwise
+  ops, is placed before the update (graph order is placement order).
+
+Whether the value itself reads the base at other positions (`a[1:] = a[:-1]`) is the scheduler's
+to see when it builds the store: it then computes the value first, as NumPy does.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import ops
+from ..graph import Graph, Node
+
+FRESH = frozenset({"copy"})  # externs that always return a new array, beside the creation ops
+
+
+def in_place_setitems(graph: Graph, kind_of, materialized: set, users: dict) -> set[Node]:
+    """The setitem nodes of `graph` that may store into their base's buffer."""
+    order = {n: i for i, n in enumerate(graph.nodes)}
+    outputs = set(graph.outputs)
+    written_back = {node for _, node in graph.write_back}
+    externs = [order[n] for n in graph.calls if kind_of(n) == "extern" and not basic_setitem(n)]
+    chosen: set[Node] = set()
+    for s in graph.calls:   # in graph order: a base that is an update is decided before it
+        if not basic_setitem(s):
+            continue
+        base = s.args[0]
+        if base.op == "input":
+            owned = base in written_back and not any(i > order[s] for i in externs)
+        else:
+            owned = base in chosen or _made_here(base, kind_of, materialized)
+        if owned and base not in outputs and all(order[r] < order[s] for r in _readers(base, s, materialized, users, outputs)):
+            chosen.add(s)
+    return chosen
+
+
+def in_place_outputs(graph: Graph, kind_of, materialized: set, users: dict) -> dict[Node, Node]:
+    """Outputs the caller writes back into an input (`x += y`, `np.add(x, y, out=x)`: a whole new
+    value, no setitem) that may be computed in that input's buffer: output node -> input node.
+    The same conditions as an update in place, the output being the update."""
+    order = {n: i for i, n in enumerate(graph.nodes)}
+    outputs = graph.outputs
+    externs = [order[n] for n in graph.calls if kind_of(n) == "extern" and not basic_setitem(n)]
+    chosen = {}
+    for k, x in graph.write_back:
+        out = outputs[k]
+        if kind_of(out) == "pointwise" and out in materialized and x not in outputs and out not in chosen \
+                and not any(i > order[out] for i in externs) \
+                and all(order[r] < order[out] for r in _readers(x, out, materialized, users, set(outputs))):
+            chosen[out] = x
+    return chosen
+
+
+def basic_setitem(n: Node) -> bool:
+    """A setitem whose index is basic: a candidate for storing in place."""
+    return n.op == "call" and n.target == "setitem" and not any(
+        isinstance(item, (Node, list, np.ndarray)) for item in n.args[1])
+
+
+def _made_here(n: Node, kind_of, materialized: set) -> bool:
+    """A buffer only this program holds: a kernel's result, or a fresh extern's."""
+    kind = kind_of(n)
+    if kind in ("pointwise", "reduction"):
+        return n in materialized
+    return kind == "extern" and (ops.get(n.target).kind == ops.CREATION or n.target in FRESH)
+
+
+def _readers(base: Node, update: Node, materialized: set, users: dict, outputs: set) -> list[Node]:
+    """The placed nodes other than `update` that read `base`'s buffer, directly or through views
+    and inlined pointwise ops; a value no placed node reads but the graph returns is read last."""
+    found, seen, stack = [], {base}, [base]
+    while stack:
+        for u in users[stack.pop()]:
+            if u in seen or u is update:
+                continue
+            seen.add(u)
+            if u in materialized:
+                found.append(u)
+            else:                       # lazy: read wherever its users are placed
+                if u in outputs:
+                    found.append(u.graph.nodes[-1])   # an output view is made at the end
+                stack.append(u)
+    return found

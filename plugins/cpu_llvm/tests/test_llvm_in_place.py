@@ -1,0 +1,163 @@
+"""Updates lowered in place: a slice update stores into its base's buffer, with its producer fused
+into the store, and copies nothing else; overlapping reads, later reads of the old value, casts,
+layouts and errors still give exactly NumPy's effects (every argument compared afterwards)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import numpile
+from numpile.lowering import Extern, Kernel
+from numpile_llvm.backend import LLVMBackend
+
+rng = np.random.default_rng()
+
+
+def compiled_with_programs(fn):
+    made = []
+
+    def llvm(graph, example_inputs):
+        made.append(LLVMBackend().compile(graph, example_inputs, {}))
+        return made[-1]
+    return numpile.compile(fn, backend=llvm), made
+
+
+def run_both(fn, make_args):
+    """fn compiled on llvm and eager on copies of the same fresh arguments, twice; results and every
+    argument afterwards equal (dtype, shape, values). Returns the llvm Programs made."""
+    compiled, made = compiled_with_programs(fn)
+    for _ in range(2):
+        args = make_args()
+        copies = [a.copy(order="K") if isinstance(a, np.ndarray) else a for a in args]
+        got, want = compiled(*args), fn(*copies)
+        for g, w in zip(got if isinstance(want, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+            assert type(g) is type(w) and np.shape(g) == np.shape(w)
+            if w is not None:
+                assert g.dtype == w.dtype and np.array_equal(g, w)
+        for a, c in zip(args, copies):
+            if isinstance(c, np.ndarray):
+                assert a.dtype == c.dtype and np.array_equal(a, c)
+    return [p.program for p in made]
+
+
+def jacobi(A, B):
+    B[1:-1, 1:-1] = 0.2 * (A[1:-1, 1:-1] + A[1:-1, :-2] + A[1:-1, 2:] + A[2:, 1:-1] + A[:-2, 1:-1])
+    A[1:-1, 1:-1] = 0.2 * (B[1:-1, 1:-1] + B[1:-1, :-2] + B[1:-1, 2:] + B[2:, 1:-1] + B[:-2, 1:-1])
+
+
+def test_jacobi_stores_each_update_in_place_fused_with_its_producer():
+    [program] = run_both(jacobi, lambda: (rng.random((9, 11)), rng.random((9, 11))))
+    assert not any(isinstance(s, Extern) for s in program.steps)
+    assert [s.stages[0].output for s in program.steps] == ["B", "A"]   # no temporaries at all
+    assert all(b.kind == "input" for b in program.buffers.values())
+
+
+def test_an_updated_input_comes_back_as_itself():
+    def f(x, y):
+        x[::2] += y[::2]
+        return x
+    x, y = rng.random(10), rng.random(10)
+    out = numpile.compile(f, backend="llvm")(x, y)
+    assert out is x
+
+
+OVERLAPS = {
+    "shift right": lambda a: a.__setitem__(slice(1, None), a[:-1] * 2),
+    "shift left": lambda a: a.__setitem__(slice(None, -1), a[1:] + 1),
+    "reverse": lambda a: a.__setitem__(slice(None, None, -1), a),
+    "rows down": lambda a: a.__setitem__(slice(1, None), a[:-1] - a[1:]),
+}
+
+
+def _overlap(a, how):
+    if how == "shift right":
+        a[1:] = a[:-1] * 2
+    elif how == "shift left":
+        a[:-1] = a[1:] + 1
+    elif how == "reverse":
+        a[::-1] = a
+    else:
+        a[1:] = a[:-1] - a[1:]
+    return a.sum()
+
+
+@pytest.mark.parametrize("how", ["shift right", "shift left", "reverse", "rows down"])
+def test_overlapping_source_and_destination_give_numpys_result(how):
+    [program] = run_both(lambda a: _overlap(a, how), lambda: (rng.random((7, 5)),))
+    assert not any(isinstance(s, Extern) for s in program.steps)   # the value is computed first, no copy of `a`
+
+
+def test_elementwise_read_modify_write_needs_no_temporary():
+    def f(a, b):
+        a[1:-1] += b[1:-1] * 2
+        np.multiply(a, 3, out=a)
+        return a
+    [program] = run_both(f, lambda: (rng.random((6, 4)), rng.random((6, 4))))
+    assert set(program.buffers) == {"a", "b"}
+
+
+def test_a_read_of_the_old_value_after_the_update_keeps_it():
+    def f(a):
+        old = a * 2             # inlined: read where `new` is computed, after the update
+        a[1:] = 0.0
+        return old + 1, a
+    [program] = run_both(f, lambda: (rng.random(6),))
+    assert any(isinstance(s, Extern) and s.op == "setitem" for s in program.steps)
+
+
+def test_updates_of_fresh_arrays_and_copies_are_in_place():
+    def f(x):
+        y = np.zeros((x.shape[0] + 2, 3))
+        y[1:-1] = x[:, None] * 2
+        z = x.copy()
+        z[0] = -1.0
+        z[1:] *= 0.5
+        return y, z
+    [program] = run_both(f, lambda: (rng.random(5),))
+    assert [s.op for s in program.steps if isinstance(s, Extern)] == ["zeros", "copy"]
+
+
+@pytest.mark.parametrize("dtype, value", [(np.int32, 2.75), (np.uint8, 7), (np.float32, np.float64(1) / 3), (bool, 1)])
+def test_stored_values_are_cast_as_numpy_assigns(dtype, value):
+    def f(a, v):
+        a[1::2] = v
+        a[:2] = a[:2] * 3
+        return a
+    run_both(lambda a: f(a, value), lambda: ((rng.random(9) * 10).astype(dtype),))
+    run_both(lambda a, b: f(a, b * 100), lambda: ((rng.random(9) * 10).astype(dtype), rng.random(9)[1::2]))
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "reversed", "strided"])
+def test_inputs_of_any_layout_are_updated_in_place(layout):
+    def make():
+        base = rng.random((8, 10))
+        return ({"C": base, "F": np.asfortranarray(base), "reversed": base[::-1, ::-1], "strided": base[::2, ::3]}[layout],
+                rng.random((8, 10)))
+
+    def f(a, b):
+        a[1:, :2] = b[:a.shape[0] - 1, :2] * 2 + a[1:, :2]
+        return a[:, 0] * 1   # (not a sum: NumPy sums other layouts in memory order)
+    run_both(f, make)
+
+
+def test_an_update_before_an_extern_that_raises_happens_once():
+    def f(x, m):
+        x += 1.0
+        return np.linalg.inv(m) @ x
+    compiled = numpile.compile(f, backend="llvm")
+    x, singular = rng.random(3), np.ones((3, 3))
+    before = x.copy()
+    with pytest.raises(np.linalg.LinAlgError):
+        compiled(x, singular)
+    assert np.array_equal(x, before + 1.0)   # as NumPy: incremented once, then the error
+
+
+def test_kernels_of_updates_are_kernels_not_copies():
+    def f(u):
+        for _ in range(3):
+            u[1:-1] = u[1:-1] + 0.1 * (u[2:] - 2 * u[1:-1] + u[:-2])
+        return u
+    [program] = run_both(f, lambda: (rng.random(50),))
+    assert not any(isinstance(s, Extern) for s in program.steps)
+    assert all(isinstance(s, Kernel) for s in program.steps)
