@@ -66,6 +66,24 @@ def in_place_outputs(graph: Graph, kind_of, materialized: set, users: dict) -> d
     return chosen
 
 
+def disjoint(read: tuple, write: tuple, sizes: tuple) -> bool:
+    """Whether the elements `read` addresses (an Affine per dim, loop var v over range(sizes[v]))
+    and those `write` addresses can be told apart by a bounding box on some dim (`q[0] = q[-2]`).
+    Symbolic sizes or offsets: not known, so not disjoint."""
+    boxes = [[_bounds(a, sizes) for a in index] for index in (read, write)]
+    return any(r is not None and w is not None and (r[1] < w[0] or w[1] < r[0]) for r, w in zip(*boxes))
+
+
+def _bounds(a, sizes: tuple):
+    values = [a.const, *(c for _, c in a.terms), *sizes]
+    if not all(isinstance(v, int) for v in values):
+        return None
+    low = high = a.const
+    for v, c in a.terms:
+        low, high = low + min(0, c * (sizes[v] - 1)), high + max(0, c * (sizes[v] - 1))
+    return low, high
+
+
 def basic_setitem(n: Node) -> bool:
     """A setitem whose index is basic: a candidate for storing in place."""
     return n.op == "call" and n.target == "setitem" and not any(

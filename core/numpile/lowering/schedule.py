@@ -24,7 +24,7 @@ from ..graph import Graph, Node
 from ..ops.reductions import reduced_axes
 from ..shapes import identical, no_new_guards, replaying
 from .decompose import decompose
-from .in_place import basic_setitem, in_place_outputs, in_place_setitems
+from .in_place import basic_setitem, disjoint, in_place_outputs, in_place_setitems
 from .ir import Affine, Buffer, BufferArg, Call, Const, Extern, Kernel, Load, Program, RowValue, Stage, walk
 from .views import VIEW_INDEX, broadcast_index
 
@@ -191,7 +191,10 @@ class _Scheduler:
             expr = Const(cell[()], base.dtype)
         if expr.dtype != base.dtype:   # setitem casts (unsafe), as astype does
             expr = Call("astype", (expr, Const(base.dtype, None)), (), base.dtype)
-        if any(isinstance(e, Load) and e.buffer == buffer and e.index != where for e in walk(expr)):
+        if isinstance(expr, Load) and expr.buffer == buffer and expr.index == where:
+            return                     # b[s] = b[s] (what `b[s] op= v` stores back): nothing to do
+        if any(isinstance(e, Load) and e.buffer == buffer and e.index != where and not disjoint(e.index, where, target)
+               for e in walk(expr)):
             temp = f"{n.name}_value"
             self.buffers[temp] = Buffer(temp, target, base.dtype, "temp")
             self._store_kernel(target, expr, temp, index, used)

@@ -161,3 +161,14 @@ def test_kernels_of_updates_are_kernels_not_copies():
     [program] = run_both(f, lambda: (rng.random(50),))
     assert not any(isinstance(s, Extern) for s in program.steps)
     assert all(isinstance(s, Kernel) for s in program.steps)
+
+
+def test_disjoint_reads_and_stores_back_need_no_temporary():
+    def f(q):
+        q[0] = q[-2]          # reads an element the update does not write: no temporary
+        q[-1] = q[1]
+        q[2:5] *= 2.0         # `q[2:5] = (its view, updated)` stores nothing more
+        q[6:] = q[:5] + 1     # reads [0, 5), writes [6, 11): disjoint
+        return q
+    [program] = run_both(f, lambda: (rng.random(11),))
+    assert set(program.buffers) == {"q"} and len(program.steps) == 4
