@@ -63,6 +63,27 @@ def jacobi_2d(A, B):
     A[1:-1, 1:-1] = 0.2 * (B[1:-1, 1:-1] + B[1:-1, :-2] + B[1:-1, 2:] + B[2:, 1:-1] + B[:-2, 1:-1])
 
 
+def gather(x, idx):
+    return x[idx] * 2.0
+
+
+def scatter_add(x, idx, v):
+    """x[idx] += v with repeated indices: NumPy's buffered update (each index once)."""
+    x[idx] += v
+
+
+def cumsum_rows_and_columns(m):
+    return np.cumsum(m, axis=0), np.cumsum(m, axis=1)
+
+
+def einsum_contraction(a, b):
+    return np.einsum("bij,bjk->bik", a, b)
+
+
+def kmeans_assign(X, C):
+    return ((X[:, None, :] - C[None]) ** 2).sum(-1).argmin(1)
+
+
 def heat_3d(A, B):
     """One step of PolyBench's heat-3d."""
     B[1:-1, 1:-1, 1:-1] = (0.125 * (A[2:, 1:-1, 1:-1] - 2.0 * A[1:-1, 1:-1, 1:-1] + A[:-2, 1:-1, 1:-1])
@@ -152,7 +173,57 @@ def _numba_versions():
 
     return {"chain": nb_chain, "axpy": nb_axpy, "squared_distance": nb_squared_distance,
             "softmax": nb_softmax, "layer_norm": nb_layer_norm, "mlp": None,
-            "jacobi_2d": nb_jacobi_2d, "heat_3d": nb_heat_3d}
+            "jacobi_2d": nb_jacobi_2d, "heat_3d": nb_heat_3d, **_numba_indexing(numba)}
+
+
+def _numba_indexing(numba):
+    """Loop versions of the indexing, scan and contraction workloads."""
+    njit, prange = numba.njit(parallel=True, fastmath=False), numba.prange
+    @njit
+    def nb_gather(x, idx):
+        out = np.empty(idx.size, x.dtype)
+        for i in prange(idx.size):
+            out[i] = x[idx[i]] * 2.0
+        return out
+
+    @numba.njit
+    def nb_scatter_add(x, idx, v):   # NumPy's buffered semantics: the last write of a repeated index wins
+        new = x[idx] + v
+        for i in range(idx.size):
+            x[idx[i]] = new[i]
+
+    @njit
+    def nb_cumsum(m):
+        down, right = np.empty_like(m), np.empty_like(m)
+        for j in prange(m.shape[1]):
+            total = m.dtype.type(0)
+            for i in range(m.shape[0]):
+                total += m[i, j]
+                down[i, j] = total
+        for i in prange(m.shape[0]):
+            total = m.dtype.type(0)
+            for j in range(m.shape[1]):
+                total += m[i, j]
+                right[i, j] = total
+        return down, right
+
+    @njit
+    def nb_kmeans(X, C):
+        out = np.empty(X.shape[0], np.int64)
+        for i in prange(X.shape[0]):
+            best, arg = np.inf, 0
+            for k in range(C.shape[0]):
+                d = 0.0
+                for j in range(X.shape[1]):
+                    t = X[i, j] - C[k, j]
+                    d += t * t
+                if d < best:
+                    best, arg = d, k
+            out[i] = arg
+        return out
+
+    return {"gather": nb_gather, "scatter_add": nb_scatter_add, "cumsum": nb_cumsum, "kmeans": nb_kmeans,
+            "einsum": None}
 
 
 NUMEXPR = {
@@ -174,6 +245,11 @@ def workloads(quick: bool, rng):
     w2, b2 = rng.standard_normal((512, 64), dtype=f32) * 0.05, rng.standard_normal(64, dtype=f32)
     batch = rng.standard_normal((64, 256), dtype=f32)
     side, cube = (512, 64) if quick else (2000, 200)
+    perm = rng.permutation(2 ** (18 if quick else 22))
+    values = rng.random(perm.size)
+    dup = rng.integers(0, perm.size // 4, perm.size)   # repeated indices
+    points, centres = rng.random((20_000 if quick else 200_000, 16)), rng.random((16, 16))
+    batch_a, batch_b = rng.random((64, 64, 64)), rng.random((64, 64, 64))
     grid_a, grid_b = rng.random((side, side)), rng.random((side, side))
     cube_a, cube_b = rng.random((cube,) * 3), rng.random((cube,) * 3)
     # (name, function, args, bytes moved at the memory floor or None when compute-bound)
@@ -187,6 +263,11 @@ def workloads(quick: bool, rng):
         # in place: each array read once and its updated slice written once, per update
         ("jacobi_2d", jacobi_2d, (grid_a, grid_b), 4 * grid_a.nbytes),
         ("heat_3d", heat_3d, (cube_a, cube_b), 4 * cube_a.nbytes),
+        ("gather", gather, (values, perm), values.nbytes + perm.nbytes + values.nbytes),
+        ("scatter_add", scatter_add, (values.copy(), dup, values), None),
+        ("cumsum", cumsum_rows_and_columns, (m,), 3 * m.nbytes),
+        ("einsum", einsum_contraction, (batch_a, batch_b), None),
+        ("kmeans", kmeans_assign, (points, centres), points.nbytes),
         ("chain_100", chain, (small,), None),
     ]
 
