@@ -29,14 +29,14 @@ from numpile.lowering import BufferArg, Extern, Kernel, Program, schedule
 from numpile.lowering.reference import run_kernel, symbol_values
 from numpile.shapes import SYMBOL_PATTERN, NewGuard, SymInt, identical, no_new_guards
 
-from . import allocator, codegen, jit, sizes
+from . import allocator, codegen, jit, sizes, team
 from .irbuilder import Module, Unlowerable
 
 # below this many elements of work a kernel runs on the calling thread: a hand-off costs ~20 µs
 PARALLEL_MIN_WORK = 1 << 17
 
 
-# the threads that run kernel shares beside the calling thread (started on the first submit)
+# the threads that run kernel shares beside the calling thread where libgomp is not there (team.py)
 _POOL = ThreadPoolExecutor(os.cpu_count() - 1, thread_name_prefix="numpile-llvm") if (os.cpu_count() or 1) > 1 else None
 
 
@@ -118,8 +118,9 @@ class KernelStep:
         self.owned = allocated_buffers(program)
         self.checked = [n for n in kp.arrays if n != codegen.PARTIALS and n not in self.owned]
         self.base_strides = strides
-        self.variants: dict[tuple, object] = {}
+        self.variants: dict[tuple, tuple] = {}   # layout key -> (native, team)
         self.native = None
+        self.team = None   # the entry that runs the shares on libgomp's team (team.py)
         # a float product multiplies in order (NumPy's), which threads cannot share
         splits = _threads() > 1 and not (kp.split == "inner" and codegen.sequential(kp.kernel.stages[0]))
         if isinstance(kp.work, SymInt) or isinstance(kp.extent, SymInt):
@@ -130,6 +131,10 @@ class KernelStep:
         else:
             self.parallel = splits and kp.work >= PARALLEL_MIN_WORK and kp.extent > 1
             self.ranges = _thread_ranges(kp, kp.extent) if self.parallel else []
+        self.table = team.table(self.ranges)   # (ranges, the driver's table of them, its address)
+        self.tables: dict[int, tuple] = {}      # the same by the value of a symbolic extent
+        #: how shares run: "libgomp" (one native call), "python pool" (a call per share), None: whole
+        self.dispatch = ("libgomp" if team.available() else "python pool") if self.parallel else None
         # a split reduction run whole (slot -1) writes no partial, but its entry reads an array there
         self.unused_partials = () if kp.partial is None else (np.empty(0, kp.partial),)
 
@@ -139,28 +144,55 @@ class KernelStep:
     def render(self, module: Module, symbol: str, strides: dict) -> None:
         with no_new_guards():
             codegen.render(module, symbol, self.kp, self.program, strides, set(self.checked))
+        if self.dispatch == "libgomp":
+            team.render(module, symbol, len(self.kp.arrays), self.kp.symbols)
+
+    def load(self, addresses: dict, symbol: str) -> tuple:
+        """The kernel's ctypes functions in a compiled module: (kernel, team entry or None)."""
+        native = jit.function(addresses[symbol], len(self.kp.arrays), 3 + len(self.kp.symbols))
+        if self.dispatch != "libgomp":
+            return native, None
+        return native, team.function(addresses[f"{symbol}.team"], len(self.kp.arrays), len(self.kp.symbols))
+
+    def symbols(self, symbol: str) -> list[str]:
+        """The functions of the kernel `symbol` the runtime calls."""
+        return [symbol, f"{symbol}.team"] if self.dispatch == "libgomp" else [symbol]
 
     def run(self, arrays: tuple, symbols: tuple = (), extent: int | None = None) -> None:
         """Run split over threads: the arrays in kp.arrays order (without partials), the values of
         kp.symbols, and the parallel loop's extent where it is symbolic."""
-        if self._split(self.native, arrays, symbols, extent):
+        if self._split((self.native, self.team), arrays, symbols, extent):
             self._relayout(arrays, symbols, extent, split=True)
 
-    def _whole(self, native, arrays, symbols, extent) -> int:
-        return native(*arrays, *self.unused_partials, *symbols, 0, self.kp.extent if extent is None else extent, -1)
+    def _whole(self, natives, arrays, symbols, extent) -> int:
+        return natives[0](*arrays, *self.unused_partials, *symbols, 0, self.kp.extent if extent is None else extent, -1)
 
-    def _split(self, native, arrays, symbols, extent) -> int:
-        ranges = self.ranges if extent is None else _thread_ranges(self.kp, extent)
+    def _split(self, natives, arrays, symbols, extent) -> int:
+        # the pairs stay referenced while the driver reads them (another thread may drop them from tables)
+        ranges, pairs, address = self.table if extent is None else self._table(extent)
         partials = None
         if self.kp.partial is not None:
             partials = np.empty(len(ranges), self.kp.partial)
             arrays = arrays + (partials,)
-        futures = [_POOL.submit(native, *arrays, *symbols, *ranges[c], c) for c in range(1, len(ranges))]
-        status = native(*arrays, *symbols, *ranges[0], 0)
-        status |= sum(f.result() for f in futures)
+        native, entry = natives
+        if entry is not None and team.usable:   # every share in one native call
+            status = entry(*arrays, *symbols, address, len(ranges))
+        else:
+            futures = [_POOL.submit(native, *arrays, *symbols, *ranges[c], c) for c in range(1, len(ranges))]
+            status = native(*arrays, *symbols, *ranges[0], 0)
+            status |= sum(f.result() for f in futures)
         if partials is not None and not status:
             self._combine(partials, arrays)
         return status
+
+    def _table(self, extent: int) -> tuple:
+        """team.table of the threads' ranges for a symbolic extent's value (kept for 64 values)."""
+        found = self.tables.get(extent)
+        if found is None:
+            if len(self.tables) >= 64:
+                self.tables.clear()
+            found = self.tables[extent] = team.table(_thread_ranges(self.kp, extent))
+        return found
 
     def _combine(self, partials, arrays) -> None:
         stage = self.kp.kernel.stages[0]
@@ -184,16 +216,16 @@ class KernelStep:
             if name in self.checked:
                 strides[name] = sizes.strides_of(name, self.program.buffers[name].shape, array, values)
         key = self.layout_key(strides)
-        native = self.variants.get(key)
-        if native is None:
+        natives = self.variants.get(key)
+        if natives is None:
             if any(s is None for s in key):
                 raise Unlowerable("an input's strides are not whole elements")
             module = Module(jit.host_features(), self.fast_math)
             symbol = f"npk_{jit.cache_key(f'{self.kp.kernel}{key}{self.fast_math}')[:20]}"
             self.render(module, symbol, strides)
-            addresses, _ = jit.compile_ir(module.render(), [symbol])
-            native = self.variants[key] = jit.function(addresses[symbol], len(self.kp.arrays), 3 + len(self.kp.symbols))
-        status = (self._split if split else self._whole)(native, arrays, symbols, extent)
+            addresses, _ = jit.compile_ir(module.render(), self.symbols(symbol))
+            natives = self.variants[key] = self.load(addresses, symbol)
+        status = (self._split if split else self._whole)(natives, arrays, symbols, extent)
         if status:
             raise RuntimeError(f"{self.kp.kernel.name}: strides changed while it ran")
 
@@ -230,9 +262,9 @@ class CompiledProgram:
         self.ir = module.render()
         self.origin = "no kernels"
         if symbols:
-            addresses, self.origin = jit.compile_ir(self.ir, [s for s, _ in symbols])
+            addresses, self.origin = jit.compile_ir(self.ir, [f for s, ks in symbols for f in ks.symbols(s)])
             for symbol, ks in symbols:
-                ks.native = jit.function(addresses[symbol], len(ks.kp.arrays), 3 + len(ks.kp.symbols))
+                ks.native, ks.team = ks.load(addresses, symbol)
         self.source, self.run = self._runner()
         self.compile_seconds = time.perf_counter() - start
         code_log = logs.get("output_code")

@@ -1,0 +1,132 @@
+"""Kernel shares run by a native thread team: GCC's OpenMP runtime (libgomp), through its C ABI.
+
+A kernel split over threads gets a driver next to it in its module:
+
+    i32 @kernel.team(PyArrayObject* b0, ..., i64 s0, ..., ptr ranges, i64 n)   ; OR of the shares' statuses
+    void @kernel.share(ptr block)                                             ; one thread's shares
+
+The entry stores its arguments in a block on its stack and calls
+`GOMP_parallel(@kernel.share, block, n, 0)`: libgomp runs the share function on the calling
+thread and n - 1 threads of its pool and returns when all are done. Thread t runs shares t,
+t + team size, ... (one each, unless libgomp made a smaller team): share c is
+`@kernel(b0, ..., s0, ..., ranges[c].lo, ranges[c].hi, slot c)`, exactly the call the Python
+thread pool makes, so results are the same to the bit. Statuses are OR-ed into one word.
+
+One ctypes call per kernel run, so one GIL release, instead of a future per share (~70 µs each
+on 16 threads, as the workers hand the GIL to each other). The team size is passed explicitly:
+OMP_NUM_THREADS does not change it. Each calling thread has a pool of its own (libgomp keeps one
+per initial thread), so Python threads calling kernels at once run independent teams. Idle pool
+threads spin briefly (libgomp's default OMP_WAIT_POLICY), then sleep on a futex.
+
+libgomp keeps no fork handler: a child process forked after a team ran would wait for pool
+threads it does not have, so a child runs its shares on the Python pool instead (`usable`).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+from functools import cache
+
+import numpy as np
+
+from numpile import logs
+
+from .irbuilder import Module
+
+_FUNCTIONS = ("GOMP_parallel", "omp_get_thread_num", "omp_get_num_threads")
+#: False in a forked child: its drivers' shares run on the Python pool (see the module docstring)
+usable = True
+
+
+def _forked() -> None:
+    global usable
+    usable = False
+
+
+if hasattr(os, "register_at_fork"):   # not on Windows, which has no fork
+    os.register_at_fork(after_in_child=_forked)
+
+
+def _candidates() -> list[str]:
+    return [name for name in (ctypes.util.find_library("gomp"), "libgomp.so.1") if name]
+
+
+@cache
+def _library() -> ctypes.CDLL | None:
+    """libgomp, its functions made resolvable by the JIT; None where the process cannot load it."""
+    for name in _candidates():
+        try:
+            lib = ctypes.CDLL(name)
+        except OSError:
+            continue
+        if all(hasattr(lib, f) for f in _FUNCTIONS):
+            import llvmlite.binding as llvm
+            for f in _FUNCTIONS:
+                llvm.add_symbol(f, ctypes.cast(getattr(lib, f), ctypes.c_void_p).value)
+            return lib
+    logs.get("perf").debug("llvm: libgomp not found: kernel shares run on a Python thread pool")
+    return None
+
+
+def available() -> bool:
+    """Whether split kernels run on libgomp's teams in this process."""
+    return usable and _library() is not None
+
+
+def table(ranges: list) -> tuple:
+    """The threads' ranges as the driver reads them: (ranges, int64 [lo, hi] pairs, their address)."""
+    pairs = np.array(ranges, np.int64).reshape(-1, 2)
+    return ranges, pairs, pairs.ctypes.data
+
+
+def function(address: int, narrays: int, nsymbols: int):
+    """The ctypes entry of a driver: ndarrays, symbols, the ranges table's address and its length."""
+    proto = ctypes.CFUNCTYPE(ctypes.c_int32, *([ctypes.py_object] * narrays + [ctypes.c_int64] * nsymbols),
+                             ctypes.c_void_p, ctypes.c_int64)
+    return proto(address)
+
+
+def render(module: Module, symbol: str, narrays: int, symbols: list) -> None:
+    """Add `@{symbol}.team` and `@{symbol}.share` for the kernel `@{symbol}`, which takes
+    `narrays` arrays and the symbols `symbols` (by number) before lo, hi and slot."""
+    module.declare("GOMP_parallel", "declare void @GOMP_parallel(ptr, ptr, i32, i32)")
+    module.declare("omp_get_thread_num", "declare i32 @omp_get_thread_num() nounwind")
+    module.declare("omp_get_num_threads", "declare i32 @omp_get_num_threads() nounwind")
+    nounwind = module.attribute_group("nounwind")
+    # the block: array pointers, symbols, the ranges table, its length, the status word
+    fields = [("ptr", f"%a{i}") for i in range(narrays)] + [("i64", f"%s{k}") for k in symbols] \
+        + [("ptr", "%ranges"), ("i64", "%n"), ("ptr", "%status")]
+    size = len(fields)
+
+    def slot(i: int, base: str) -> str:
+        return f"getelementptr inbounds [{size} x i64], ptr {base}, i64 0, i64 {i}"
+
+    share = ["entry:",
+             "  %tid = call i32 @omp_get_thread_num()", "  %team = call i32 @omp_get_num_threads()",
+             "  %first = sext i32 %tid to i64", "  %step = sext i32 %team to i64"]
+    for i, (kind, name) in enumerate(fields):
+        share += [f"  %f{i} = {slot(i, '%data')}", f"  {name} = load {kind}, ptr %f{i}"]
+    args = ", ".join(f"{kind} {name}" for kind, name in fields[:-3])
+    share += ["  br label %test", "test:",
+              "  %c = phi i64 [ %first, %entry ], [ %next, %body ]",
+              "  %more = icmp slt i64 %c, %n", "  br i1 %more, label %body, label %done", "body:",
+              "  %at = shl i64 %c, 1", "  %plo = getelementptr inbounds i64, ptr %ranges, i64 %at",
+              "  %lo = load i64, ptr %plo", "  %phigh = getelementptr inbounds i64, ptr %plo, i64 1",
+              "  %hi = load i64, ptr %phigh",
+              f"  %s = call i32 @{symbol}({args}{', ' if args else ''}i64 %lo, i64 %hi, i64 %c)",
+              "  %old = atomicrmw or ptr %status, i32 %s monotonic",
+              "  %next = add i64 %c, %step", "  br label %test", "done:", "  ret void"]
+    module.functions.append(f"define internal void @{symbol}.share(ptr %data) {nounwind} {{\n"
+                            + "\n".join(share) + "\n}\n")
+
+    params = ", ".join(f"{kind} {name}" for kind, name in fields[:-1])
+    entry = ["entry:", f"  %block = alloca [{size} x i64], align 8", "  %status = alloca i32, align 4",
+             "  store i32 0, ptr %status"]
+    for i, (kind, name) in enumerate(fields):
+        entry += [f"  %f{i} = {slot(i, '%block')}", f"  store {kind} {name}, ptr %f{i}"]
+    entry += ["  %threads = trunc i64 %n to i32",
+              f"  call void @GOMP_parallel(ptr @{symbol}.share, ptr %block, i32 %threads, i32 0)",
+              "  %result = load i32, ptr %status", "  ret i32 %result"]
+    module.functions.append(f"define i32 @{symbol}.team({params}) {{\n" + "\n".join(entry) + "\n}\n")

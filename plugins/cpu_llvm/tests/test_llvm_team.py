@@ -1,0 +1,192 @@
+"""Kernel shares on libgomp's team (team.py): a split kernel runs all its shares in one native
+call where the process has libgomp, with the results of the Python pool and of one thread to
+the bit (sums NumPy's); without libgomp, or in a forked child, shares run on the Python pool."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+import threading
+
+import numpy as np
+import pytest
+
+import numpile
+from numpile_llvm import backend as llvm_backend
+from numpile_llvm import team
+from numpile_llvm.backend import LLVMBackend
+
+rng = np.random.default_rng()
+
+needs_libgomp = pytest.mark.skipif(not team.available(), reason="libgomp is not loadable here")
+
+
+def compiled(fn, dynamic=False):
+    """fn compiled on "llvm", and the CompiledPrograms made for it."""
+    made = []
+
+    def compile_llvm(graph, example_inputs):
+        made.append(LLVMBackend().compile(graph, example_inputs, {}))
+        return made[-1]
+    return numpile.compile(fn, backend=compile_llvm, dynamic=dynamic), made
+
+
+@pytest.fixture
+def no_libgomp(monkeypatch):
+    """The library lookup finds nothing while the test compiles."""
+    team._library.cache_clear()
+    monkeypatch.setattr(team, "_candidates", lambda: ["libnumpile-no-such-gomp.so"])
+    yield
+    monkeypatch.undo()
+    team._library.cache_clear()
+
+
+def axpy(x, y):
+    return 2 * x + y
+
+
+def squared_distance(x, y):
+    return ((x - y) ** 2).sum()
+
+
+def largest(x, y):
+    return np.abs(x - y).max()
+
+
+def dot(x, y):
+    return (x * y).sum()
+
+
+def rows(x, y):   # split over rows: a row's sum on one thread
+    return np.exp(x - x.max(axis=-1, keepdims=True)).sum(axis=-1) + y.sum(axis=-1)
+
+
+CASES = [(axpy, (1 << 20,)), (squared_distance, ((1 << 20) + 5,)), (largest, (3 << 18,)), (dot, (1 << 19,)),
+         (rows, (600, 1000))]
+
+
+def _inputs(shape, dtype):
+    return tuple((rng.standard_normal(shape) * 100).astype(dtype) for _ in range(2))
+
+
+def _same(got, want):
+    for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+        g, w = np.asarray(g), np.asarray(w)
+        assert g.dtype == w.dtype and g.shape == w.shape and np.array_equal(g, w, equal_nan=True)
+
+
+def _one_thread(fn, args, monkeypatch, dynamic=False):
+    with monkeypatch.context() as m:
+        m.setattr(llvm_backend, "_threads", lambda: 1)
+        f, made = compiled(fn, dynamic)
+        result = f(*args)
+    assert not any(s.parallel for s in made[0].steps.values())
+    return result
+
+
+@needs_libgomp
+@pytest.mark.parametrize("fn, shape", CASES, ids=[fn.__name__ for fn, _ in CASES])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int64])
+def test_split_kernels_run_on_the_team_with_one_threads_results(fn, shape, dtype, monkeypatch):
+    args = _inputs(shape, dtype)
+    f, made = compiled(fn)
+    got = f(*args)
+    split = [s for s in made[0].steps.values() if s.parallel]
+    assert split and all(s.dispatch == "libgomp" and s.team is not None for s in split)
+    assert all(".team(" in made[0].ir and "@GOMP_parallel" in made[0].ir for s in split)
+    _same(got, _one_thread(fn, args, monkeypatch))
+    if fn is not rows:   # exp is within a few ulp of NumPy's; the rest is NumPy's to the bit
+        _same(got, fn(*args))
+
+
+@needs_libgomp
+@pytest.mark.parametrize("fn, shape", CASES, ids=[fn.__name__ for fn, _ in CASES])
+def test_dynamic_shapes_run_on_the_team_at_every_size(fn, shape, monkeypatch):
+    f, made = compiled(fn, dynamic=True)
+    sizes = [(n,) for n in (1 << 17, 100, (1 << 20) + 3, 3 << 18, 1 << 17)] if len(shape) == 1 \
+        else [(600, 1000), (3, 1000), (1000, 300), (129, 2048)]
+    for size in sizes:
+        args = _inputs(size, np.float64)
+        _same(f(*args), _one_thread(fn, args, monkeypatch, dynamic=True))
+        if fn is not rows:
+            _same(f(*args), fn(*args))
+    assert len(made) == 1
+    split = [s for s in made[0].steps.values() if s.parallel]
+    assert split and all(s.dispatch == "libgomp" for s in split)
+    assert any(s.tables for s in split)   # ranges of each extent, made once
+
+
+@needs_libgomp
+def test_a_new_layout_gets_a_team_variant():
+    f, made = compiled(squared_distance)
+    x, y = _inputs(1 << 20, np.float64)
+    f(x, y)
+    x2 = np.repeat(x, 2)[::2]   # strides the kernel was not compiled for
+    _same(f(x2, y), squared_distance(x2, y))
+    [step] = made[0].steps.values()
+    [(native, entry)] = step.variants.values()
+    assert entry is not None
+
+
+@pytest.mark.parametrize("fn, shape", CASES, ids=[fn.__name__ for fn, _ in CASES])
+def test_without_libgomp_shares_run_on_the_python_pool(fn, shape, no_libgomp, monkeypatch, capsys):
+    args = _inputs(shape, np.float64)
+    numpile.set_logs(perf=True)
+    try:
+        f, made = compiled(fn)
+        got = f(*args)
+    finally:
+        numpile.set_logs()
+    assert "llvm: libgomp not found: kernel shares run on a Python thread pool" in capsys.readouterr().err
+    split = [s for s in made[0].steps.values() if s.parallel]
+    if llvm_backend._threads() > 1:
+        assert split and all(s.dispatch == "python pool" and s.team is None for s in split)
+    assert "GOMP_parallel" not in made[0].ir
+    _same(got, _one_thread(fn, args, monkeypatch))
+
+
+@needs_libgomp
+def test_python_threads_run_teams_at_once():
+    f, _ = compiled(squared_distance)
+    g, _ = compiled(axpy)
+    data = [_inputs((1 << 19) + t, np.float64) for t in range(6)]
+    failures = []
+
+    def work(t, barrier):
+        barrier.wait()
+        for _ in range(20):
+            x, y = data[t]
+            if f(x, y) != squared_distance(x, y) or not np.array_equal(g(x, y), axpy(x, y)):
+                failures.append(t)
+
+    barrier = threading.Barrier(len(data))
+    threads = [threading.Thread(target=work, args=(t, barrier)) for t in range(len(data))]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert not failures
+
+
+CHILD = textwrap.dedent("""
+    import os, numpy as np, numpile
+    from numpile_llvm import team
+    f = numpile.compile(lambda x: ((x - 0.5) ** 2).sum(), backend="llvm")
+    x = np.random.default_rng(0).standard_normal(1 << 20)
+    assert f(x) == ((x - 0.5) ** 2).sum()          # a team ran: libgomp's pool has threads
+    pid = os.fork()
+    if pid == 0:
+        ok = not team.usable and f(x) == ((x - 0.5) ** 2).sum()
+        os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    print("child", os.waitstatus_to_exitcode(status), "parent", f(x) == ((x - 0.5) ** 2).sum())
+""")
+
+
+@needs_libgomp
+def test_a_forked_child_runs_shares_on_the_python_pool():
+    # libgomp has no fork handler: a child using the parent's team would wait for ever
+    out = subprocess.run([sys.executable, "-W", "ignore", "-c", CHILD], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["child", "0", "parent", "True"]
