@@ -15,8 +15,17 @@ thread pool makes, so results are the same to the bit. Statuses are OR-ed into o
 One ctypes call per kernel run, so one GIL release, instead of a future per share (~70 µs each
 on 16 threads, as the workers hand the GIL to each other). The team size is passed explicitly:
 OMP_NUM_THREADS does not change it. Each calling thread has a pool of its own (libgomp keeps one
-per initial thread), so Python threads calling kernels at once run independent teams. Idle pool
-threads spin briefly (libgomp's default OMP_WAIT_POLICY), then sleep on a futex.
+per initial thread), so Python threads calling kernels at once run independent teams.
+
+[Note: spinning] A libgomp thread that waits (a worker for the next team, the caller for the
+team's last share) polls GOMP_SPINCOUNT times, then sleeps on a futex. libgomp's default is
+300,000 polls, up to 15 ms (a poll with its `pause` took 50 ns on a 2-core EPYC): where another
+process holds a core, a thread that spins keeps the one its team-mate waits for, and each kernel
+run took a scheduler slice, 8 ms, on 2 cores (2*x + y on 2**17: 8 ms against 74 µs on the Python
+pool). So libgomp is loaded with GOMP_SPINCOUNT=300 (up to 15 µs: long enough for a team's
+shares to meet at the end, and for the next kernel of a program to find its threads awake), set
+only while it loads; OMP_WAIT_POLICY or GOMP_SPINCOUNT in the environment win, and a libgomp
+already loaded by another library keeps its settings.
 
 libgomp keeps no fork handler: a child process forked after a team ran would wait for pool
 threads it does not have, so a child runs its shares on the Python pool instead (`usable`).
@@ -36,6 +45,8 @@ from numpile import logs
 from .irbuilder import Module
 
 _FUNCTIONS = ("GOMP_parallel", "omp_get_thread_num", "omp_get_num_threads")
+# how many times a waiting thread polls before it sleeps: up to 15 µs (see [Note: spinning])
+SPIN_COUNT = "300"
 #: False in a forked child: its drivers' shares run on the Python pool (see the module docstring)
 usable = True
 
@@ -53,12 +64,30 @@ def _candidates() -> list[str]:
     return [name for name in (ctypes.util.find_library("gomp"), "libgomp.so.1") if name]
 
 
+def _load(name: str) -> ctypes.CDLL:
+    """libgomp, loaded with SPIN_COUNT unless the process has it already or the environment says
+    how its threads wait (see [Note: spinning])."""
+    if hasattr(os, "RTLD_NOLOAD"):
+        try:
+            return ctypes.CDLL(name, mode=os.RTLD_NOLOAD | os.RTLD_NOW)   # loaded: its settings stand
+        except OSError:
+            pass
+    ours = not {"OMP_WAIT_POLICY", "GOMP_SPINCOUNT"} & set(os.environ)
+    if ours:   # read once, by libgomp's constructor
+        os.environ["GOMP_SPINCOUNT"] = SPIN_COUNT
+    try:
+        return ctypes.CDLL(name)
+    finally:
+        if ours:
+            del os.environ["GOMP_SPINCOUNT"]
+
+
 @cache
 def _library() -> ctypes.CDLL | None:
     """libgomp, its functions made resolvable by the JIT; None where the process cannot load it."""
     for name in _candidates():
         try:
-            lib = ctypes.CDLL(name)
+            lib = _load(name)
         except OSError:
             continue
         if all(hasattr(lib, f) for f in _FUNCTIONS):

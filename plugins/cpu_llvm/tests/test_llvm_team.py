@@ -4,6 +4,7 @@ the bit (sums NumPy's); without libgomp, or in a forked child, shares run on the
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import textwrap
@@ -190,3 +191,13 @@ def test_a_forked_child_runs_shares_on_the_python_pool():
     out = subprocess.run([sys.executable, "-W", "ignore", "-c", CHILD], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["child", "0", "parent", "True"]
+
+
+@needs_libgomp
+@pytest.mark.parametrize("env", [{}, {"GOMP_SPINCOUNT": "5"}])
+def test_the_spin_count_is_set_only_while_libgomp_loads(env):
+    script = "import os; from numpile_llvm import team; assert team.available(); print(os.environ.get('GOMP_SPINCOUNT'))"
+    clean = {k: v for k, v in os.environ.items() if k not in ("GOMP_SPINCOUNT", "OMP_WAIT_POLICY")}
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, env={**clean, **env})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == env.get("GOMP_SPINCOUNT", "None")   # the user's setting stays, ours does not
