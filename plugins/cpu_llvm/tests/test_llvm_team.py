@@ -201,3 +201,19 @@ def test_the_spin_count_is_set_only_while_libgomp_loads(env):
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, env={**clean, **env})
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == env.get("GOMP_SPINCOUNT", "None")   # the user's setting stays, ours does not
+
+
+@needs_libgomp
+def test_a_smaller_team_runs_every_share():
+    # OMP_THREAD_LIMIT=1: libgomp gives a team of one thread, which runs the shares one by one
+    script = textwrap.dedent("""
+        import numpy as np, numpile
+        x = np.random.default_rng(0).standard_normal((1 << 20) + 7)
+        f = numpile.compile(lambda a: (a * 3).sum(), backend="llvm")
+        g = numpile.compile(lambda a: a * 3 + 1, backend="llvm")
+        print(f(x) == (x * 3).sum(), np.array_equal(g(x), x * 3 + 1))
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "OMP_THREAD_LIMIT": "1"})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["True", "True"]
