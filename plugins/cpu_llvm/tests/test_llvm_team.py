@@ -217,3 +217,23 @@ def test_a_smaller_team_runs_every_share():
                          env={**os.environ, "OMP_THREAD_LIMIT": "1"})
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["True", "True"]
+
+
+@needs_libgomp
+@pytest.mark.skipif(llvm_backend._threads() < 2 or not os.path.isdir("/proc/self/task"), reason="one core, or no /proc")
+def test_omp_num_threads_does_not_change_the_team():
+    # the team size is passed to GOMP_parallel: OMP_NUM_THREADS=1 (set for BLAS, say) leaves it
+    script = textwrap.dedent("""
+        import os, numpy as np, numpile
+        from numpile_llvm import backend
+        x = np.random.default_rng(0).standard_normal(1 << 20)
+        f = numpile.compile(lambda a: a * 3 + 1, backend="llvm")
+        before = len(os.listdir("/proc/self/task"))
+        f(x)
+        print(len(os.listdir("/proc/self/task")) - before, backend._threads() - 1)
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
+                         env={**os.environ, "OMP_NUM_THREADS": "1"})
+    assert out.returncode == 0, out.stderr
+    started, expected = out.stdout.split()
+    assert started == expected   # the team's threads beside the caller
