@@ -66,39 +66,55 @@ def is_advanced(index: tuple) -> bool:
     return any(_is_index_array(item) for item in index)
 
 
+def _walk(a: ArrayMeta, index: tuple, kinds: list, ints_advanced: bool) -> tuple[list, list, list]:
+    """An index over a's dims: the result dims its newaxis, Ellipsis and slice items give, in order,
+    and for each advanced item (an index array; an int too where arrays are) its shape and where it
+    stands (its position among the items, and how many result dims come before it). NumPy's
+    IndexError and ValueError for what it refuses."""
+    if kinds.count("ellipsis") > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    consumed = sum(k in ("int", "slice", "array") for k in kinds)
+    if consumed > a.ndim:
+        raise IndexError(f"too many indices for array: array is {a.ndim}-dimensional, but {consumed} were indexed")
+    if "ellipsis" not in kinds:  # the dims no item names are those of an implicit trailing Ellipsis
+        index, kinds = index + (Ellipsis,), kinds + ["ellipsis"]
+    shape, advanced, places, dim = [], [], [], 0
+    for position, (item, kind) in enumerate(zip(index, kinds)):
+        if kind == "newaxis":
+            shape.append(1)
+            continue
+        if kind == "ellipsis":
+            rest = a.ndim - consumed
+            shape.extend(a.shape[dim:dim + rest])
+            dim += rest
+            continue
+        size = a.shape[dim]
+        if kind == "slice":
+            if item.step == 0:
+                raise ValueError("slice step cannot be zero")
+            shape.append(slice_length(item, size))
+        elif kind == "int":
+            if not -size <= item < size:
+                raise IndexError(f"index {item} is out of bounds for axis {dim} with size {size}")
+            if ints_advanced:
+                advanced.append(())
+                places.append((position, len(shape)))
+        else:
+            advanced.append(_index_array(item).shape)
+            places.append((position, len(shape)))
+            _check_bounds(item, size, dim)
+        dim += 1
+    return shape, advanced, places
+
+
 def _getitem_meta(a, index):
     a = as_meta(a)
     if is_advanced(index):
         raise NotImplementedError("advanced indexing is the op 'index', not getitem")
     kinds = [_kind(item) for item in index]
-    if kinds.count("ellipsis") > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-    consumed = kinds.count("int") + kinds.count("slice")
-    if consumed > a.ndim:
-        raise IndexError(f"too many indices for array: array is {a.ndim}-dimensional, but {consumed} were indexed")
+    shape, _, _ = _walk(a, index, kinds, ints_advanced=False)
     # NumPy hands back a scalar for a 0-d result, unless the index spells out an Ellipsis
-    scalar = "ellipsis" not in kinds
-    if scalar:  # the dims no index names are those of an implicit trailing Ellipsis
-        index, kinds = index + (Ellipsis,), kinds + ["ellipsis"]
-    shape, dim = [], 0
-    for item, kind in zip(index, kinds):
-        if kind == "newaxis":
-            shape.append(1)
-        elif kind == "ellipsis":
-            rest = a.ndim - consumed
-            shape.extend(a.shape[dim:dim + rest])
-            dim += rest
-        elif kind == "int":
-            size = a.shape[dim]
-            if not -size <= item < size:
-                raise IndexError(f"index {item} is out of bounds for axis {dim} with size {size}")
-            dim += 1
-        else:
-            if item.step == 0:
-                raise ValueError("slice step cannot be zero")
-            shape.append(slice_length(item, a.shape[dim]))
-            dim += 1
-    return ArrayMeta(tuple(shape), a.dtype, scalar=scalar and not shape)
+    return ArrayMeta(tuple(shape), a.dtype, scalar="ellipsis" not in kinds and not shape)
 
 
 register("getitem", VIEW, impl=operator.getitem, meta=_getitem_meta, signature=_getitem_sig,
@@ -129,47 +145,19 @@ def _check_bounds(item, size, axis: int) -> None:
 
 
 def _advanced_shape(a: ArrayMeta, index: tuple) -> tuple:
-    """The shape of a[index] for an index with integer arrays, by NumPy's rules."""
+    """The shape of a[index] for an index with integer arrays, by NumPy's rules: the advanced items
+    broadcast together, and their shape stands where the first of them does when they are adjacent
+    in the index, else first."""
     kinds = ["array" if _is_index_array(item) else _kind(item) for item in index]
-    if kinds.count("ellipsis") > 1:
-        raise IndexError("an index can only have a single ellipsis ('...')")
-    consumed = sum(k in ("int", "slice", "array") for k in kinds)
-    if consumed > a.ndim:
-        raise IndexError(f"too many indices for array: array is {a.ndim}-dimensional, but {consumed} were indexed")
-    if "ellipsis" not in kinds:
-        index, kinds = index + (Ellipsis,), kinds + ["ellipsis"]
-    shape, advanced, positions, dim = [], [], [], 0
-    for position, (item, kind) in enumerate(zip(index, kinds)):
-        if kind == "newaxis":
-            shape.append(1)
-        elif kind == "ellipsis":
-            rest = a.ndim - consumed
-            shape.extend(a.shape[dim:dim + rest])
-            dim += rest
-        elif kind == "slice":
-            if item.step == 0:
-                raise ValueError("slice step cannot be zero")
-            shape.append(slice_length(item, a.shape[dim]))
-            dim += 1
-        else:  # an index array, or an integer: advanced too where arrays are
-            if kind == "int":
-                if not -a.shape[dim] <= item < a.shape[dim]:
-                    raise IndexError(f"index {item} is out of bounds for axis {dim} with size {a.shape[dim]}")
-                advanced.append(())
-            else:
-                advanced.append(_index_array(item).shape)
-                _check_bounds(item, a.shape[dim], dim)
-            positions.append(position)
-            if len(positions) == 1:
-                first = len(shape)
-            dim += 1
+    shape, advanced, places = _walk(a, index, kinds, ints_advanced=True)
     try:
         joint = broadcast_shapes(*advanced)
     except ValueError:
         raise IndexError("shape mismatch: indexing arrays could not be broadcast together with shapes "
                          + " ".join(str(tuple(s)) for s in advanced)) from None
+    positions = [p for p, _ in places]
     adjacent = positions == list(range(positions[0], positions[0] + len(positions)))
-    at = first if adjacent else 0
+    at = places[0][1] if adjacent else 0
     return tuple(shape[:at]) + joint + tuple(shape[at:])
 
 
