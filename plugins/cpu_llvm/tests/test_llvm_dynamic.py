@@ -17,18 +17,9 @@ from numpile.ops import ArrayMeta
 from numpile.testing import assert_same_result, conformance_cases
 from numpile_llvm import codegen, jit
 from numpile_llvm.backend import LLVMBackend
+from test_llvm import programs
 
 rng = np.random.default_rng()
-
-
-def programs():
-    """A backend recording the CompiledPrograms "llvm" makes."""
-    made = []
-
-    def compile_llvm(graph, example_inputs):
-        made.append(LLVMBackend().compile(graph, example_inputs, {}))
-        return made[-1]
-    return compile_llvm, made
 
 
 def chain(x):

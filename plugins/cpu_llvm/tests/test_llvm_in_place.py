@@ -9,24 +9,16 @@ import pytest
 
 import numpile
 from numpile.lowering import Extern, Kernel
-from numpile_llvm.backend import LLVMBackend
+from test_llvm import programs
 
 rng = np.random.default_rng()
-
-
-def compiled_with_programs(fn):
-    made = []
-
-    def llvm(graph, example_inputs):
-        made.append(LLVMBackend().compile(graph, example_inputs, {}))
-        return made[-1]
-    return numpile.compile(fn, backend=llvm), made
 
 
 def run_both(fn, make_args):
     """fn compiled on llvm and eager on copies of the same fresh arguments, twice; results and every
     argument afterwards equal (dtype, shape, values). Returns the llvm Programs made."""
-    compiled, made = compiled_with_programs(fn)
+    llvm, made = programs()
+    compiled = numpile.compile(fn, backend=llvm)
     for _ in range(2):
         args = make_args()
         copies = [a.copy(order="K") if isinstance(a, np.ndarray) else a for a in args]
