@@ -44,24 +44,31 @@ def in_place_setitems(graph: Graph, kind_of, materialized: set, users: dict) -> 
             owned = base in written_back and not any(i > order[s] for i in externs)
         else:
             owned = base in chosen or _made_here(base, kind_of, materialized)
-        if owned and base not in outputs and all(order[r] < order[s] for r in _readers(base, s, materialized, users, outputs)):
+        if owned and base not in outputs and \
+                all(order[r] < order[s] for r in _readers(base, s, kind_of, materialized, users, outputs)):
             chosen.add(s)
     return chosen
 
 
-def in_place_outputs(graph: Graph, kind_of, materialized: set, users: dict) -> dict[Node, Node]:
+def in_place_outputs(graph: Graph, kind_of, materialized: set, users: dict, in_place: set) -> dict[Node, Node]:
     """Outputs the caller writes back into an input (`x += y`, `np.add(x, y, out=x)`: a whole new
     value, no setitem) that may be computed in that input's buffer: output node -> input node.
-    The same conditions as an update in place, the output being the update."""
+    The same conditions as an update in place, the output being the update, and the values the
+    buffer held before (the input, then each update stored in place into it) all read before."""
     order = {n: i for i, n in enumerate(graph.nodes)}
     outputs = graph.outputs
     externs = [order[n] for n in graph.calls if kind_of(n) == "extern" and not basic_setitem(n)]
     chosen = {}
     for k, x in graph.write_back:
         out = outputs[k]
+        held = [x]   # the values x's buffer holds in turn
+        for s in graph.calls:
+            if s in in_place and s.args[0] in held:
+                held.append(s)
         if kind_of(out) == "pointwise" and out in materialized and x not in outputs and out not in chosen \
                 and not any(i > order[out] for i in externs) \
-                and all(order[r] < order[out] for r in _readers(x, out, materialized, users, set(outputs))):
+                and all(order[r] < order[out] for value in held
+                        for r in _readers(value, out, kind_of, materialized, users, set(outputs))):
             chosen[out] = x
     return chosen
 
@@ -95,22 +102,37 @@ def _made_here(n: Node, kind_of, materialized: set) -> bool:
     kind = kind_of(n)
     if kind in ("pointwise", "reduction"):
         return n in materialized
-    return kind == "extern" and (ops.get(n.target).kind == ops.CREATION or n.target in FRESH)
+    return kind == "extern" and _fresh(n)
 
 
-def _readers(base: Node, update: Node, materialized: set, users: dict, outputs: set) -> list[Node]:
-    """The placed nodes other than `update` that read `base`'s buffer, directly or through views
-    and inlined pointwise ops; a value no placed node reads but the graph returns is read last."""
-    found, seen, stack = [], {base}, [base]
+def _fresh(n: Node) -> bool:
+    return ops.get(n.target).kind == ops.CREATION or n.target in FRESH
+
+
+def _views(n: Node) -> bool:
+    """Whether n's result may be a view of its first argument: a view op placed as an extern
+    (reshape, a view of an extern's result), or ravel, which views when the strides allow."""
+    return ops.get(n.target).kind == ops.VIEW or n.target == "ravel"
+
+
+def _readers(base: Node, update: Node, kind_of, materialized: set, users: dict, outputs: set) -> list[Node]:
+    """The placed nodes that read `base`'s memory: directly or through views and inlined pointwise
+    ops (`update` itself excepted: the scheduler sees where it reads), and through an extern's
+    result that may be a view of it (`update` included: it would read what it overwrites). A value
+    no placed node reads but the graph returns is read last."""
+    found, seen, stack = [], {base}, [(base, True)]
     while stack:
-        for u in users[stack.pop()]:
-            if u in seen or u is update:
+        node, own = stack.pop()        # own: read through base's own buffer, where the scheduler looks
+        for u in users[node]:
+            if u in seen or (u is update and own):
                 continue
             seen.add(u)
             if u in materialized:
                 found.append(u)
+                if kind_of(u) == "extern" and _views(u) and u.args[0] is node:
+                    stack.append((u, False))   # its result is (or may be) a view of base's memory
             else:                       # lazy: read wherever its users are placed
                 if u in outputs:
                     found.append(u.graph.nodes[-1])   # an output view is made at the end
-                stack.append(u)
+                stack.append((u, own))
     return found

@@ -82,7 +82,7 @@ class _Scheduler:
         }
         self.materialized |= _too_big(graph, self.materialized)
         self.in_place = in_place_setitems(graph, kind_of, self.materialized, self.users)
-        self.into_input = in_place_outputs(graph, kind_of, self.materialized, self.users)
+        self.into_input = in_place_outputs(graph, kind_of, self.materialized, self.users, self.in_place)
         self.buffers: dict[str, Buffer] = {}
         self.buffer_of: dict[Node, str] = {}
         self.steps: list = []

@@ -164,3 +164,26 @@ def test_disjoint_reads_and_stores_back_need_no_temporary():
         return q
     [program] = run_both(f, lambda: (rng.random(11),))
     assert set(program.buffers) == {"q"} and len(program.steps) == 4
+
+
+@pytest.mark.parametrize("how", ["augmented", "out", "slice"])
+def test_a_read_through_an_extern_view_of_the_base_sees_its_old_value(how):
+    def f(x):   # reshape is an extern here, and its result a view of x: x must not be written first
+        flipped = x.reshape(-1)[::-1].reshape(x.shape)
+        if how == "augmented":
+            x -= flipped
+        elif how == "out":
+            np.add(x, flipped, out=x)
+        else:
+            x[1:] = flipped[1:] * 2
+        return x
+    run_both(f, lambda: (rng.random((3, 4)),))
+
+
+def test_a_value_the_buffer_held_after_an_update_is_read_before_it_is_overwritten():
+    def f(x):
+        x[0] = x[0] * 0.5      # stored in place into x
+        a = x + x              # reads that value, inlined where `a` is used: after the next line
+        x -= x                 # written back into x: must not overwrite what `a` still reads
+        return np.floor(a * 4)
+    run_both(f, lambda: (rng.random((3, 2)),))
