@@ -14,40 +14,17 @@ Found by `python -m numpile.fuzz --backend llvm --seed 1`; the test fails while 
 #  ACTUAL: array([ 1.114403, -0.814852, -1.604975,  2.952845])
 #  DESIRED: array([ 1.114403, -0.814852, -0.814852,  1.114403])
 
-import io
-import math
+from numpile.fuzz.check import Inputs, check_program, make_function
 
-import numpy as np
-import scipy.special
-
-from numpile.fuzz.check import Inputs, check_program
-
-G = 0.75                # a global the program reads; check_program changes it from call 4 on
-_buf = io.StringIO()    # what the program prints
-
-
-def _mix(u, v):
-    return np.sin(u) * 0.5 + v
-
-
-def _branchy(u, v):
-    if u.mean() > v.mean():             # a data-dependent jump inside a callee
-        return u - v
-    return np.cos(u + v)
-
-
-def _noisy(u, buf):
-    print("noisy", u.shape, file=buf)   # a break inside a callee
-    return u * 1.5
-
-
+# run after numpile.fuzz.check.PRELUDE (its helpers and the global G), as the fuzzer ran it
+f = make_function('''\
 def f(x, y, n):
     if x.sum() > 0:
         np.add(x, x.reshape(-1)[::-1].reshape(x.shape), out=x)
     else:
         x = x
     return y
-
+''')
 
 INPUTS = Inputs(shape=(4,), other=(2,), n1=1, n2=3, layout='C', seed=2890)
 

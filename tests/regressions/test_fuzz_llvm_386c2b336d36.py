@@ -16,33 +16,10 @@ Found by `python -m numpile.fuzz --backend llvm --seed 1`; the test fails while 
 #  DESIRED: array([[-1.421629,  1.704488,  0.706893,  1.991766],
 #        [ 0.201225, -2.743615,  2.743615, -0.201225]])
 
-import io
-import math
+from numpile.fuzz.check import Inputs, check_program, make_function
 
-import numpy as np
-import scipy.special
-
-from numpile.fuzz.check import Inputs, check_program
-
-G = 0.75                # a global the program reads; check_program changes it from call 4 on
-_buf = io.StringIO()    # what the program prints
-
-
-def _mix(u, v):
-    return np.sin(u) * 0.5 + v
-
-
-def _branchy(u, v):
-    if u.mean() > v.mean():             # a data-dependent jump inside a callee
-        return u - v
-    return np.cos(u + v)
-
-
-def _noisy(u, buf):
-    print("noisy", u.shape, file=buf)   # a break inside a callee
-    return u * 1.5
-
-
+# run after numpile.fuzz.check.PRELUDE (its helpers and the global G), as the fuzzer ran it
+f = make_function('''\
 def f(x, y, n):
     acc = []
     w0 = 0
@@ -66,7 +43,7 @@ def f(x, y, n):
     except ZeroDivisionError:
         pass
     return b, acc
-
+''')
 
 INPUTS = Inputs(shape=(2, 4), other=(1, 4), n1=0, n2=3, layout='C', seed=1)
 

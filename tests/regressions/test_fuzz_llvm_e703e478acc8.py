@@ -19,33 +19,10 @@ Found by `python -m numpile.fuzz --backend llvm --seed 1`; the test fails while 
 #        [ 23.],
 #        [ 17.]])
 
-import io
-import math
+from numpile.fuzz.check import Inputs, check_program, make_function
 
-import numpy as np
-import scipy.special
-
-from numpile.fuzz.check import Inputs, check_program
-
-G = 0.75                # a global the program reads; check_program changes it from call 4 on
-_buf = io.StringIO()    # what the program prints
-
-
-def _mix(u, v):
-    return np.sin(u) * 0.5 + v
-
-
-def _branchy(u, v):
-    if u.mean() > v.mean():             # a data-dependent jump inside a callee
-        return u - v
-    return np.cos(u + v)
-
-
-def _noisy(u, buf):
-    print("noisy", u.shape, file=buf)   # a break inside a callee
-    return u * 1.5
-
-
+# run after numpile.fuzz.check.PRELUDE (its helpers and the global G), as the fuzzer ran it
+f = make_function('''\
 def f(x, y, n):
     for k0 in range(n):
         y[k0 % len(y)] = y[k0 % len(y)] * 0.5 + k0
@@ -65,7 +42,7 @@ def f(x, y, n):
             break
     a = (lambda u: u * 0.5 + 1.0)((a * G))
     return {'p': x, 'q': a}
-
+''')
 
 INPUTS = Inputs(shape=(3, 1), other=(3, 1), n1=3, n2=0, layout='C', seed=93630)
 
