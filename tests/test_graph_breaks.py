@@ -537,3 +537,22 @@ def test_unsupported_ndarray_method_breaks_once_and_does_not_recompile(rng):
     assert len(compiled.all_entries()) == 2
     report = numpile.explain(copies_then_adds)(rand(rng, (4,)))
     assert report.graph_break_count == 1 and "ndarray.repeat() is not supported" in str(report.break_reasons[0])
+
+
+def test_reset_lets_resume_code_go(rng):
+    """numpile.reset() drops the resume code it built; a dead function's resume code is not kept
+    (a fuzzer making thousands of functions with breaks grew by ~6 KB each before)."""
+    import gc
+    from numpile.tracer import resume
+    namespace = {}
+    exec("import numpy as np\ndef made(x):\n    y = x * 2\n    z = y.repeat(2)\n    return z + 1\n", namespace)
+    made = namespace.pop("made")
+    compiled = numpile.compile(made, backend="eager")
+    compare(compiled, made, rand(rng, (4,)))
+    built = [c for (code, _), c in resume._CACHE.items() if code is made.__code__]
+    assert built and all(c in resume._ORIGIN for c in built)
+    numpile.reset()
+    assert not resume._CACHE
+    del made, compiled, built, namespace
+    gc.collect()
+    assert not any(origin[0].co_name == "made" for origin in resume._ORIGIN.values())

@@ -35,7 +35,7 @@ from .tracer import GraphBreak, Trace, TraceFailed, trace
 from .tracer.codegen import CodeNamespace, call_args, signature_params
 from .tracer.guards import GuardSet, same_float
 from .tracer.python_scalars import INT_INPUT_BOUND
-from .tracer.resume import make_resume_function, resume_code
+from .tracer.resume import forget, make_resume_function, resume_code
 from .tracer.translator import is_library_code
 
 _LIVE: "weakref.WeakSet[CompiledFunction]" = weakref.WeakSet()
@@ -472,5 +472,6 @@ def _define_check(guards: GuardSet, params: str, ns: CodeNamespace):
 
 def reset_all() -> None:
     _logged_breaks.clear()
+    forget()
     for cf in list(_LIVE):
         cf.reset()

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dis
 import types
+import weakref
 from dataclasses import dataclass
 
 from ..exc import Unsupported
@@ -46,8 +47,12 @@ def cell_param(name: str) -> str:
     return f"___cell_{name}"
 
 
+# (original code, layout) -> resume code; emptied by numpile.reset(), so that a program making
+# many functions with breaks (a fuzzer, a notebook) does not keep every resume code forever
 _CACHE: dict = {}
-_ORIGIN: dict = {}  # resume code -> (the original code, how many bytes its prologue adds)
+# resume code -> (the original code, how many bytes its prologue adds), for as long as the resume
+# code lives: a resume frame still running after a reset must still find its origin
+_ORIGIN: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def resume_code(code: types.CodeType, layout: ResumeLayout) -> types.CodeType:
@@ -58,6 +63,11 @@ def resume_code(code: types.CodeType, layout: ResumeLayout) -> types.CodeType:
         _ORIGIN[new] = (code, len(new.co_code) - len(code.co_code))
         _CACHE[key] = new
     return _CACHE[key]
+
+
+def forget() -> None:
+    """Drop the cached resume codes (numpile.reset): the next break builds them again."""
+    _CACHE.clear()
 
 
 def origin(code: types.CodeType) -> tuple[types.CodeType, int]:
