@@ -19,13 +19,17 @@ per initial thread), so Python threads calling kernels at once run independent t
 
 [Note: spinning] A libgomp thread that waits (a worker for the next team, the caller for the
 team's last share) polls GOMP_SPINCOUNT times, then sleeps on a futex. libgomp's default is
-300,000 polls, up to 15 ms (a poll with its `pause` took 50 ns on a 2-core EPYC): where another
-process holds a core, a thread that spins keeps the one its team-mate waits for, and each kernel
-run took a scheduler slice, 8 ms, on 2 cores (2*x + y on 2**17: 8 ms against 74 µs on the Python
-pool). So libgomp is loaded with GOMP_SPINCOUNT=300 (up to 15 µs: long enough for a team's
-shares to meet at the end, and for the next kernel of a program to find its threads awake), set
-only while it loads; OMP_WAIT_POLICY or GOMP_SPINCOUNT in the environment win, and a libgomp
-already loaded by another library keeps its settings.
+300,000 polls, up to 15 ms (a poll with its `pause` took 50 ns on a 2-core EPYC). Spinning pays
+only where every thread of the team has a core to itself: on an idle 16-core Xeon the default ran
+2*x + y on 2**17 in 21 µs against 101 µs with 300 polls, a Jacobi-2d step on 2000x2000 in 1.0 ms
+against 1.8 ms (benchmarks/team_dispatch.py; 3,000 and 30,000 polls were worse than either
+there). Where another process holds a core, a thread that spins keeps the one its team-mate waits
+for, and each kernel run took a scheduler slice, 8 ms, on 2 cores (2*x + y on 2**17: 8 ms against
+74 µs on the Python pool). So when libgomp loads, a machine whose 1-minute load average is under
+half a core keeps libgomp's default; any other gets GOMP_SPINCOUNT=300 (up to 15 µs: long enough
+for a team's shares to meet at the end, and for the next kernel of a program to find its threads
+awake), set only while it loads. OMP_WAIT_POLICY or GOMP_SPINCOUNT in the environment win, and a
+libgomp already loaded by another library keeps its settings.
 
 libgomp keeps no fork handler: a child process forked after a team ran would wait for pool
 threads it does not have, so a child runs its shares on the Python pool instead (`usable`).
@@ -45,8 +49,9 @@ from numpile import logs
 from .irbuilder import Module
 
 _FUNCTIONS = ("GOMP_parallel", "omp_get_thread_num", "omp_get_num_threads")
-# how many times a waiting thread polls before it sleeps: up to 15 µs (see [Note: spinning])
-SPIN_COUNT = "300"
+# how many times a waiting thread polls before it sleeps on a busy machine: up to 15 µs
+# (see [Note: spinning])
+BUSY_SPIN_COUNT = "300"
 #: False in a forked child: its drivers' shares run on the Python pool (see the module docstring)
 usable = True
 
@@ -64,17 +69,26 @@ def _candidates() -> list[str]:
     return [name for name in (ctypes.util.find_library("gomp"), "libgomp.so.1") if name]
 
 
+def _busy() -> bool:
+    """Whether another process seems to hold a core: a 1-minute load average of half a core or
+    more (or no load average to read)."""
+    try:
+        return os.getloadavg()[0] >= 0.5
+    except (AttributeError, OSError):
+        return True
+
+
 def _load(name: str) -> ctypes.CDLL:
-    """libgomp, loaded with SPIN_COUNT unless the process has it already or the environment says
-    how its threads wait (see [Note: spinning])."""
+    """libgomp, loaded with BUSY_SPIN_COUNT on a busy machine unless the process has it already or
+    the environment says how its threads wait (see [Note: spinning])."""
     if hasattr(os, "RTLD_NOLOAD"):
         try:
             return ctypes.CDLL(name, mode=os.RTLD_NOLOAD | os.RTLD_NOW)   # loaded: its settings stand
         except OSError:
             pass
-    ours = not {"OMP_WAIT_POLICY", "GOMP_SPINCOUNT"} & set(os.environ)
+    ours = not {"OMP_WAIT_POLICY", "GOMP_SPINCOUNT"} & set(os.environ) and _busy()
     if ours:   # read once, by libgomp's constructor
-        os.environ["GOMP_SPINCOUNT"] = SPIN_COUNT
+        os.environ["GOMP_SPINCOUNT"] = BUSY_SPIN_COUNT
     try:
         return ctypes.CDLL(name)
     finally:

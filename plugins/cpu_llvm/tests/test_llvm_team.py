@@ -204,6 +204,29 @@ def test_the_spin_count_is_set_only_while_libgomp_loads(env):
 
 
 @needs_libgomp
+@pytest.mark.parametrize("load, env, seen", [(3.0, {}, "300"), (0.1, {}, "None"),
+                                              (3.0, {"OMP_WAIT_POLICY": "passive"}, "None")])
+def test_a_busy_machine_loads_libgomp_with_a_short_spin(load, env, seen):
+    # what GOMP_SPINCOUNT says at the moment libgomp loads, on a machine with that load average
+    script = textwrap.dedent(f"""
+        import ctypes, os
+        os.getloadavg = lambda: ({load}, 0.0, 0.0)
+        real = ctypes.CDLL
+        def recording(name, *args, **kwargs):
+            if "gomp" in str(name) and not kwargs.get("mode", 0) & getattr(os, "RTLD_NOLOAD", 0):
+                print(os.environ.get("GOMP_SPINCOUNT"))
+            return real(name, *args, **kwargs)
+        ctypes.CDLL = recording
+        from numpile_llvm import team
+        assert team.available()
+    """)
+    clean = {k: v for k, v in os.environ.items() if k not in ("GOMP_SPINCOUNT", "OMP_WAIT_POLICY")}
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, env={**clean, **env})
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split()[:1] == [seen]
+
+
+@needs_libgomp
 def test_a_smaller_team_runs_every_share():
     # OMP_THREAD_LIMIT=1: libgomp gives a team of one thread, which runs the shares one by one
     script = textwrap.dedent("""
