@@ -161,3 +161,15 @@ def test_graphs_of_thousands_of_ops_lower_without_recursion(rng, monkeypatch, fn
     program = lowered(fn, *make_args(rng))
     sizes = [sum(isinstance(e, lowering.Call) for e in lowering.walk(stage.value)) for k in program.kernels for stage in k.stages]
     assert len(program.kernels) >= 1 and max(sizes) <= 3 * INLINE_SIZE   # an op of three operands at most
+
+
+def test_gathers_are_loads_through_the_index_arrays(rng):
+    def f(x, i, j):
+        return np.exp(x)[:, ::2][j, 1:, i] * 2, x.T[i, 0]
+    x, i, j = rand(rng, (5, 6, 7)), rng.integers(-7, 7, 3), rng.integers(-5, 5, (2, 1))
+    program = lowered(f, x, i, j)
+    assert not any(isinstance(s, Extern) for s in program.steps)
+    text = str(program)
+    assert "exp(x[at(j[i0, 0], 5), 2*i2 + 2, at(i[i1], 7)])" in text and "x[i1, 0, at(i[i0], 7)]" in text
+    with pytest.raises(IndexError, match="index 7 is out of bounds for axis 2 with size 7"):
+        lowering.run(program, x, np.array([0, 7, 1]), j)

@@ -4,13 +4,14 @@ renderer for that IR."""
 
 from .decompose import DECOMPOSITIONS, decompose
 from .ir import (
-    Affine, Buffer, BufferArg, Call, Const, Expr, Extern, Kernel, Load, LoopIndex, Program, RowValue, Stage, walk,
+    Affine, Buffer, BufferArg, Call, Const, Expr, Extern, Indirect, Kernel, Load, LoopIndex, Program, RowValue, Stage, gathers,
+    walk,
 )
 from .reference import compile_program, run
 from .schedule import kind_of, schedule
 
 __all__ = [
     "decompose", "DECOMPOSITIONS", "schedule", "kind_of", "run", "compile_program",
-    "Affine", "Buffer", "BufferArg", "Call", "Const", "Expr", "Extern", "Kernel", "Load", "LoopIndex",
-    "Program", "RowValue", "Stage", "walk",
+    "Affine", "Buffer", "BufferArg", "Call", "Const", "Expr", "Extern", "Indirect", "Kernel", "Load", "LoopIndex",
+    "Program", "RowValue", "Stage", "gathers", "walk",
 ]

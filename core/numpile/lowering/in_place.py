@@ -7,7 +7,8 @@ index instead gives the same result when the buffer is the program's to overwrit
 reads the base's old value later:
 
 - the base is an input the caller writes back (its final value replaces it anyway), with no
-  extern after the update (an extern may raise, and a graph that raises has changed nothing); or
+  step after the update that may raise (an extern, or a gather given an index out of bounds:
+  a graph that raises has changed nothing); or
   a buffer the program made: a kernel's result, a creation (`zeros`, `copy`), or an earlier
   update done in place (`b[1:] = ...; b[:1] = ...` share one buffer). Not an extern's result
   otherwise, which may be a view of an input;
@@ -25,6 +26,7 @@ import numpy as np
 
 from .. import ops
 from ..graph import Graph, Node
+from .ir import Affine
 
 FRESH = frozenset({"copy"})  # externs that always return a new array, beside the creation ops
 
@@ -34,14 +36,14 @@ def in_place_setitems(graph: Graph, kind_of, materialized: set, users: dict) -> 
     order = {n: i for i, n in enumerate(graph.nodes)}
     outputs = set(graph.outputs)
     written_back = {node for _, node in graph.write_back}
-    externs = [order[n] for n in graph.calls if kind_of(n) == "extern" and not basic_setitem(n)]
+    raising = _may_raise(graph, kind_of, materialized, order)
     chosen: set[Node] = set()
     for s in graph.calls:   # in graph order: a base that is an update is decided before it
         if not basic_setitem(s):
             continue
         base = s.args[0]
         if base.op == "input":
-            owned = base in written_back and not any(i > order[s] for i in externs)
+            owned = base in written_back and not any(i > order[s] for i in raising)
         else:
             owned = base in chosen or _made_here(base, kind_of, materialized)
         if owned and base not in outputs and \
@@ -57,7 +59,7 @@ def in_place_outputs(graph: Graph, kind_of, materialized: set, users: dict, in_p
     buffer held before (the input, then each update stored in place into it) all read before."""
     order = {n: i for i, n in enumerate(graph.nodes)}
     outputs = graph.outputs
-    externs = [order[n] for n in graph.calls if kind_of(n) == "extern" and not basic_setitem(n)]
+    raising = _may_raise(graph, kind_of, materialized, order)
     chosen = {}
     for k, x in graph.write_back:
         out = outputs[k]
@@ -66,11 +68,25 @@ def in_place_outputs(graph: Graph, kind_of, materialized: set, users: dict, in_p
             if s in in_place and s.args[0] in held:
                 held.append(s)
         if kind_of(out) == "pointwise" and out in materialized and x not in outputs and out not in chosen \
-                and not any(i > order[out] for i in externs) \
+                and not any(i > order[out] for i in raising) \
                 and all(order[r] < order[out] for value in held
                         for r in _readers(value, out, kind_of, materialized, users, set(outputs))):
             chosen[out] = x
     return chosen
+
+
+def _may_raise(graph: Graph, kind_of, materialized: set, order: dict) -> list[int]:
+    """Where in graph order a step may raise: an extern (but a basic setitem), and a gather (an
+    index out of bounds) where it is computed: its own place when it is stored, else wherever
+    the values inlining it are."""
+    found, inlined = [], set()
+    for n in graph.calls:
+        kind = kind_of(n)
+        if kind == "extern" and not basic_setitem(n) or kind == "gather" or inlined.intersection(n.inputs):
+            found.append(order[n])
+            if kind != "extern" and n not in materialized:
+                inlined.add(n)
+    return found
 
 
 def disjoint(read: tuple, write: tuple, sizes: tuple) -> bool:
@@ -82,6 +98,8 @@ def disjoint(read: tuple, write: tuple, sizes: tuple) -> bool:
 
 
 def _bounds(a, sizes: tuple):
+    if not isinstance(a, Affine):   # a position read from data (ir.Indirect): anywhere
+        return None
     values = [a.const, *(c for _, c in a.terms), *sizes]
     if not all(isinstance(v, int) for v in values):
         return None
@@ -100,7 +118,7 @@ def basic_setitem(n: Node) -> bool:
 def _made_here(n: Node, kind_of, materialized: set) -> bool:
     """A buffer only this program holds: a kernel's result, or a fresh extern's."""
     kind = kind_of(n)
-    if kind in ("pointwise", "reduction"):
+    if kind in ("pointwise", "gather", "reduction"):
         return n in materialized
     return kind == "extern" and _fresh(n)
 

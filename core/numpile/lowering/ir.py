@@ -10,7 +10,8 @@ and either stores an expression into a buffer or reduces it to a row value that
 later stages read. Loop variables are numbered outer first, then the stage's
 inner loops. Every load and store addresses its buffer by an `Affine` index per
 buffer dimension; views (slices, transposes, broadcasts) are folded into these
-indices, so buffers are always whole arrays with their own strides.
+indices, so buffers are always whole arrays with their own strides. A gather (`x[idx]`)
+addresses a dimension by an `Indirect` instead: a position read from an index array.
 
 Scalar expressions name registry ops (`Call("add", ...)`) and carry the NumPy
 dtype the op computes in, so a renderer knows each value's type exactly; a `weak`
@@ -73,6 +74,37 @@ class Affine:
         return " + ".join(parts)
 
 
+@dataclass(frozen=True, eq=False)
+class Indirect:
+    """A load's index along one buffer dimension taken from data: `scale * p + offset`, where p is
+    the integer `value` (an expression, usually a load of an index array) made a position as NumPy
+    does: a negative value counts from the end of the dimension (`size`). A value outside
+    [-size, size) is NumPy's IndexError: a renderer never reads there, and the program raises.
+    `scaled` and `offset` are Affine's, so views of a gathered array fold into it as into any index."""
+
+    value: "Expr"
+    size: Any
+    scale: Any = 1
+    shift: Any = 0
+
+    def scaled(self, k) -> "Indirect":
+        return Indirect(self.value, self.size, self.scale * k, self.shift * k)
+
+    def offset(self, k) -> "Indirect":
+        return Indirect(self.value, self.size, self.scale, self.shift + k)
+
+    def __str__(self) -> str:
+        text = f"at({self.value}, {self.size})"
+        if not identical(self.scale, 1):
+            text = f"{self.scale}*{text}"
+        return text if isinstance(self.shift, int) and not self.shift else f"{text} + {self.shift}"
+
+
+def gathers(load: "Load") -> bool:
+    """Whether a load addresses a dimension through data (see Indirect)."""
+    return any(isinstance(i, Indirect) for i in load.index)
+
+
 class Expr:
     dtype: np.dtype
 
@@ -80,7 +112,7 @@ class Expr:
 @dataclass(frozen=True, eq=False)
 class Load(Expr):
     buffer: str
-    index: tuple             # Affine per buffer dimension
+    index: tuple             # Affine (or Indirect) per buffer dimension
     dtype: np.dtype
     weak: bool = False       # a Python scalar (see Graph): NEP 50 weak in the ops that use it
 
@@ -239,9 +271,13 @@ def _weak(e, text: str) -> str:
 
 
 def walk(expr: Expr):
-    """Every sub-expression of expr, children first."""
+    """Every sub-expression of expr, children first (a gather's index values too)."""
     if isinstance(expr, Call):
         for a in (*expr.args, *(v for _, v in expr.kwargs)):
             if isinstance(a, Expr):
                 yield from walk(a)
+    elif isinstance(expr, Load):
+        for i in expr.index:
+            if isinstance(i, Indirect):
+                yield from walk(i.value)
     yield expr

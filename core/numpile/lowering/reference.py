@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import ops
 from ..shapes import SymInt, evaluate
-from .ir import Affine, BufferArg, Call, Const, Expr, Extern, Kernel, Load, LoopIndex, Program, RowValue
+from .ir import Affine, BufferArg, Call, Const, Expr, Extern, Indirect, Kernel, Load, LoopIndex, Program, RowValue
 
 _REDUCE = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min, "any": np.any, "all": np.all}
 
@@ -94,9 +94,22 @@ def _affine(a: Affine, grid: list, symbols: list):
     return total
 
 
+def _position(i: Indirect, grid, env, rows, symbols, axis: int):
+    """Where a gather reads along one dim: the index value made a position as NumPy does."""
+    n = size(i.size, symbols)
+    value = np.asarray(_eval(i.value, grid, env, rows, symbols))
+    bad = (value < -n) | (value >= n)
+    if bad.any():
+        raise IndexError(f"index {value[bad].flat[0]} is out of bounds for axis {axis} with size {n}")
+    value = value.astype(np.intp)
+    return np.where(value < 0, value + n, value) * size(i.scale, symbols) + size(i.shift, symbols)
+
+
 def _eval(e, grid, env, rows, symbols):
     if isinstance(e, Load):
-        value = env[e.buffer][_index(e.index, grid, symbols)] if e.index else np.asarray(env[e.buffer])[()]
+        index = tuple(_position(i, grid, env, rows, symbols, d) if isinstance(i, Indirect) else _affine(i, grid, symbols)
+                      for d, i in enumerate(e.index))
+        value = env[e.buffer][index] if e.index else np.asarray(env[e.buffer])[()]
         return value.item() if e.weak else value
     if isinstance(e, Const):
         return size(e.value, symbols)

@@ -5,7 +5,9 @@ expression, evaluated at whatever index its consumer needs (views turn into
 index arithmetic, broadcasting into constant indices). Values are materialised
 into buffers only where they must be: graph outputs, reductions, inputs of
 externs, and pointwise values that more than one kernel would otherwise
-recompute. Materialised values are placed in kernels in graph order; one joins
+recompute. Gathers (`x[idx]`, the op `index`) are computed where they are used as
+pointwise values are, their loads addressed through the index arrays (ir.Indirect).
+Materialised values are placed in kernels in graph order; one joins
 the open kernel when its outer (parallel) loops are the kernel's and everything
 it reads from that kernel is for the same outer index, so softmax, layer norm
 and `((x - y) ** 2).sum()` are each one kernel of a few stages.
@@ -21,14 +23,16 @@ import numpy as np
 
 from .. import ops
 from ..graph import Graph, Node
+from ..ops.indexing import advanced_layout
 from ..ops.reductions import reduced_axes
 from ..shapes import identical, no_new_guards, replaying
 from .decompose import decompose
 from .in_place import basic_setitem, disjoint, in_place_outputs, in_place_setitems
-from .ir import Affine, Buffer, BufferArg, Call, Const, Extern, Kernel, Load, Program, RowValue, Stage, walk
-from .views import VIEW_INDEX, broadcast_index
+from .ir import Affine, Buffer, BufferArg, Call, Const, Extern, Indirect, Kernel, Load, Program, RowValue, Stage, walk
+from .views import VIEW_INDEX, broadcast_index, slice_index
 
 REDUCTIONS = frozenset({"sum", "prod", "max", "min", "any", "all"})
+COMPUTED = frozenset({"pointwise", "gather"})   # values computed element by element where they are used
 # a value whose inlined expression would hold more ops than this (counting an operand as often as it
 # is used) is stored in a buffer instead, so an expression holds at most its op's arity times this:
 # no walk over one (here, in views, in a renderer, printing it) recurses deeper or takes longer however
@@ -41,12 +45,14 @@ class _CannotJoin(Exception):
 
 
 def kind_of(node: Node) -> str:
-    """How the scheduler treats a node: input, pointwise, view, reduction or extern."""
+    """How the scheduler treats a node: input, pointwise, view, gather, reduction or extern."""
     if node.op in ("input", "constant"):
         return "input"
     op = ops.get(node.target)
     if op.kind == ops.POINTWISE:
         return "pointwise"
+    if node.target == "index" and not any(isinstance(i, (list, np.ndarray)) for i in node.args[1]):
+        return "gather"      # index arrays in the graph (constant ones stay with NumPy's indexing)
     if node.target in VIEW_INDEX:
         return "view"
     if node.target in REDUCTIONS:
@@ -78,7 +84,7 @@ class _Scheduler:
         self.materialized = {
             n for n in graph.calls
             if kind_of(n) in ("reduction", "extern")
-            or kind_of(n) == "pointwise" and (n in outputs or n in shared or any(_reads_whole(u, n) for u in self.users[n]))
+            or kind_of(n) in COMPUTED and (n in outputs or n in shared or any(_reads_whole(u, n) for u in self.users[n]))
         }
         self.materialized |= _too_big(graph, self.materialized)
         self.in_place = in_place_setitems(graph, kind_of, self.materialized, self.users)
@@ -233,7 +239,7 @@ class _Scheduler:
             shape = tuple(n.shape)
             inner = shape[nouter:]
             index = tuple(Affine.var(v) for v in range(len(shape)))
-            value = self._value_of_pointwise(n, index, {}, used)
+            value = self._computed(n, index, {}, used)
             stage = Stage(inner, value, output=self._output_buffer(n, value, index), output_index=index)
             self.in_kernel[n] = ("store", stage.output)
         kernel.stages.append(stage)
@@ -280,13 +286,43 @@ class _Scheduler:
         elif kind_of(n) == "view":
             base = n.args[0]
             value = self._value(base, VIEW_INDEX[n.target](n, index), memo, used)
-        elif kind_of(n) == "pointwise":
+        elif kind_of(n) in COMPUTED:
             used.add(n)
-            value = self._value_of_pointwise(n, index, memo, used)
+            value = self._computed(n, index, memo, used)
         else:
             raise AssertionError(f"{n.name} ({n.target}) is neither placed nor computable in place")
         memo[key] = value
         return value
+
+    def _computed(self, n: Node, index: tuple, memo: dict, used: set):
+        if kind_of(n) == "gather":
+            return self._value_of_gather(n, index, memo, used)
+        return self._value_of_pointwise(n, index, memo, used)
+
+    def _value_of_gather(self, n: Node, index: tuple, memo: dict, used: set):
+        """base[items] at `index`: slices and the Ellipsis walk base's dims as a view's would, ints
+        pick one position, and an index array's element (at the index's joint dims) is the
+        position along its dim (ir.Indirect)."""
+        base, items = n.args
+        with replaying():   # the decisions the index meta rule made
+            metas = tuple(i.array_meta if isinstance(i, Node) else i for i in items)
+            _, joint, at, axes = advanced_layout(base.array_meta, metas)
+        width = len(joint)
+        joint_index = index[at:at + width]
+        arrays = iter(i for i in items if isinstance(i, Node))   # the "array" axes, in order
+        base_index = []
+        for d, (kind, item, k) in enumerate(axes):
+            size = base.shape[d]
+            if kind in ("all", "slice"):
+                position = index[k if k < at else k + width]
+                base_index.append(position if kind == "all" else slice_index(item, size, position))
+            elif kind == "int":
+                base_index.append(Affine.constant(item % size))
+            else:
+                array = next(arrays)
+                position = self._value(array, broadcast_index(array.shape, joint, joint_index), memo, used)
+                base_index.append(Indirect(position, size))
+        return self._value(base, tuple(base_index), memo, used)
 
     def _value_of_pointwise(self, n: Node, index: tuple, memo: dict, used: set):
         def operand(a):
@@ -327,10 +363,10 @@ def _too_big(graph: Graph, materialized: set) -> set:
     big = set()
     for n in graph.calls:
         kind = kind_of(n)
-        if kind not in ("pointwise", "view"):
+        if kind not in ("pointwise", "view", "gather"):
             continue
         size[n] = 1 + sum(size.get(i, 1) for i in n.inputs)
-        if kind == "pointwise" and (n in materialized or size[n] > INLINE_SIZE):
+        if kind in COMPUTED and (n in materialized or size[n] > INLINE_SIZE):
             if n not in materialized:
                 big.add(n)
             size[n] = 1

@@ -16,6 +16,13 @@ def broadcast_index(shape: tuple, target: tuple, index: tuple) -> tuple:
                      for k, d in enumerate(shape))
 
 
+def slice_index(item: slice, size, position):
+    """The index into a dim of `size` for `position` (an Affine) along its slice `item`."""
+    with replaying():  # the comparisons getitem's meta rule made for the slice's length
+        start = slice_start(item, size)
+    return position.scaled(1 if item.step is None else item.step).offset(start)
+
+
 def _getitem(node, index: tuple) -> tuple:
     base_shape = node.args[0].shape
     items = node.args[1]
@@ -29,9 +36,7 @@ def _getitem(node, index: tuple) -> tuple:
             for _ in range(len(base_shape) - n_named):
                 base.append(next(out))
         elif isinstance(it, slice):
-            with replaying():  # the comparisons getitem's meta rule made for the slice's length
-                start = slice_start(it, base_shape[len(base)])
-            base.append(next(out).scaled(1 if it.step is None else it.step).offset(start))
+            base.append(slice_index(it, base_shape[len(base)], next(out)))
         else:
             base.append(Affine.constant(it % base_shape[len(base)]))
     base.extend(out)  # dims no item named: an implicit trailing Ellipsis

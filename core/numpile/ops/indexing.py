@@ -67,10 +67,12 @@ def is_advanced(index: tuple) -> bool:
 
 
 def _walk(a: ArrayMeta, index: tuple, kinds: list, ints_advanced: bool) -> tuple[list, list, list]:
-    """An index over a's dims: the result dims its newaxis, Ellipsis and slice items give, in order,
-    and for each advanced item (an index array; an int too where arrays are) its shape and where it
-    stands (its position among the items, and how many result dims come before it). NumPy's
-    IndexError and ValueError for what it refuses."""
+    """An index over a's dims: the result dims its newaxis, Ellipsis and slice items give, in order;
+    for each advanced item (an index array; an int too where arrays are) its shape and where it
+    stands (its position among the items, and how many result dims come before it); and per dim of
+    a what walks it: ("slice", item, k) or ("all", None, k) for one that gives result dim k of those,
+    ("int", item, None) or ("array", item, None). NumPy's IndexError and ValueError for what it
+    refuses."""
     if kinds.count("ellipsis") > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     consumed = sum(k in ("int", "slice", "array") for k in kinds)
@@ -78,17 +80,19 @@ def _walk(a: ArrayMeta, index: tuple, kinds: list, ints_advanced: bool) -> tuple
         raise IndexError(f"too many indices for array: array is {a.ndim}-dimensional, but {consumed} were indexed")
     if "ellipsis" not in kinds:  # the dims no item names are those of an implicit trailing Ellipsis
         index, kinds = index + (Ellipsis,), kinds + ["ellipsis"]
-    shape, advanced, places, dim = [], [], [], 0
+    shape, advanced, places, axes, dim = [], [], [], [], 0
     for position, (item, kind) in enumerate(zip(index, kinds)):
         if kind == "newaxis":
             shape.append(1)
             continue
         if kind == "ellipsis":
             rest = a.ndim - consumed
+            axes += [("all", None, len(shape) + k) for k in range(rest)]
             shape.extend(a.shape[dim:dim + rest])
             dim += rest
             continue
         size = a.shape[dim]
+        axes.append((kind, item, len(shape) if kind == "slice" else None))
         if kind == "slice":
             if item.step == 0:
                 raise ValueError("slice step cannot be zero")
@@ -104,7 +108,7 @@ def _walk(a: ArrayMeta, index: tuple, kinds: list, ints_advanced: bool) -> tuple
             places.append((position, len(shape)))
             _check_bounds(item, size, dim)
         dim += 1
-    return shape, advanced, places
+    return shape, advanced, places, axes
 
 
 def _getitem_meta(a, index):
@@ -112,7 +116,7 @@ def _getitem_meta(a, index):
     if is_advanced(index):
         raise NotImplementedError("advanced indexing is the op 'index', not getitem")
     kinds = [_kind(item) for item in index]
-    shape, _, _ = _walk(a, index, kinds, ints_advanced=False)
+    shape, _, _, _ = _walk(a, index, kinds, ints_advanced=False)
     # NumPy hands back a scalar for a 0-d result, unless the index spells out an Ellipsis
     return ArrayMeta(tuple(shape), a.dtype, scalar="ellipsis" not in kinds and not shape)
 
@@ -144,12 +148,13 @@ def _check_bounds(item, size, axis: int) -> None:
             raise IndexError(f"index {bad.flat[0]} is out of bounds for axis {axis} with size {size}")
 
 
-def _advanced_shape(a: ArrayMeta, index: tuple) -> tuple:
-    """The shape of a[index] for an index with integer arrays, by NumPy's rules: the advanced items
-    broadcast together, and their shape stands where the first of them does when they are adjacent
-    in the index, else first."""
+def advanced_layout(a: ArrayMeta, index: tuple) -> tuple[list, tuple, int, list]:
+    """a[index] for an index with integer arrays, by NumPy's rules: the advanced items broadcast
+    together, and their joint shape stands where the first of them does when they are adjacent in
+    the index, else first. Returns the result dims of the other items (see _walk), the joint
+    shape, the result dim it starts at, and what walks each dim of a (_walk's axes)."""
     kinds = ["array" if _is_index_array(item) else _kind(item) for item in index]
-    shape, advanced, places = _walk(a, index, kinds, ints_advanced=True)
+    shape, advanced, places, axes = _walk(a, index, kinds, ints_advanced=True)
     try:
         joint = broadcast_shapes(*advanced)
     except ValueError:
@@ -157,7 +162,11 @@ def _advanced_shape(a: ArrayMeta, index: tuple) -> tuple:
                          + " ".join(str(tuple(s)) for s in advanced)) from None
     positions = [p for p, _ in places]
     adjacent = positions == list(range(positions[0], positions[0] + len(positions)))
-    at = places[0][1] if adjacent else 0
+    return shape, joint, places[0][1] if adjacent else 0, axes
+
+
+def _advanced_shape(a: ArrayMeta, index: tuple) -> tuple:
+    shape, joint, at, _ = advanced_layout(a, index)
     return tuple(shape[:at]) + joint + tuple(shape[at:])
 
 

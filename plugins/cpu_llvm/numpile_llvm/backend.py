@@ -208,7 +208,9 @@ class KernelStep:
         out[()] = reduce.reduce(partials).astype(stage.dtype)
 
     def _relayout(self, arrays, symbols=(), extent=None, split=False) -> None:
-        """An input came with strides this kernel was not compiled for: use (or make) a variant."""
+        """The kernel returned a status: an input came with strides it was not compiled for (use,
+        or make, a variant), or an index was out of bounds (run again in the compiled layout, it
+        raises IndexError)."""
         strides = dict(self.base_strides)
         values = dict(zip(self.kp.symbols, symbols))
         values = [values.get(k) for k in range(len(self.program.symbols))]
@@ -217,6 +219,8 @@ class KernelStep:
                 strides[name] = sizes.strides_of(name, self.program.buffers[name].shape, array, values)
         key = self.layout_key(strides)
         natives = self.variants.get(key)
+        if natives is None and key == self.layout_key(self.base_strides):
+            natives = (self.native, self.team)
         if natives is None:
             if any(s is None for s in key):
                 raise Unlowerable("an input's strides are not whole elements")
@@ -226,6 +230,8 @@ class KernelStep:
             addresses, _ = jit.compile_ir(module.render(), self.symbols(symbol))
             natives = self.variants[key] = self.load(addresses, symbol)
         status = (self._split if split else self._whole)(natives, arrays, symbols, extent)
+        if status & codegen.OUT_OF_BOUNDS:
+            raise IndexError(f"{self.kp.kernel.name}: an index array holds an index out of bounds")
         if status:
             raise RuntimeError(f"{self.kp.kernel.name}: strides changed while it ran")
 

@@ -3,7 +3,7 @@
 A kernel function takes its buffers as ndarray objects, a range [lo, hi) of its parallel
 loop and a slot, and returns a status:
 
-    i32 @kernel(PyArrayObject* b0, ..., i64 s0, ..., i64 lo, i64 hi, i64 slot)   ; 0 ok, 1 unexpected strides
+    i32 @kernel(PyArrayObject* b0, ..., i64 s0, ..., i64 lo, i64 hi, i64 slot)   ; 0 ok, else STATUS bits
 
 It reads each array's data pointer and, for arrays it did not allocate (inputs, results of
 externs), checks the strides it was specialised for: strides are compile-time constants in
@@ -24,6 +24,12 @@ a 1-d pointwise chain or a full reduction then still splits over threads, each r
 writing its partial result into slot `slot` of an extra partials array (slot -1: straight
 into the output).
 
+A gather (a load through an index array, ir.Indirect) reads each position NumPy would, after
+making a negative one count from the end; a position outside its dim is not read (element 0
+is, instead) but sets the kernel's out-of-bounds flag, and the kernel returns OUT_OF_BOUNDS
+when it is done: the runtime raises IndexError, and numpile runs the frame again with NumPy,
+which raises its own error.
+
 Float sums follow NumPy's pairwise summation exactly (see _KernelBody._pairwise_sum) and float
 products multiply one element after another as NumPy's loop does, on one thread: a sum or a
 product is NumPy's to the bit and the same in every kernel.
@@ -36,13 +42,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from numpile.lowering import Call, Const, Kernel, Load, LoopIndex, Program, RowValue, Stage, walk
+from numpile.lowering import Affine, Call, Const, Indirect, Kernel, Load, LoopIndex, Program, RowValue, Stage, gathers, walk
 from numpile.shapes import SYMBOL_PATTERN, SymInt, identical
 
 from . import allocator, jit, mathlib, scalar
-from .irbuilder import BOOL, F32, F64, I64, Function, Module, Unlowerable, V, int_limits, literal, mem_type, reg_type
+from .irbuilder import BOOL, F32, F64, I32, I64, Function, Module, Unlowerable, V, int_limits, literal, mem_type, reg_type
 from .sizes import Sizes, c_strides, read_at_run_time
 
+# a kernel's status bits: an input's strides are not the ones it was compiled for (compile a
+# variant); a gather met an index out of bounds
+RELAYOUT, OUT_OF_BOUNDS = 1, 2
 BLOCK = 4096
 PAIRWISE_LEAF = 128   # NumPy's PW_BLOCKSIZE: pairwise sums split ranges down to this many elements
 PAIRWISE_LANES = 8    # and add a leaf in eight interleaved partial sums
@@ -100,7 +109,11 @@ def _sizes_of(kernel: Kernel, program: Program):
         indices = list(stage.output_index)
         for e in walk(stage.value):
             if isinstance(e, Load):
-                indices += e.index
+                for i in e.index:
+                    if isinstance(i, Indirect):
+                        yield from (i.size, i.scale, i.shift)
+                    else:
+                        indices.append(i)
             elif isinstance(e, LoopIndex):
                 indices.append(e.index)
             elif isinstance(e, Const):
@@ -166,7 +179,7 @@ def _render_entry(module, symbol, kp, program, strides, checked, large):
             ok = fn.binary("and", ok, same)
     fn.emit(f"br i1 {ok.ref}, label %run, label %relayout")
     fn.start_block("relayout")
-    fn.emit("ret i32 1")
+    fn.emit(f"ret i32 {RELAYOUT}")
     fn.start_block("run")
     args = ", ".join([f"ptr {d.ref}" for d in data] + [f"i64 {sizes.params[p].ref}" for p in size_parameters(kp, strides)]
                      + ["i64 %lo", "i64 %hi", "i64 %slot"])
@@ -346,10 +359,12 @@ class _KernelBody:
         self.block_start = literal(0, I64)    # where the current block of a streamed 1-d kernel starts
         self.values_in_scratch: str | None = None   # a pairwise sum adding its row's scratch values
         self.room = SCRATCH_BYTES
+        self.out_of_bounds: str | None = None  # the flag a gather sets on an index out of bounds
 
     def render(self) -> None:
         kernel, fn = self.kp.kernel, self.fn
         self._plan_pairwise()
+        self._plan_gathers()
         if self.kp.split == "outer":
             self._plan_scratch()
             self._plan_streams()
@@ -367,7 +382,11 @@ class _KernelBody:
         if self.streams:   # non-temporal stores are weakly ordered: drain them before returning
             fn.module.declare("llvm.x86.sse.sfence", "declare void @llvm.x86.sse.sfence()")
             fn.emit("call void @llvm.x86.sse.sfence()")
-        fn.emit("ret i32 0")
+        if self.out_of_bounds:
+            bad = fn.emit(f"load i1, ptr {self.out_of_bounds}", BOOL)
+            fn.emit(f"ret i32 {fn.select(bad, literal(OUT_OF_BOUNDS, I32), literal(0, I32)).ref}")
+        else:
+            fn.emit("ret i32 0")
         params = ", ".join([f"ptr noalias {self.pointer[n]}" for n in self.kp.arrays] + [f"i64 %{p}" for p in self.parameters])
         attributes = self.module.attribute_group("nounwind")
         self.module.functions.append(
@@ -493,7 +512,7 @@ class _KernelBody:
         first = len(self.kp.kernel.outer)
         for stage in self.kp.kernel.stages:
             for e in walk(stage.value):
-                if not isinstance(e, Load) or e.weak:
+                if not isinstance(e, Load) or e.weak or gathers(e):
                     continue
                 buffer = self.program.buffers[e.buffer]
                 coefficients, const = element_offset(e.index, self.strides[e.buffer])
@@ -503,6 +522,32 @@ class _KernelBody:
                 if large and not isinstance(row_bytes, SymInt) and not identical(row, (0,) * first) \
                         and _contiguous_rows(coefficients, first, stage.inner):
                     self.prefetches.setdefault((e.buffer, str(row), str(const)), (e, row_bytes))
+
+    def _plan_gathers(self) -> None:
+        """A kernel that gathers keeps an out-of-bounds flag (a stack slot LLVM keeps in a
+        register). A gather along a dim of size 0 has no element to read in place of a bad one:
+        a stage that would run one returns OUT_OF_BOUNDS before anything runs."""
+        fn = self.fn
+        empty = literal(False, BOOL)
+        for stage in self.kp.kernel.stages:
+            dims = [i.size for e in walk(stage.value) if isinstance(e, Load) for i in e.index if isinstance(i, Indirect)]
+            if not dims:
+                continue
+            if any(isinstance(n, int) and n == 0 for n in dims):
+                raise Unlowerable("a gather along a dim of size 0")
+            runs = fn.compare("icmp", "sgt", self.size(math.prod(self.kp.kernel.outer) * math.prod(stage.inner)), literal(0, I64))
+            for n in dims:
+                if isinstance(n, SymInt):
+                    empty = fn.binary("or", empty, fn.binary("and", runs, fn.compare("icmp", "eq", self.size(n), literal(0, I64))))
+            if self.out_of_bounds is None:
+                self.out_of_bounds = fn.emit("alloca i1, align 1", I64, "oob").ref
+                fn.emit(f"store i1 false, ptr {self.out_of_bounds}")
+        if empty.ref != "false":
+            go, stop = fn.label("gather"), fn.label("empty")
+            fn.emit(f"br i1 {empty.ref}, label %{stop}, label %{go}")
+            fn.start_block(stop)
+            fn.emit(f"ret i32 {OUT_OF_BOUNDS}")
+            fn.start_block(go)
 
     def _plan_pairwise(self) -> None:
         """Where pairwise sums keep their state, allocated once per call: a stack of tree nodes
@@ -887,7 +932,8 @@ class _KernelBody:
         elif isinstance(e, Const):   # a symbolic size is a Python int: weak
             value = V(self.size(e.value).ref, I64, True) if isinstance(e.value, SymInt) else e
         elif isinstance(e, Load):
-            value = self.fn.load(self.pointer[e.buffer], self._offset(e.buffer, e.index, variables), np.dtype(e.dtype))
+            offset = self._gather_offset(e, variables, rows, memo) if gathers(e) else self._offset(e.buffer, e.index, variables)
+            value = self.fn.load(self.pointer[e.buffer], offset, np.dtype(e.dtype))
             value = value._replace(weak=e.weak)
         elif isinstance(e, RowValue):
             value = rows[e.name]
@@ -906,6 +952,28 @@ class _KernelBody:
             self.fn.store(kept[0], self._row_offset(variables), value)
         memo[key] = value
         return value
+
+    def _gather_offset(self, e: Load, variables: dict, rows: dict, memo: dict) -> V:
+        """The element offset of a load addressed through data (ir.Indirect): each position
+        checked against its dim; a bad one sets the out-of-bounds flag and reads position 0."""
+        fn = self.fn
+        affine = tuple(Affine.constant(0) if isinstance(i, Indirect) else i for i in e.index)
+        offset = self._offset(e.buffer, affine, variables)
+        for i, stride in zip(e.index, self.strides[e.buffer]):
+            if not isinstance(i, Indirect):
+                continue
+            value = self._eval(i.value, variables, rows, memo)
+            size = self.size(i.size)
+            position = scalar.cast(fn, value, I64)   # uint64 keeps its bits: huge values stay out of bounds
+            if value.dtype.kind == "i":   # NumPy counts a negative index from the end
+                position = fn.select(fn.compare("icmp", "slt", position, literal(0, I64)), fn.binary("add", position, size), position)
+            inside = fn.compare("icmp", "ult", position, size)
+            flag = fn.emit(f"load i1, ptr {self.out_of_bounds}", BOOL)
+            fn.emit(f"store i1 {fn.binary('or', flag, fn.binary('xor', inside, literal(True, BOOL))).ref}, ptr {self.out_of_bounds}")
+            position = fn.select(inside, position, literal(0, I64))
+            position = fn.binary("add", fn.binary("mul", position, self.size(i.scale)), self.size(i.shift))
+            offset = fn.binary("add", offset, fn.binary("mul", position, self.size(stride)))
+        return offset
 
     def _row_offset(self, variables: dict) -> V:
         """Row-major offset of the current stage's inner loop indices, into a row buffer (from the

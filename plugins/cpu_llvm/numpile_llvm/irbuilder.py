@@ -14,7 +14,7 @@ import numpy as np
 from . import mathlib
 
 BOOL = np.dtype(bool)
-F32, F64, I64 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int64)
+F32, F64, I32, I64 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int32), np.dtype(np.int64)
 _FLOAT_TYPES = {"float32": "float", "float64": "double"}
 _FLOAT_ARITHMETIC = frozenset({"fadd", "fsub", "fmul", "fdiv", "frem"})
 
