@@ -50,9 +50,11 @@ def cell_param(name: str) -> str:
 # (original code, layout) -> resume code; emptied by numpile.reset(), so that a program making
 # many functions with breaks (a fuzzer, a notebook) does not keep every resume code forever
 _CACHE: dict = {}
-# resume code -> (the original code, how many bytes its prologue adds), for as long as the resume
-# code lives: a resume frame still running after a reset must still find its origin
-_ORIGIN: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# id(resume code) -> (the original code, how many bytes its prologue adds), for as long as the
+# resume code lives: a resume frame still running after a reset must still find its origin. Keyed
+# by identity (not a WeakKeyDictionary: code objects compare by value, so a rebuilt equal code
+# would share the entry its dead twin's callback then deletes)
+_ORIGIN: dict = {}
 
 
 def resume_code(code: types.CodeType, layout: ResumeLayout) -> types.CodeType:
@@ -60,7 +62,8 @@ def resume_code(code: types.CodeType, layout: ResumeLayout) -> types.CodeType:
     key = (code, layout)
     if key not in _CACHE:
         new = _build(code, layout)
-        _ORIGIN[new] = (code, len(new.co_code) - len(code.co_code))
+        _ORIGIN[id(new)] = (code, len(new.co_code) - len(code.co_code))
+        weakref.finalize(new, _ORIGIN.pop, id(new), None)
         _CACHE[key] = new
     return _CACHE[key]
 
@@ -73,7 +76,7 @@ def forget() -> None:
 def origin(code: types.CodeType) -> tuple[types.CodeType, int]:
     """The original code a (resume) code object runs, and the offset of that code within it:
     a break in a resume function resumes the original code, never a resume of a resume."""
-    return _ORIGIN.get(code, (code, 0))
+    return _ORIGIN.get(id(code), (code, 0))
 
 
 def resume_params(code: types.CodeType, layout: ResumeLayout) -> list[str]:
