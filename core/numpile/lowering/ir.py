@@ -180,6 +180,9 @@ class Stage:
     # how many of a reduce stage's inner loops, from the last, walk the source's last axes:
     # NumPy reduces those as one block (float sums pairwise), the others one step at a time
     trailing: int = 0
+    # a scan stage ("sum", "prod") stores, along its first inner loop, the running total of its
+    # values (each cast to `dtype` first, as NumPy's accumulate does), in order: out[t] = out[t-1] op v[t]
+    scan: str | None = None
 
 
 @dataclass
@@ -211,6 +214,8 @@ class Kernel:
             if stage.reduce:
                 name = stage.row_name + (f" -> {target}" if target else "")
                 lines.append(f"  for [{inner}]: {name} = {stage.reduce}({stage.value})")
+            elif stage.scan:
+                lines.append(f"  for [{inner}]: {target} = running {stage.scan} along i{first}: {stage.value}")
             else:
                 lines.append(f"  for [{inner}]: {target} = {stage.value}")
         return "\n".join(lines)

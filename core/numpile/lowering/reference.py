@@ -15,6 +15,7 @@ from .. import ops
 from ..shapes import SymInt, evaluate
 from .ir import Affine, BufferArg, Call, Const, Expr, Extern, Indirect, Kernel, Load, LoopIndex, Program, RowValue
 
+_SCAN = {"sum": np.cumsum, "prod": np.cumprod}
 _REDUCE = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min, "any": np.any, "all": np.all}
 
 
@@ -68,6 +69,8 @@ def run_kernel(kernel: Kernel, env: dict, symbols: list = ()) -> None:
         sizes = outer + tuple(size(n, symbols) for n in stage.inner)
         grid = _grid(sizes)
         value = np.broadcast_to(_eval(stage.value, grid, env, rows, symbols), sizes)
+        if stage.scan:
+            value = _SCAN[stage.scan](value, axis=nouter, dtype=stage.dtype)
         if stage.reduce:
             axes = tuple(range(nouter, len(sizes)))
             extra = {"dtype": stage.dtype} if stage.reduce in ("sum", "prod") else {}

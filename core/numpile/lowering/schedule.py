@@ -24,6 +24,7 @@ import numpy as np
 from .. import ops
 from ..graph import Graph, Node
 from ..ops.indexing import advanced_layout
+from ..ops.meta import normalize_axis_index
 from ..ops.reductions import reduced_axes
 from ..shapes import identical, no_new_guards, replaying
 from .decompose import decompose
@@ -33,6 +34,7 @@ from .views import VIEW_INDEX, broadcast_index, slice_index
 
 REDUCTIONS = frozenset({"sum", "prod", "max", "min", "any", "all"})
 COMPUTED = frozenset({"pointwise", "gather"})   # values computed element by element where they are used
+SCANS = {"cumsum": "sum", "cumprod": "prod"}   # running accumulations, and the step each takes
 # a value whose inlined expression would hold more ops than this (counting an operand as often as it
 # is used) is stored in a buffer instead, so an expression holds at most its op's arity times this:
 # no walk over one (here, in views, in a renderer, printing it) recurses deeper or takes longer however
@@ -57,6 +59,8 @@ def kind_of(node: Node) -> str:
         return "view"
     if node.target in REDUCTIONS:
         return "reduction"
+    if node.target in SCANS and node.args[0].shape and (node.kwargs.get("axis") is not None or len(node.args[0].shape) == 1):
+        return "scan"         # along one axis of the source (a flattened scan of more dims stays NumPy's)
     return "extern"
 
 
@@ -83,7 +87,7 @@ class _Scheduler:
         outputs = set(graph.outputs)
         self.materialized = {
             n for n in graph.calls
-            if kind_of(n) in ("reduction", "extern")
+            if kind_of(n) in ("reduction", "scan", "extern")
             or kind_of(n) in COMPUTED and (n in outputs or n in shared or any(_reads_whole(u, n) for u in self.users[n]))
         }
         self.materialized |= _too_big(graph, self.materialized)
@@ -156,6 +160,8 @@ class _Scheduler:
             src = n.args[0]
             axes = reduced_axes(n.kwargs.get("axis"), len(src.shape))
             return tuple(d for i, d in enumerate(src.shape) if i not in axes)
+        if kind_of(n) == "scan":   # the dims before the scanned axis; the axis and those after are a stage's
+            return tuple(n.shape[:_scan_axis(n)])
         shape = tuple(n.shape)
         if self.kernel is not None and identical(shape[:len(self.kernel.outer)], self.kernel.outer):
             return self.kernel.outer
@@ -235,6 +241,15 @@ class _Scheduler:
             stage = Stage(inner, value, reduce=n.target, row_name=n.name, output=self._buffer(n, "temp"),
                           output_index=self._row_index(n), dtype=n.dtype, trailing=trailing)
             self.in_kernel[n] = ("row", n.name)
+        elif kind_of(n) == "scan":   # along the stage's first inner loop, the scanned axis
+            shape = tuple(n.shape)
+            if nouter != _scan_axis(n):
+                raise _CannotJoin()
+            index = tuple(Affine.var(v) for v in range(len(shape)))
+            value = self._value(n.args[0], index, {}, used)
+            stage = Stage(shape[nouter:], value, scan=SCANS[n.target], output=self._buffer(n, "temp"),
+                          output_index=index, dtype=n.dtype)
+            self.in_kernel[n] = ("store", stage.output)
         else:
             shape = tuple(n.shape)
             inner = shape[nouter:]
@@ -348,6 +363,11 @@ class _Scheduler:
         if tuple(index[:nouter]) != tuple(outer_vars):
             raise _CannotJoin()
         return Load(name, index, n.dtype, n.meta.get("weak", False))
+
+
+def _scan_axis(n: Node) -> int:
+    axis = n.kwargs.get("axis")
+    return 0 if axis is None else normalize_axis_index(axis, len(n.shape))
 
 
 def _reads_whole(user: Node, n: Node) -> bool:

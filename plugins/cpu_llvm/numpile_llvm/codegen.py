@@ -76,6 +76,7 @@ class KernelPlan:
     symbols: list           # the graph symbols whose values the kernel takes, by number
     partial: np.dtype | None = None   # dtype of a split reduction's partial results
     reduce: str | None = None         # the reduction a split kernel combines partials with
+    split_loop: int = 0               # the inner loop an "inner" split shares out
 
 
 def plan(kernel: Kernel, program: Program) -> KernelPlan:
@@ -86,6 +87,12 @@ def plan(kernel: Kernel, program: Program) -> KernelPlan:
                       for k in SYMBOL_PATTERN.findall(x.expr)})
     if kernel.outer:
         return KernelPlan(kernel, arrays, "outer", math.prod(kernel.outer), work, symbols)
+    if len(kernel.stages) == 1 and kernel.stages[0].scan:
+        # a scan along its first loop: threads share the next one (the lanes), or it runs whole
+        inner = kernel.stages[0].inner
+        if len(inner) > 1:
+            return KernelPlan(kernel, arrays, "inner", inner[1], work, symbols, split_loop=1)
+        return KernelPlan(kernel, arrays, "none", 1, work, symbols)
     if len(kernel.stages) == 1 and kernel.stages[0].inner:
         stage = kernel.stages[0]
         # no outer loops: a reduction over every axis. A float sum runs over them as one (see
@@ -266,6 +273,8 @@ def _streamed(kp: KernelPlan, stage: Stage, program: Program, strides: dict, mod
     one_d = kp.split == "inner" and len(stage.inner) == 1
     if stage.reduce or not (kp.split == "outer" or one_d) or "sse2" not in module.cpu_features:
         return False
+    if stage.scan and len(stage.inner) > 1:   # it reads back the lane totals it stored a step before
+        return False
     buffer = program.buffers[stage.output]
     itemsize, row, nbytes = buffer.dtype.itemsize, math.prod(stage.inner), _bytes(buffer)
     if buffer.kind == "input" or not (large if isinstance(nbytes, SymInt) else nbytes >= STREAM_MIN_BYTES) \
@@ -308,6 +317,13 @@ def _identity(reduce: str, dtype: np.dtype) -> V:
         return literal(reduce == "min", dtype)
     low, high = int_limits(dtype)
     return literal(low if reduce == "max" else high, dtype)
+
+
+def _scan_start(stage: Stage) -> V:
+    """What a scan's first value is combined with: -0.0 + x is x for every float x (0.0 + -0.0
+    is 0.0), 1 * x is x."""
+    dtype = np.dtype(stage.dtype)
+    return literal(-0.0 if stage.scan == "sum" and dtype.kind == "f" else int(stage.scan == "prod"), dtype)
 
 
 def _combine(fn: Function, reduce: str, acc: V, x: V) -> V:
@@ -793,7 +809,7 @@ class _KernelBody:
 
     def _range(self, k: int, n) -> tuple[V, V]:
         """Bounds of a stage's k-th inner loop: the thread's share when it is the split loop."""
-        if k == 0 and self.kp.split == "inner":
+        if k == self.kp.split_loop and self.kp.split == "inner":
             return self.lo, self.hi
         return literal(0, I64), self.size(n)
 
@@ -809,6 +825,8 @@ class _KernelBody:
         def element(variables, acc):
             variables = {**outer, **variables}
             value = self._eval(stage.value, variables, rows, {})
+            if stage.scan:
+                return self._scan_step(stage, variables, value, acc)
             if kind is None:
                 self._store(stage, variables, value)
                 return []
@@ -869,6 +887,8 @@ class _KernelBody:
             return fn.loop(start, end, acc, lambda i, c: nest(k + 1, {**variables, first + k: i}, c))
 
         start = [_identity(kind, element_dtype)] if kind else []
+        if stage.scan and len(stage.inner) == 1:   # the running total is carried along the loop
+            start = [_scan_start(stage)]
         result = nest(0, {}, start + [literal(False, BOOL)] if extremum else start)
         if extremum:
             self._finish(stage, outer, rows, fn.select(result[1], literal(math.nan, element_dtype), result[0]))
@@ -878,6 +898,24 @@ class _KernelBody:
             row_start = {**outer, **{first + k: literal(0, I64) for k in range(len(stage.inner))}}
             self._stream_out(stage, self._offset(stage.output, stage.output_index, row_start),
                              literal(math.prod(stage.inner), I64))
+
+    def _scan_step(self, stage: Stage, variables: dict, value: V, carried: list) -> list:
+        """One step of a scan: the total so far (carried along the innermost loop, or the lane's
+        total stored one step back along the scanned loop) combined with the value, stored."""
+        fn = self.fn
+        value = scalar.cast(fn, value, stage.dtype)
+        if carried:
+            total = _combine(fn, stage.scan, carried[0], value)
+            self._store(stage, variables, total)
+            return [total]
+        first = len(self.kp.kernel.outer)
+        t = variables[first]
+        back = fn.intrinsic("smax", [fn.binary("sub", t, literal(1, I64)), literal(0, I64)], I64)
+        before = fn.load(self.pointer[stage.output], self._offset(stage.output, stage.output_index, {**variables, first: back}),
+                         np.dtype(stage.dtype))
+        before = fn.select(fn.compare("icmp", "eq", t, literal(0, I64)), _scan_start(stage), before)
+        self._store(stage, variables, _combine(fn, stage.scan, before, value))
+        return []
 
     def _store(self, stage: Stage, variables: dict, value: V) -> None:
         value = scalar.cast(self.fn, value, self.program.buffers[stage.output].dtype)
