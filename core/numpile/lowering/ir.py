@@ -172,11 +172,12 @@ class LoopIndex(Expr):
 class Stage:
     inner: tuple                       # sizes of this stage's inner loops
     value: Expr
-    reduce: str | None = None          # None: store each element; else "sum", "prod", "max", "min", "any", "all"
+    reduce: str | None = None          # None: store each element; else "sum", "prod", "max", "min", "any",
+                                       # "all", "argmax", "argmin" (the first extreme's flat C-order index)
     row_name: str | None = None        # a reduce stage's row value, for later stages
     output: str | None = None          # buffer stored into (a reduce stores its row value), or None
     output_index: tuple = ()           # Affine per output dimension
-    dtype: np.dtype | None = None      # a reduce stage's accumulator and result dtype
+    dtype: np.dtype | None = None      # a reduce stage's accumulator and result dtype (an arg reduction's: intp)
     # how many of a reduce stage's inner loops, from the last, walk the source's last axes:
     # NumPy reduces those as one block (float sums pairwise), the others one step at a time
     trailing: int = 0

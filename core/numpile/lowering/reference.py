@@ -9,6 +9,8 @@ their values from the inputs' shapes.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import ops
@@ -16,7 +18,16 @@ from ..shapes import SymInt, evaluate
 from .ir import Affine, BufferArg, Call, Const, Expr, Extern, Indirect, Kernel, Load, LoopIndex, Program, RowValue
 
 _SCAN = {"sum": np.cumsum, "prod": np.cumprod}
-_REDUCE = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min, "any": np.any, "all": np.all}
+_REDUCE = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min, "any": np.any, "all": np.all,
+           "argmax": lambda v, axis: _flat_arg(np.argmax, v, axis), "argmin": lambda v, axis: _flat_arg(np.argmin, v, axis)}
+
+
+def _flat_arg(arg, value, axes: tuple):
+    """argmax/argmin over trailing axes, as an index into them flattened in C order (none: 0)."""
+    if not axes:
+        return np.zeros(value.shape, np.intp)
+    kept = value.shape[:axes[0]]
+    return arg(value.reshape(kept + (math.prod(value.shape[axes[0]:]),)), axis=axes[0])
 
 
 def run(program: Program, *inputs) -> tuple:

@@ -32,7 +32,7 @@ from .in_place import basic_setitem, disjoint, in_place_outputs, in_place_setite
 from .ir import Affine, Buffer, BufferArg, Call, Const, Extern, Indirect, Kernel, Load, Program, RowValue, Stage, walk
 from .views import VIEW_INDEX, broadcast_index, slice_index
 
-REDUCTIONS = frozenset({"sum", "prod", "max", "min", "any", "all"})
+REDUCTIONS = frozenset({"sum", "prod", "max", "min", "any", "all", "argmax", "argmin"})
 COMPUTED = frozenset({"pointwise", "gather"})   # values computed element by element where they are used
 SCANS = {"cumsum": "sum", "cumprod": "prod"}   # running accumulations, and the step each takes
 # a value whose inlined expression would hold more ops than this (counting an operand as often as it

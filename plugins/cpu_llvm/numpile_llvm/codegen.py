@@ -52,6 +52,7 @@ from .sizes import Sizes, c_strides, read_at_run_time
 # a kernel's status bits: an input's strides are not the ones it was compiled for (compile a
 # variant); a gather met an index out of bounds
 RELAYOUT, OUT_OF_BOUNDS = 1, 2
+ARG_REDUCTIONS = {"argmax": "max", "argmin": "min"}   # and the extreme each looks for
 BLOCK = 4096
 PAIRWISE_LEAF = 128   # NumPy's PW_BLOCKSIZE: pairwise sums split ranges down to this many elements
 PAIRWISE_LANES = 8    # and add a leaf in eight interleaved partial sums
@@ -87,6 +88,8 @@ def plan(kernel: Kernel, program: Program) -> KernelPlan:
                       for k in SYMBOL_PATTERN.findall(x.expr)})
     if kernel.outer:
         return KernelPlan(kernel, arrays, "outer", math.prod(kernel.outer), work, symbols)
+    if len(kernel.stages) == 1 and kernel.stages[0].reduce in ARG_REDUCTIONS:
+        return KernelPlan(kernel, arrays, "none", 1, work, symbols)   # the first extreme: in order, on one thread
     if len(kernel.stages) == 1 and kernel.stages[0].scan:
         # a scan along its first loop: threads share the next one (the lanes), or it runs whole
         inner = kernel.stages[0].inner
@@ -223,7 +226,10 @@ def _bytes(buffer) -> int:
 
 
 def _total_dtype(stage: Stage) -> np.dtype:
-    """The type a reduction accumulates in: NumPy's loop type, bool for any/all."""
+    """The type a reduction accumulates in: NumPy's loop type, bool for any/all, the values' own
+    for argmax/argmin (whose result is an index)."""
+    if stage.reduce in ARG_REDUCTIONS:
+        return np.dtype(stage.value.dtype)
     return BOOL if stage.reduce in ("any", "all") else np.dtype(stage.dtype)
 
 
@@ -827,6 +833,8 @@ class _KernelBody:
             value = self._eval(stage.value, variables, rows, {})
             if stage.scan:
                 return self._scan_step(stage, variables, value, acc)
+            if kind in ARG_REDUCTIONS:
+                return self._arg_step(stage, variables, scalar.cast(fn, value, element_dtype), acc)
             if kind is None:
                 self._store(stage, variables, value)
                 return []
@@ -886,11 +894,15 @@ class _KernelBody:
             start, end = self._range(k, stage.inner[k])
             return fn.loop(start, end, acc, lambda i, c: nest(k + 1, {**variables, first + k: i}, c))
 
-        start = [_identity(kind, element_dtype)] if kind else []
+        start = [_identity(ARG_REDUCTIONS.get(kind, kind), element_dtype)] if kind else []
         if stage.scan and len(stage.inner) == 1:   # the running total is carried along the loop
             start = [_scan_start(stage)]
+        if kind in ARG_REDUCTIONS:   # (the extreme so far, its flat index)
+            start.append(literal(0, I64))
         result = nest(0, {}, start + [literal(False, BOOL)] if extremum else start)
-        if extremum:
+        if kind in ARG_REDUCTIONS:
+            self._finish(stage, outer, rows, result[1])
+        elif extremum:
             self._finish(stage, outer, rows, fn.select(result[1], literal(math.nan, element_dtype), result[0]))
         elif kind:
             self._finish(stage, outer, rows, result[0])
@@ -898,6 +910,27 @@ class _KernelBody:
             row_start = {**outer, **{first + k: literal(0, I64) for k in range(len(stage.inner))}}
             self._stream_out(stage, self._offset(stage.output, stage.output_index, row_start),
                              literal(math.prod(stage.inner), I64))
+
+    def _arg_step(self, stage: Stage, variables: dict, value: V, carried: list) -> list:
+        """One step of argmax/argmin: the value replaces the extreme so far, and its flat index
+        the index so far, when it is strictly beyond it (the first of equals stays), or when it
+        is the first NaN (NumPy's extreme of anything with a NaN)."""
+        fn, (extreme, at) = self.fn, carried
+        first = len(self.kp.kernel.outer)
+        flat = literal(0, I64)
+        for k, n in enumerate(stage.inner):
+            scaled = flat if k == 0 else fn.binary("mul", flat, self.size(n))
+            flat = fn.binary("add", scaled, variables[first + k])
+        wanted = ARG_REDUCTIONS[stage.reduce]
+        kind = value.dtype.kind
+        if kind == "f":
+            beyond = fn.compare("fcmp", "ogt" if wanted == "max" else "olt", value, extreme)
+            first_nan = fn.binary("and", fn.compare("fcmp", "uno", value, value), fn.compare("fcmp", "ord", extreme, extreme))
+            beyond = fn.binary("or", beyond, first_nan)
+        else:
+            signed = "s" if kind == "i" else "u"
+            beyond = fn.compare("icmp", f"{signed}{'gt' if wanted == 'max' else 'lt'}", value, extreme)
+        return [fn.select(beyond, value, extreme), fn.select(beyond, flat, at)]
 
     def _scan_step(self, stage: Stage, variables: dict, value: V, carried: list) -> list:
         """One step of a scan: the total so far (carried along the innermost loop, or the lane's

@@ -26,10 +26,10 @@ def run_both(fn, make_args):
         for g, w in zip(got if isinstance(want, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
             assert type(g) is type(w) and np.shape(g) == np.shape(w)
             if w is not None:
-                assert g.dtype == w.dtype and np.array_equal(g, w)
+                assert g.dtype == w.dtype and np.array_equal(g, w, equal_nan=True)
         for a, c in zip(args, copies):
             if isinstance(c, np.ndarray):
-                assert a.dtype == c.dtype and np.array_equal(a, c)
+                assert a.dtype == c.dtype and np.array_equal(a, c, equal_nan=True)
     return [p.program for p in made]
 
 
