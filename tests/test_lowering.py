@@ -173,3 +173,35 @@ def test_gathers_are_loads_through_the_index_arrays(rng):
     assert "exp(x[at(j[i0, 0], 5), 2*i2 + 2, at(i[i1], 7)])" in text and "x[i1, 0, at(i[i0], 7)]" in text
     with pytest.raises(IndexError, match="index 7 is out of bounds for axis 2 with size 7"):
         lowering.run(program, x, np.array([0, 7, 1]), j)
+
+
+EINSUMS = [("bij,bjk->bik", (4, 3, 5), (4, 5, 6)), ("ij,jk", (3, 5), (5, 6)), ("ij,kj->ik", (3, 5), (6, 5)),
+           ("bij,bjk->bki", (4, 3, 5), (4, 5, 6)), ("abc,cbd->ad", (2, 3, 4), (4, 3, 5)),
+           ("ijk,jl->kil", (2, 3, 4), (3, 5))]
+
+
+@pytest.mark.parametrize("subscripts, a_shape, b_shape", EINSUMS)
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int32", "bool"])
+def test_einsum_contractions_become_one_matmul(rng, subscripts, a_shape, b_shape, dtype):
+    """Integers and booleans exactly NumPy's; floats within rounding (BLAS adds in its own order)."""
+    a, b = ((rng.standard_normal(s) * 3).astype(dtype) for s in (a_shape, b_shape))
+    rec = Recorder()
+    got = numpile.compile(lambda x, y: np.einsum(subscripts, x, y), backend=rec)(a, b)
+    want = np.einsum(subscripts, a, b)
+    assert type(got) is type(want) and got.dtype == want.dtype and got.shape == want.shape
+    if np.dtype(dtype).kind == "f":
+        scale = np.einsum(subscripts, np.abs(a).astype(np.float64), np.abs(b).astype(np.float64))
+        assert np.all(np.abs(got - want) <= 4 * np.finfo(dtype).eps * scale)
+    else:
+        assert np.array_equal(got, want)
+    [program] = rec.programs
+    assert [s.op for s in program.steps if isinstance(s, Extern)].count("matmul") == 1
+    assert "einsum" not in [s.op for s in program.steps if isinstance(s, Extern)]
+
+
+@pytest.mark.parametrize("subscripts, shapes", [("ij,ij->i", ((3, 4), (3, 4))), ("i,j->ij", ((3,), (4,))),
+                                                ("ij,jk,kl->il", ((2, 3), (3, 4), (4, 5))), ("...ij,...jk", ((2, 3), (3, 4)))])
+def test_other_einsums_stay_numpys(rng, subscripts, shapes):
+    ops = [rand(rng, s) for s in shapes]
+    program = lowered(lambda *x: np.einsum(subscripts, *x), *ops)
+    assert [s.op for s in program.steps if isinstance(s, Extern)] == ["einsum"]

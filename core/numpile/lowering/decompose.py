@@ -16,6 +16,7 @@ from .. import ops
 from ..graph import Graph, Node, map_nodes
 from ..ops.reductions import reduced_axes
 from ..shapes import replaying, sym_max
+from .einsum import einsum
 
 
 class Emitter:
@@ -71,7 +72,7 @@ def _std(emit: Emitter, a, axis=None, dtype=None, ddof=0, keepdims=False):
     return _cast_back(emit, emit("sqrt", var), var.dtype)
 
 
-DECOMPOSITIONS = {"mean": _mean, "var": _var, "std": _std}
+DECOMPOSITIONS = {"mean": _mean, "var": _var, "std": _std, "einsum": einsum}
 
 
 def decompose(graph: Graph) -> Graph:

@@ -65,7 +65,7 @@ def _einsum_meta(subscripts, *operands, dtype=None, order="K", casting="safe", o
     return ArrayMeta(shape, result.dtype, scalar=isinstance(result, np.generic))
 
 
-# Captured whole: numpile.lowering has no decomposition of it yet (into transposes, products
-# and sums or matmul along NumPy's `optimize` path), so code-generating backends call NumPy.
+# Captured whole; code-generating backends get two-operand contractions as a matmul
+# (numpile/lowering/einsum.py) and call NumPy's einsum for the rest.
 register("einsum", MATMUL, impl=np.einsum, meta=_einsum_meta, signature=_einsum_sig, numpy=(np.einsum,),
          convert={"dtype": params.dtype}, doc='np.einsum("ij,jk->ik", a, b)')
