@@ -12,7 +12,10 @@ reads the base's old value later:
   a buffer the program made: a kernel's result, a creation (`zeros`, `copy`), or an earlier
   update done in place (`b[1:] = ...; b[:1] = ...` share one buffer). Not an extern's result
   otherwise, which may be a view of an input;
-- the index is basic (ints, slices, None, Ellipsis): advanced and masked updates stay externs;
+- the index is basic (ints, slices, None, Ellipsis), or has integer index arrays among those
+  items (a scatter: stored through the index, in order, so the last of repeated positions wins
+  as in NumPy), or is one boolean mask with a scalar value (`x[x < 0] = 0`: a select over the
+  whole array) (setitem_form);
 - every node that reads the base's old value, directly or through views and inlined pointwise
   ops, is placed before the update (graph order is placement order).
 
@@ -39,7 +42,7 @@ def in_place_setitems(graph: Graph, kind_of, materialized: set, users: dict) -> 
     raising = _may_raise(graph, kind_of, materialized, order)
     chosen: set[Node] = set()
     for s in graph.calls:   # in graph order: a base that is an update is decided before it
-        if not basic_setitem(s):
+        if setitem_form(s) is None:
             continue
         base = s.args[0]
         if base.op == "input":
@@ -82,7 +85,8 @@ def _may_raise(graph: Graph, kind_of, materialized: set, order: dict) -> list[in
     found, inlined = [], set()
     for n in graph.calls:
         kind = kind_of(n)
-        if kind == "extern" and not basic_setitem(n) or kind == "gather" or inlined.intersection(n.inputs):
+        if kind == "extern" and setitem_form(n) not in ("basic", "mask") or kind == "gather" \
+                or inlined.intersection(n.inputs):
             found.append(order[n])
             if kind != "extern" and n not in materialized:
                 inlined.add(n)
@@ -109,10 +113,24 @@ def _bounds(a, sizes: tuple):
     return low, high
 
 
-def basic_setitem(n: Node) -> bool:
-    """A setitem whose index is basic: a candidate for storing in place."""
-    return n.op == "call" and n.target == "setitem" and not any(
-        isinstance(item, (Node, list, np.ndarray)) for item in n.args[1])
+def setitem_form(n: Node) -> str | None:
+    """How a setitem may be stored in place: "basic" (ints, slices, None, Ellipsis), "scatter"
+    (integer index arrays among those), "mask" (one boolean mask over the leading dims, a scalar
+    value); None: not a setitem, or one that stays NumPy's (a constant index list, a mask with
+    other items)."""
+    if n.op != "call" or n.target != "setitem":
+        return None
+    items = n.args[1]
+    if any(isinstance(item, (list, np.ndarray)) for item in items):
+        return None
+    arrays = [item for item in items if isinstance(item, Node)]
+    if not arrays:
+        return "basic"
+    if all(a.dtype.kind in "iu" for a in arrays):
+        return "scatter"
+    if len(items) == 1 and arrays[0].dtype.kind == "b" and not (isinstance(n.args[2], Node) and n.args[2].shape):
+        return "mask"
+    return None
 
 
 def _made_here(n: Node, kind_of, materialized: set) -> bool:

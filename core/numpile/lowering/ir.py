@@ -196,9 +196,11 @@ class Kernel:
     def inputs(self) -> list[str]:
         found: dict[str, None] = {}   # in order of first use
         for stage in self.stages:
-            for e in walk(stage.value):
-                if isinstance(e, Load):
-                    found[e.buffer] = None
+            scattered = [walk(i.value) for i in stage.output_index if isinstance(i, Indirect)]
+            for values in (walk(stage.value), *scattered):
+                for e in values:
+                    if isinstance(e, Load):
+                        found[e.buffer] = None
         return list(found)
 
     @property

@@ -89,7 +89,8 @@ def run_kernel(kernel: Kernel, env: dict, symbols: list = ()) -> None:
             rows[stage.row_name] = value
             env[stage.output][_index(stage.output_index, outer_grid, symbols)] = value
         else:
-            env[stage.output][_index(stage.output_index, grid, symbols)] = value
+            # a scatter assigns in C order, so the last of repeated positions wins, as in NumPy
+            env[stage.output][_where(stage.output_index, grid, env, rows, symbols)] = value
 
 
 def _grid(sizes: tuple) -> list:
@@ -119,11 +120,15 @@ def _position(i: Indirect, grid, env, rows, symbols, axis: int):
     return np.where(value < 0, value + n, value) * size(i.scale, symbols) + size(i.shift, symbols)
 
 
+def _where(index: tuple, grid, env, rows, symbols) -> tuple:
+    """An index of Affines and Indirects as index arrays (broadcast over the grid)."""
+    return tuple(_position(i, grid, env, rows, symbols, d) if isinstance(i, Indirect) else _affine(i, grid, symbols)
+                 for d, i in enumerate(index))
+
+
 def _eval(e, grid, env, rows, symbols):
     if isinstance(e, Load):
-        index = tuple(_position(i, grid, env, rows, symbols, d) if isinstance(i, Indirect) else _affine(i, grid, symbols)
-                      for d, i in enumerate(e.index))
-        value = env[e.buffer][index] if e.index else np.asarray(env[e.buffer])[()]
+        value = env[e.buffer][_where(e.index, grid, env, rows, symbols)] if e.index else np.asarray(env[e.buffer])[()]
         return value.item() if e.weak else value
     if isinstance(e, Const):
         return size(e.value, symbols)

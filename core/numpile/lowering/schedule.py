@@ -28,7 +28,7 @@ from ..ops.meta import normalize_axis_index
 from ..ops.reductions import reduced_axes
 from ..shapes import identical, no_new_guards, replaying
 from .decompose import decompose
-from .in_place import basic_setitem, disjoint, in_place_outputs, in_place_setitems
+from .in_place import disjoint, in_place_outputs, in_place_setitems, setitem_form
 from .ir import Affine, Buffer, BufferArg, Call, Const, Extern, Indirect, Kernel, Load, Program, RowValue, Stage, walk
 from .views import VIEW_INDEX, broadcast_index, slice_index
 
@@ -186,15 +186,23 @@ class _Scheduler:
 
     def _store_in_place(self, n: Node) -> None:
         """setitem(base, index, value) as kernels storing `value` into base's buffer at `index`
-        (see in_place.py). A value that reads the base elsewhere than where it is stored is
-        computed into a buffer first, as NumPy computes the right-hand side before assigning."""
+        (see in_place.py): at a view's positions, through index arrays (a scatter), or everywhere
+        a mask selects (a select between the value and the old element). A value that reads the
+        base elsewhere than where it is stored is computed into a buffer first, as NumPy computes
+        the right-hand side before assigning."""
         base, items, value = n.args
         buffer = self.buffer_of[n] = self.buffer_of[base]
-        with replaying():  # the target's shape: the decisions setitem's meta rule made
-            target = tuple(ops.get("getitem").meta(base.array_meta, items).shape)
-        index = tuple(Affine.var(v) for v in range(len(target)))
-        where = VIEW_INDEX["getitem"](n, index)
+        form = setitem_form(n)
         used: set[Node] = set()
+        with replaying():  # the target's shape: the decisions setitem's meta rule made
+            metas = tuple(i.array_meta if isinstance(i, Node) else i for i in items)
+            target = tuple(base.shape) if form == "mask" else \
+                tuple(ops.get("index" if form == "scatter" else "getitem").meta(base.array_meta, metas).shape)
+        index = tuple(Affine.var(v) for v in range(len(target)))
+        if form == "scatter":
+            where = self._gathered_index(base, items, index, {}, used)
+        else:
+            where = index if form == "mask" else VIEW_INDEX["getitem"](n, index)
         if isinstance(value, Node):
             expr = self._value(value, broadcast_index(value.shape, target, index), {}, used)
         else:
@@ -203,6 +211,9 @@ class _Scheduler:
             expr = Const(cell[()], base.dtype)
         if expr.dtype != base.dtype:   # setitem casts (unsafe), as astype does
             expr = Call("astype", (expr, Const(base.dtype, None)), (), base.dtype)
+        if form == "mask":
+            mask = self._value(items[0], index[:len(items[0].shape)], {}, used)
+            expr = Call("where", (mask, expr, Load(buffer, index, base.dtype)), (), base.dtype)
         if isinstance(expr, Load) and expr.buffer == buffer and expr.index == where:
             return                     # b[s] = b[s] (what `b[s] op= v` stores back): nothing to do
         if any(isinstance(e, Load) and e.buffer == buffer and e.index != where and not disjoint(e.index, where, target)
@@ -315,10 +326,13 @@ class _Scheduler:
         return self._value_of_pointwise(n, index, memo, used)
 
     def _value_of_gather(self, n: Node, index: tuple, memo: dict, used: set):
-        """base[items] at `index`: slices and the Ellipsis walk base's dims as a view's would, ints
-        pick one position, and an index array's element (at the index's joint dims) is the
-        position along its dim (ir.Indirect)."""
         base, items = n.args
+        return self._value(base, self._gathered_index(base, items, index, memo, used), memo, used)
+
+    def _gathered_index(self, base: Node, items: tuple, index: tuple, memo: dict, used: set) -> tuple:
+        """The index into base of base[items] at `index`: slices and the Ellipsis walk base's dims
+        as a view's would, ints pick one position, and an index array's element (at the index's
+        joint dims) is the position along its dim (ir.Indirect)."""
         with replaying():   # the decisions the index meta rule made
             metas = tuple(i.array_meta if isinstance(i, Node) else i for i in items)
             _, joint, at, axes = advanced_layout(base.array_meta, metas)
@@ -337,7 +351,7 @@ class _Scheduler:
                 array = next(arrays)
                 position = self._value(array, broadcast_index(array.shape, joint, joint_index), memo, used)
                 base_index.append(Indirect(position, size))
-        return self._value(base, tuple(base_index), memo, used)
+        return tuple(base_index)
 
     def _value_of_pointwise(self, n: Node, index: tuple, memo: dict, used: set):
         def operand(a):
@@ -371,9 +385,10 @@ def _scan_axis(n: Node) -> int:
 
 
 def _reads_whole(user: Node, n: Node) -> bool:
-    """Whether `user` needs n in a buffer: an extern does, except a basic setitem's value, which an
-    update in place computes where it stores it (an extern setitem materialises it when placed)."""
-    return kind_of(user) == "extern" and not (basic_setitem(user) and user.args[0] is not n)
+    """Whether `user` needs n in a buffer: an extern does, except a setitem's value or index array,
+    which an update in place computes where it stores (an extern setitem materialises them when
+    placed)."""
+    return kind_of(user) == "extern" and not (setitem_form(user) and user.args[0] is not n)
 
 
 def _too_big(graph: Graph, materialized: set) -> set:

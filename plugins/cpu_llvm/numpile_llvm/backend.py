@@ -122,7 +122,9 @@ class KernelStep:
         self.native = None
         self.team = None   # the entry that runs the shares on libgomp's team (team.py)
         # a float product multiplies in order (NumPy's), which threads cannot share
-        splits = _threads() > 1 and not (kp.split == "inner" and codegen.sequential(kp.kernel.stages[0]))
+        # and a scatter stores in order
+        splits = _threads() > 1 and not (kp.split == "inner" and codegen.sequential(kp.kernel.stages[0])) \
+            and not codegen.scatters(kp.kernel)
         if isinstance(kp.work, SymInt) or isinstance(kp.extent, SymInt):
             # the runner's test, on the sizes of each call (a 1-d kernel's work is its extent)
             test = f"{_python(kp.work)} >= {PARALLEL_MIN_WORK}"

@@ -116,15 +116,15 @@ def _sizes_of(kernel: Kernel, program: Program):
     (in any other layout a stride is a constant or read from the array)."""
     for stage in kernel.stages:
         yield from stage.inner
-        indices = list(stage.output_index)
+        indices = []
+        for index in [stage.output_index] + [e.index for e in walk(stage.value) if isinstance(e, Load)]:
+            for i in index:
+                if isinstance(i, Indirect):
+                    yield from (i.size, i.scale, i.shift)
+                else:
+                    indices.append(i)
         for e in walk(stage.value):
-            if isinstance(e, Load):
-                for i in e.index:
-                    if isinstance(i, Indirect):
-                        yield from (i.size, i.scale, i.shift)
-                    else:
-                        indices.append(i)
-            elif isinstance(e, LoopIndex):
+            if isinstance(e, LoopIndex):
                 indices.append(e.index)
             elif isinstance(e, Const):
                 yield e.value
@@ -233,6 +233,12 @@ def _total_dtype(stage: Stage) -> np.dtype:
     return BOOL if stage.reduce in ("any", "all") else np.dtype(stage.dtype)
 
 
+def scatters(kernel: Kernel) -> bool:
+    """Whether a kernel stores through an index array: in order, on one thread, so that the last
+    of repeated positions wins as in NumPy."""
+    return any(isinstance(i, Indirect) for stage in kernel.stages for i in stage.output_index)
+
+
 def sequential(stage: Stage) -> bool:
     """Whether a reduction must take its elements in order on one thread: a float product."""
     return stage.reduce == "prod" and np.dtype(stage.dtype).kind == "f"
@@ -280,6 +286,8 @@ def _streamed(kp: KernelPlan, stage: Stage, program: Program, strides: dict, mod
     if stage.reduce or not (kp.split == "outer" or one_d) or "sse2" not in module.cpu_features:
         return False
     if stage.scan and len(stage.inner) > 1:   # it reads back the lane totals it stored a step before
+        return False
+    if any(isinstance(i, Indirect) for i in stage.output_index):   # a scatter stores where its index says
         return False
     buffer = program.buffers[stage.output]
     itemsize, row, nbytes = buffer.dtype.itemsize, math.prod(stage.inner), _bytes(buffer)
@@ -382,6 +390,7 @@ class _KernelBody:
         self.values_in_scratch: str | None = None   # a pairwise sum adding its row's scratch values
         self.room = SCRATCH_BYTES
         self.out_of_bounds: str | None = None  # the flag a gather sets on an index out of bounds
+        self.checking = False                  # a scatter's first pass: positions only, no stores
 
     def render(self) -> None:
         kernel, fn = self.kp.kernel, self.fn
@@ -391,16 +400,27 @@ class _KernelBody:
             self._plan_scratch()
             self._plan_streams()
             self._plan_prefetches()
-
-            def row(r, carried):
-                if self.prefetches:
-                    self.following = self._unflatten(fn.binary("add", r, literal(1, I64)), kernel.outer)
-                self._row(self._unflatten(r, kernel.outer))
-                return []
-            fn.loop(self.lo, self.hi, [], row)
         else:
             self._plan_streams()
-            self._row({})
+        # a scatter checks every position it will store to before it stores any (a pass that
+        # only computes them): a kernel that raises has changed nothing
+        for self.checking in ((True, False) if scatters(kernel) else (False,)):
+            if self.kp.split == "outer":
+                def row(r, carried):
+                    if self.prefetches and not self.checking:
+                        self.following = self._unflatten(fn.binary("add", r, literal(1, I64)), kernel.outer)
+                    self._row(self._unflatten(r, kernel.outer))
+                    return []
+                fn.loop(self.lo, self.hi, [], row)
+            else:
+                self._row({})
+            if self.checking:
+                bad = fn.emit(f"load i1, ptr {self.out_of_bounds}", BOOL)
+                refuse, store = fn.label("refuse"), fn.label("store")
+                fn.emit(f"br i1 {bad.ref}, label %{refuse}, label %{store}")
+                fn.start_block(refuse)
+                fn.emit(f"ret i32 {OUT_OF_BOUNDS}")
+                fn.start_block(store)
         if self.streams:   # non-temporal stores are weakly ordered: drain them before returning
             fn.module.declare("llvm.x86.sse.sfence", "declare void @llvm.x86.sse.sfence()")
             fn.emit("call void @llvm.x86.sse.sfence()")
@@ -552,7 +572,8 @@ class _KernelBody:
         fn = self.fn
         empty = literal(False, BOOL)
         for stage in self.kp.kernel.stages:
-            dims = [i.size for e in walk(stage.value) if isinstance(e, Load) for i in e.index if isinstance(i, Indirect)]
+            indices = [e.index for e in walk(stage.value) if isinstance(e, Load)] + [stage.output_index]
+            dims = [i.size for index in indices for i in index if isinstance(i, Indirect)]
             if not dims:
                 continue
             if any(isinstance(n, int) and n == 0 for n in dims):
@@ -830,6 +851,9 @@ class _KernelBody:
 
         def element(variables, acc):
             variables = {**outer, **variables}
+            if self.checking:
+                self._indexed_offset(stage.output, stage.output_index, variables, rows, {})
+                return []
             value = self._eval(stage.value, variables, rows, {})
             if stage.scan:
                 return self._scan_step(stage, variables, value, acc)
@@ -955,7 +979,8 @@ class _KernelBody:
         if self.stage_index in self.streams:
             self.fn.store(self.streams[self.stage_index], self._row_offset(variables), value)
         else:
-            self.fn.store(self.pointer[stage.output], self._offset(stage.output, stage.output_index, variables), value)
+            self.fn.store(self.pointer[stage.output], self._indexed_offset(stage.output, stage.output_index, variables, {}, {}),
+                          value)
 
     def _finish(self, stage: Stage, outer: dict, rows: dict, total: V) -> None:
         """A reduce stage's row value: kept for later stages and stored (a split reduction's
@@ -1003,7 +1028,7 @@ class _KernelBody:
         elif isinstance(e, Const):   # a symbolic size is a Python int: weak
             value = V(self.size(e.value).ref, I64, True) if isinstance(e.value, SymInt) else e
         elif isinstance(e, Load):
-            offset = self._gather_offset(e, variables, rows, memo) if gathers(e) else self._offset(e.buffer, e.index, variables)
+            offset = self._indexed_offset(e.buffer, e.index, variables, rows, memo)
             value = self.fn.load(self.pointer[e.buffer], offset, np.dtype(e.dtype))
             value = value._replace(weak=e.weak)
         elif isinstance(e, RowValue):
@@ -1024,13 +1049,16 @@ class _KernelBody:
         memo[key] = value
         return value
 
-    def _gather_offset(self, e: Load, variables: dict, rows: dict, memo: dict) -> V:
-        """The element offset of a load addressed through data (ir.Indirect): each position
-        checked against its dim; a bad one sets the out-of-bounds flag and reads position 0."""
+    def _indexed_offset(self, buffer: str, index: tuple, variables: dict, rows: dict, memo: dict) -> V:
+        """The element offset of an index; one addressed through data (ir.Indirect) has each
+        position checked against its dim: a bad one sets the out-of-bounds flag and addresses
+        position 0 instead."""
+        if not any(isinstance(i, Indirect) for i in index):
+            return self._offset(buffer, index, variables)
         fn = self.fn
-        affine = tuple(Affine.constant(0) if isinstance(i, Indirect) else i for i in e.index)
-        offset = self._offset(e.buffer, affine, variables)
-        for i, stride in zip(e.index, self.strides[e.buffer]):
+        affine = tuple(Affine.constant(0) if isinstance(i, Indirect) else i for i in index)
+        offset = self._offset(buffer, affine, variables)
+        for i, stride in zip(index, self.strides[buffer]):
             if not isinstance(i, Indirect):
                 continue
             value = self._eval(i.value, variables, rows, memo)

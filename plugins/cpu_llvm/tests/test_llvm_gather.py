@@ -138,3 +138,65 @@ def test_the_kernel_source_shows_the_gather():
     llvm, made = programs()
     numpile.compile(lambda x, i: x[i] * 2, backend=llvm)(rng.standard_normal(5), indices(5, 3))
     assert "x[at(i[i0], 5)]" in str(made[0].program)
+
+
+def _scatter_add(x, i, v):
+    x[i] += v[:, None]  # buffered: a repeated position gets one update, the last
+    return x
+
+
+def _scatter_rows(x, i, v):
+    x[i, 1:] = v[:, None]
+    return x.sum()
+
+
+def _scatter_pairs(x, i, v):
+    y = x * 2
+    y[i, i[::-1] % 3] = v
+    return y
+
+
+def _mask_zero(x, i, v):
+    x[x < 0] = 0
+    return x * 2
+
+
+def _mask_of_a_temporary(x, i, v):
+    y = np.abs(x)
+    y[(y > 1).any(axis=1)] = -1.0
+    return y
+
+
+UPDATES = {"x[i] += v": _scatter_add, "x[i, 1:] = v": _scatter_rows, "y[i, j] = v": _scatter_pairs,
+           "x[mask] = 0": _mask_zero, "y[2-d rows mask] = c": _mask_of_a_temporary}
+
+
+@pytest.mark.parametrize("case", list(UPDATES))
+def test_scatters_and_masked_updates_are_kernels_storing_in_place(case):
+    def make():
+        return rng.standard_normal((7, 3)), indices(7, 9), rng.standard_normal(9)
+    for program in run_both(UPDATES[case], make):
+        assert not any(isinstance(s, Extern) for s in program.steps), str(program)
+
+
+def _scatter_set(x, i, v):
+    x[i] = v[:, None]   # no gather before the scatter: the scatter's own check must catch it
+    return x
+
+
+@pytest.mark.parametrize("update", [_scatter_add, _scatter_set])
+def test_a_scatter_out_of_bounds_changes_nothing(update):
+    """Every position is checked before any is stored: NumPy raises before writing, and so does the
+    compiled kernel (numpile then runs the frame with NumPy, which raises its own error)."""
+    compiled = numpile.compile(update, backend="llvm")
+    x, v = rng.standard_normal((7, 3)), rng.standard_normal(4)
+    compiled(x.copy(), np.array([0, 1, 2, 3]), v)
+    bad = np.array([1, 2, 9, 3])
+    mine, numpys = x.copy(), x.copy()
+    with pytest.raises(IndexError) as numpy_error:
+        update(numpys, bad, v)
+    with pytest.raises(IndexError) as ours:
+        compiled(mine, bad, v)
+    assert str(ours.value) == str(numpy_error.value)
+    np.testing.assert_array_equal(mine, numpys)
+    np.testing.assert_array_equal(mine, x)
