@@ -39,6 +39,7 @@ from .graph import Graph
 from .ops import ArrayMeta
 from .ops.pointwise import UFUNCS
 from .ops.reductions import REDUCTIONS
+from .ops.results import TWO_OUTPUT_UFUNCS
 
 __all__ = ["Arr", "Case", "check_case", "conformance_cases", "assert_same_result", "assert_same", "DTYPES"]
 
@@ -209,7 +210,9 @@ def check_case(case: Case, compile_fn) -> None:
     nodes = [graph.input(f"x{i}", ArrayMeta.of(x)) for i, x in enumerate(inputs)]
     meta_args, meta_kwargs = call([ArrayMeta.of(x) for x in inputs])
     meta = op.meta(*meta_args, **meta_kwargs)
-    graph.output([graph.call(op.name, *call(nodes), meta)])
+    value = graph.call(op.name, *call(nodes), meta)
+    several = isinstance(meta, tuple)  # an op with several results: the graph returns each
+    graph.output([graph.result(value, i) for i in range(len(meta))] if several else [value])
 
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # log of 0, var of one value: not what is compared
@@ -217,12 +220,19 @@ def check_case(case: Case, compile_fn) -> None:
         expected = op.impl(*ref_args, **ref_kwargs)
         outputs = compile_fn(graph, list(inputs))(*inputs)
 
-    assert meta == ArrayMeta.of(expected), f"{case}: meta rule says {meta}, NumPy gives {ArrayMeta.of(expected)}"
-    assert isinstance(outputs, (tuple, list)) and len(outputs) == 1, \
-        f"{case}: the compiled graph must return a tuple of its 1 output, got {type(outputs).__name__}"
-    assert_same_result(outputs[0], expected, what=str(case), values=case.values)
+    metas, expected = (meta, tuple(expected)) if several else ((meta,), (expected,))
+    numpy_metas = tuple(ArrayMeta.of(e) for e in expected)
+    assert metas == numpy_metas, f"{case}: meta rule says {_text(metas)}, NumPy gives {_text(numpy_metas)}"
+    assert isinstance(outputs, (tuple, list)) and len(outputs) == len(metas), \
+        f"{case}: the compiled graph must return a tuple of its {len(metas)} outputs, got {type(outputs).__name__}"
+    for i, (got, want) in enumerate(zip(outputs, expected)):
+        assert_same_result(got, want, what=f"{case}" + (f" result {i}" if several else ""), values=case.values)
     for i, (x, before) in enumerate(zip(inputs, pristine)):
         assert np.array_equal(x, before, equal_nan=x.dtype.kind in "fc"), f"{case}: input {i} was modified"
+
+
+def _text(metas: tuple) -> str:
+    return ", ".join(map(str, metas))
 
 
 def _copy(x):
@@ -303,7 +313,7 @@ UFUNC_DOMAINS = {
     "arccosh": [dict(low=1.05, high=6.0, ilow=1, ihigh=6)],
     "tan": [dict(low=-1.4, high=1.4, ilow=-1, ihigh=1)],
     "reciprocal": [_NONZERO],
-    "divide": [{}, _NONZERO], "floor_divide": [{}, _NONZERO], "remainder": [{}, _NONZERO],
+    "divide": [{}, _NONZERO], "floor_divide": [{}, _NONZERO], "remainder": [{}, _NONZERO], "divmod": [{}, _NONZERO],
     "fmod": [{}, _NONZERO],
     "power": [dict(low=0.1, high=3.0, ilow=-3, ihigh=3), dict(low=-2.0, high=2.0, ilow=0, ihigh=3)],
     "float_power": [dict(low=0.1, high=3.0, ilow=-3, ihigh=3), dict(low=-2.0, high=2.0, ilow=-2, ihigh=3)],
@@ -330,7 +340,7 @@ def _ufunc_accepts(ufunc, operands) -> bool:
     def dtype_of(x):
         return np.dtype(x.dtype) if isinstance(x, Arr) else np.dtype(bool) if isinstance(x, bool) else type(x)
     try:
-        ufunc.resolve_dtypes(tuple(map(dtype_of, operands)) + (None,))
+        ufunc.resolve_dtypes(tuple(map(dtype_of, operands)) + (None,) * ufunc.nout)
     except TypeError:
         return False
     return True
@@ -338,7 +348,7 @@ def _ufunc_accepts(ufunc, operands) -> bool:
 
 def _ufunc_cases() -> list[Case]:
     cases = []
-    for ufunc in UFUNCS:
+    for ufunc in (*UFUNCS, *TWO_OUTPUT_UFUNCS):
         name, n = ufunc.__name__, ufunc.nin
         domains = UFUNC_DOMAINS.get(name, [{}] * n)
 
@@ -701,5 +711,13 @@ def _statistics_cases() -> list[Case]:
     return cases
 
 
+def _results_cases() -> list[Case]:
+    """tuple_getitem on a tuple of inputs (in traced graphs it reads an op's results, which the
+    cases of np.divmod, np.histogram and np.meshgrid check)."""
+    pair = (Arr((3, 4)), Arr((2,), "int32"))
+    return [Case("tuple_getitem", (pair, i)) for i in (0, 1, -1)] + [
+        Case("tuple_getitem", ((Arr((), scalar=True), Arr((0, 2), "bool"), Arr((3,), "float32")), 0))]
+
+
 _BUILDERS = (_ufunc_cases, _pointwise_cases, _reduction_cases, _scan_cases, _linalg_cases, _product_cases,
-             _numpy_linalg_cases, _statistics_cases, _shape_cases, _indexing_cases, _creation_cases)
+             _numpy_linalg_cases, _statistics_cases, _shape_cases, _indexing_cases, _creation_cases, _results_cases)

@@ -4,6 +4,9 @@
 `DECOMPOSITIONS` is replaced by the primitives its function emits, with the
 same results as NumPy's own implementation (mean is a sum in NumPy's
 accumulator dtype divided by the count; var is the mean of squared deviations).
+The decomposition of an op with several results returns a node per result, which
+its tuple_getitem nodes become (np.divmod is floor_divide and remainder: two
+pointwise ops, which fuse into one kernel storing both).
 """
 
 from __future__ import annotations
@@ -71,7 +74,16 @@ def _std(emit: Emitter, a, axis=None, dtype=None, ddof=0, keepdims=False):
     return _cast_back(emit, emit("sqrt", var), var.dtype)
 
 
-DECOMPOSITIONS = {"mean": _mean, "var": _var, "std": _std}
+def _divmod(emit: Emitter, x1, x2):
+    # NumPy computes both with one npy_divmod; floor_divide and remainder each compute its half
+    return emit("floor_divide", x1, x2), emit("remainder", x1, x2)
+
+
+DECOMPOSITIONS = {"mean": _mean, "var": _var, "std": _std, "divmod": _divmod}
+
+
+def _meta_of(result):
+    return tuple(r.array_meta for r in result) if isinstance(result, tuple) else result.array_meta
 
 
 def decompose(graph: Graph) -> Graph:
@@ -92,9 +104,12 @@ def decompose(graph: Graph) -> Graph:
             # outcome for every size (and the result's meta is checked below)
             with replaying():
                 result = DECOMPOSITIONS[n.target](emit, *map_nodes(n.args, look), **map_nodes(n.kwargs, look))
-            if result.array_meta != n.array_meta:  # a decomposition must keep NumPy's dtype and shape
-                raise AssertionError(f"decomposition of {n.target} gives {result.array_meta}, not {n.array_meta}")
+            if _meta_of(result) != n.array_meta:  # a decomposition must keep NumPy's dtype and shape
+                raise AssertionError(f"decomposition of {n.target} gives {_meta_of(result)}, not {n.array_meta}")
             new[n] = result
+        elif n.target == ops.TUPLE_GETITEM and isinstance(n.args[0], Node):  # a result of an op with several
+            results, index = new[n.args[0]], n.args[1]
+            new[n] = results[index] if isinstance(results, tuple) else out.result(results, index)
         else:
             new[n] = out.call(n.target, map_nodes(n.args, look), map_nodes(n.kwargs, look), n.array_meta, n.meta.get("loc"))
     out.symbols = [(new[s[0]], s[1]) if s is not None else None for s in graph.symbols]
