@@ -61,6 +61,7 @@ class Arr:
     every axis) or "step" (every other element of the last axis). `scalar` makes a NumPy
     scalar instead of a 0-d array. `spd` makes a stack of symmetric positive definite
     matrices, x @ x.T + n I over the last two axes (cholesky; solve and inv well conditioned).
+    `increasing` sorts the values along the last axis, with no repeats (histogram edges).
     """
 
     shape: tuple
@@ -74,6 +75,7 @@ class Arr:
     layout: str = "C"
     scalar: bool = False
     spd: bool = False
+    increasing: bool = False
 
     def make(self, rng: np.random.Generator):
         shape = tuple(self.shape)
@@ -95,6 +97,9 @@ class Arr:
         if self.spd:
             x = replace(self, spd=False)._values(rng, shape)
             return x @ x.swapaxes(-1, -2) + shape[-1] * np.eye(shape[-1], dtype=x.dtype)
+        if self.increasing:
+            x = np.sort(replace(self, increasing=False)._values(rng, shape), axis=-1)
+            return x + np.arange(shape[-1], dtype=x.dtype) if shape else x  # repeats (integers) made distinct
         dtype = np.dtype(self.dtype)
         if dtype.kind == "b":
             return np.ones(shape, bool) if self.nonzero else rng.random(shape) < 0.5
@@ -113,7 +118,8 @@ class Arr:
     def __str__(self) -> str:
         text = f"{_SHORT.get(self.dtype, self.dtype)}[{','.join(map(str, self.shape))}]"
         text += "" if self.layout == "C" else f".{self.layout}"
-        return text + (".nan" if self.special else "") + (".scalar" if self.scalar else "") + (".spd" if self.spd else "")
+        flags = (("nan", self.special), ("scalar", self.scalar), ("spd", self.spd), ("inc", self.increasing))
+        return text + "".join(f".{name}" for name, on in flags if on)
 
 
 @dataclass(frozen=True)
@@ -712,11 +718,49 @@ def _statistics_cases() -> list[Case]:
 
 
 def _results_cases() -> list[Case]:
-    """tuple_getitem on a tuple of inputs (in traced graphs it reads an op's results, which the
-    cases of np.divmod, np.histogram and np.meshgrid check)."""
+    """Ops with several results: np.histogram, np.meshgrid (the two-output ufuncs are among the
+    ufunc cases); and tuple_getitem on a tuple of inputs (in traced graphs it reads an op's results)."""
     pair = (Arr((3, 4)), Arr((2,), "int32"))
-    return [Case("tuple_getitem", (pair, i)) for i in (0, 1, -1)] + [
-        Case("tuple_getitem", ((Arr((), scalar=True), Arr((0, 2), "bool"), Arr((3,), "float32")), 0))]
+    cases = [Case("tuple_getitem", (pair, i)) for i in (0, 1, -1)]
+    cases += [Case("tuple_getitem", ((Arr((), scalar=True), Arr((0, 2), "bool"), Arr((3,), "float32")), 0))]
+
+    cases += [Case("histogram", (Arr((40,), dt),)) for dt in DTYPES]
+    cases += [Case("histogram", (Arr((5, 8)), 7)), Case("histogram", (Arr((30,), "float32"), 3)),
+              Case("histogram", (Arr((30,), "float16"),)), Case("histogram", (Arr((30,), "int8"), 4)),
+              Case("histogram", (Arr((30,)), 1)), Case("histogram", (Arr(()),)), Case("histogram", (Arr((0,)), 5)),
+              Case("histogram", (Arr((6, 5), layout="T"), 4)), Case("histogram", (Arr((6, 5), layout="rev"),)),
+              Case("histogram", (Arr((30,)), [-3, -1, 0, 0.5, 2, 3.5])), Case("histogram", (Arr((30,)), [1.0])),
+              Case("histogram", (Arr((30,), "int32"), (-2, 0, 2))),
+              Case("histogram", (Arr((30,)), 5), dict(range=(-2, 2))),
+              Case("histogram", (Arr((30,), "float32"), 5), dict(range=(-2.5, 2.5))),
+              Case("histogram", (Arr((30,)), 5), dict(range=(1, 1))),
+              Case("histogram", (Arr((30,)), 6), dict(density=True)),
+              Case("histogram", (Arr((30,), "int32"), [-3, 0, 1, 4]), dict(density=True)),
+              Case("histogram", (Arr((5, 6)), 6), dict(weights=Arr((5, 6), low=0.0, high=2.0))),
+              Case("histogram", (Arr((30,)), 6), dict(weights=Arr((30,), "float32", low=0.0, high=2.0))),
+              Case("histogram", (Arr((30,)), 6), dict(weights=Arr((30,), "int32", ilow=0, ihigh=3))),
+              Case("histogram", (Arr((30,)), 6), dict(weights=Arr((30,), low=0.1, high=2.0), density=True)),
+              Case("histogram", (Arr((30,), "int64"), 4), dict(range=(-1, 5), weights=Arr((30,), "bool")))]
+    cases += [Case("histogram", (Arr((30,)),), dict(bins=Arr((6,), dt, low=-3, high=3, increasing=True)))
+              for dt in ("float64", "float32", "int64")]
+    cases += [Case("histogram", (Arr((30,), "float32"), Arr((4,), low=-1, high=1, increasing=True)),
+                   dict(weights=Arr((30,), "float32"), density=True)),
+              Case("histogram", (Arr((30,)),), dict(bins=Arr((1,)))),   # one edge: no bin
+              Case("histogram", (Arr((30,)),), dict(bins=Arr((0,))))]
+    cases += [Case("histogram_bin_edges", (Arr((30,), dt), 5)) for dt in ("float32", "float64", "int32", "bool")]
+    cases += [Case("histogram_bin_edges", (Arr((30,)), [0, 1, 2])),
+              Case("histogram_bin_edges", (Arr((30,)), 4), dict(range=(0, 2), weights=Arr((30,)))),
+              Case("histogram_bin_edges", (Arr((0,)),))]
+
+    cases += [Case("meshgrid", (Arr((4,), dt), Arr((3,), dt))) for dt in DTYPES]
+    cases += [Case("meshgrid", xi, dict(indexing=ix, sparse=sparse))
+              for xi in ((Arr((4,)),), (Arr((4,)), Arr((2, 3), "float32")), (Arr((2,)), Arr((3,), "int32"), Arr((5,))))
+              for ix in ("xy", "ij") for sparse in (False, True)]
+    cases += [Case("meshgrid", (Arr(()), Arr((3,)))), Case("meshgrid", (Arr((), "int32", scalar=True), Arr((2,)))),
+              Case("meshgrid", (Arr((0,)), Arr((3,)))), Case("meshgrid", (Arr((4,), layout="rev"), Arr((3,), layout="step"))),
+              Case("meshgrid", (Arr((4,)), [1, 2, 3])), Case("meshgrid", (Arr((3,), special=True), Arr((2,)))),
+              Case("meshgrid", (Arr((2, 2), layout="T"), Arr((3,))), dict(copy=True))]
+    return cases
 
 
 _BUILDERS = (_ufunc_cases, _pointwise_cases, _reduction_cases, _scan_cases, _linalg_cases, _product_cases,

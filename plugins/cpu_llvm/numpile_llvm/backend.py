@@ -319,7 +319,7 @@ class CompiledProgram:
                 kwargs = "".join(f", {k}={_render_arg(v, names, env)}" for k, v in step.kwargs.items())
                 call = f"extern{i}({args}{kwargs})"
                 if isinstance(step.output, tuple):   # an op with several results: a buffer each
-                    lines.append(f"    {''.join(names[o] + ', ' for o in step.output)}= map(asarray, {call})")
+                    lines.append(f"    ({''.join(names[o] + ', ' for o in step.output)}) = map(asarray, {call})")
                 else:
                     lines.append(f"    {names[step.output]} = asarray({call})")
             elif step.name in self.steps:
