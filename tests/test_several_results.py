@@ -1,4 +1,5 @@
-"""Ops with several results (np.divmod, np.modf, np.frexp, np.histogram, np.meshgrid): traced as
+"""Ops with several results (np.divmod, np.modf, np.frexp, np.histogram, np.meshgrid, np.linalg's
+eigh, slogdet, qr and svd, which return named tuples): traced as
 one node read by a tuple_getitem node per result, unpacked and indexed as tuples, captured in one
 graph, and compiled on eager and llvm equal to NumPy eager on fresh random inputs; NumPy's errors
 for bad arguments; the forms not captured break with the reason."""
@@ -68,6 +69,24 @@ def _radial_histogram(x, y):
     return counts, centers, (counts * centers).sum() / counts.sum()
 
 
+def _decompositions(a, b):
+    w, v = np.linalg.eigh(a)
+    sign, logdet = np.linalg.slogdet(a)
+    q, r = np.linalg.qr(b)
+    u, s, vh = np.linalg.svd(b, full_matrices=False)
+    return (v * w) @ v.T, sign * np.exp(logdet), q @ r, (u * s) @ vh, np.linalg.svd(b, compute_uv=False)
+
+
+def _named_tuples(a):
+    result = np.linalg.eigh(a)
+    return result.eigenvalues.sum(), np.linalg.slogdet(a), np.linalg.qr(a, mode="r"), result
+
+
+def spd(rng, n, batch=()):
+    x = rand(rng, batch + (n, n))
+    return x @ x.swapaxes(-1, -2) + n * np.eye(n)
+
+
 PROGRAMS = {
     "divmod_unpacked": (_divmod_unpacked, lambda rng: (rand(rng, (3, 4)), positive(rng, (4,)))),
     "divmod_ints": (_divmod_unpacked, lambda rng: (rand(rng, (3, 4), np.int32) - 25, rand(rng, (3, 1), np.int64))),
@@ -82,6 +101,8 @@ PROGRAMS = {
     "edges_are_the_bins": (_edges_are_the_bins, lambda rng: (rand(rng, (30,)), np.linspace(-2, 2, 6))),
     "grids": (_grids, lambda rng: (rand(rng, (5,)), rand(rng, (2, 3), np.float32), rand(rng, (4,), np.int64))),
     "radial_histogram": (_radial_histogram, lambda rng: (rand(rng, (20,)), rand(rng, (15,)))),
+    "decompositions": (_decompositions, lambda rng: (spd(rng, 4), rand(rng, (5, 3)))),
+    "named_tuples": (_named_tuples, lambda rng: (spd(rng, 3, (2,)),)),
 }
 
 

@@ -688,6 +688,17 @@ def _numpy_linalg_cases() -> list[Case]:
         cases += [Case(name, (Arr((3, 3), dt, spd=True),)) for dt in ("float32", "int32", "int64")]
         cases += [Case(name, (Arr((4, 4), spd=True, layout="T"),))]
     cases += [Case("cholesky", (Arr((3, 3), spd=True),), dict(upper=True))]
+    # several results, in NumPy's named tuples
+    for name in ("eigh", "slogdet"):
+        cases += [Case(name, (Arr(s, spd=True),)) for s in ((3, 3), (1, 1), (2, 4, 4), (0, 2, 2))]
+        cases += [Case(name, (Arr((3, 3), dt, spd=True),)) for dt in ("float32", "int64")]
+    cases += [Case("eigh", (Arr((3, 3), spd=True, layout="T"),), dict(UPLO="U")), Case("slogdet", (Arr((3, 3)),))]
+    cases += [Case("qr", (Arr(s),), dict(mode=mode)) for s in ((4, 3), (3, 4), (2, 3, 3))
+              for mode in ("reduced", "complete", "r", "raw")]
+    cases += [Case("qr", (Arr((4, 3), "float32"),)), Case("qr", (Arr((3, 2), "int32", layout="T"),))]
+    cases += [Case("svd", (Arr(s),), dict(full_matrices=full)) for s in ((4, 3), (3, 4), (2, 3, 2)) for full in (True, False)]
+    cases += [Case("svd", (Arr((3, 4), "float32"),), dict(compute_uv=False)),
+              Case("svd", (Arr((3, 3), spd=True),), dict(hermitian=True)), Case("svd", (Arr((3, 3), "int64", layout="rev"),))]
 
     x, m, cube = Arr((5,)), Arr((3, 4)), Arr((2, 3, 4))
     cases += [Case("norm", (Arr((3, 4), dt),)) for dt in DTYPES]

@@ -223,7 +223,7 @@ class OutputGraph:
                 items.append(arrays[same])
             else:
                 items.append(ArrayVariable(self.graph.result(node, index)))
-        return TupleVariable(items)
+        return TupleVariable(items, cls=type(node.results))  # a meta rule returns NumPy's named tuple
 
     # -- in-place updates --------------------------------------------------------------
     def refresh(self, var: ArrayVariable) -> None:

@@ -161,6 +161,8 @@ class InstructionTranslator:
             return self._array_attr(obj, name)
         if isinstance(obj, (ObjectVariable, ConstantVariable)):
             return self._object_attr(obj, name)
+        if isinstance(obj, TupleVariable) and name in getattr(obj.cls, "_fields", ()):
+            return obj.items[obj.cls._fields.index(name)]  # a named tuple's field (EighResult.eigenvalues)
         if isinstance(obj, (TupleVariable, ListVariable, DictVariable)):
             method = container_method(obj, name)
             if method is not None:
