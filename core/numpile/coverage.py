@@ -63,6 +63,8 @@ def on_llvm(name: str) -> str:
     args, kwargs = op.normalize(*case.bind([ops.ArrayMeta.of(x) for x in inputs]))
     meta = op.meta(*args, **kwargs)
     value = graph.call(name, *op.normalize(*case.bind(nodes)), meta)
+    if isinstance(meta, tuple):  # an op with several results: read its first
+        value, meta = graph.result(value, 0), meta[0]
     graph.output([graph.call("astype", (value, meta.dtype), {}, astype.meta(meta, meta.dtype))])
     program = lowering.schedule(graph)
     return "NumPy call" if any(isinstance(step, lowering.Extern) for step in program.steps) else "kernel"
@@ -110,9 +112,10 @@ def render() -> str:
         "| op | kind | NumPy spellings | on llvm |",
         "|---|---|---|---|",
     ]
-    ufuncs = [op for op in ops.REGISTRY.values() if op.kind == ops.POINTWISE and isinstance(op.impl, np.ufunc)]
+    ufuncs = [op for op in ops.REGISTRY.values()
+              if op.kind == ops.POINTWISE and isinstance(op.impl, np.ufunc) and op.impl.nout == 1]
     for op in sorted(ops.REGISTRY.values(), key=lambda op: (op.kind, op.name)):
-        if op in ufuncs or op.name == "setitem":
+        if op in ufuncs or op.name in ("setitem", ops.TUPLE_GETITEM):
             continue
         lines.append(f"| {op.name} | {op.kind} | {_spellings(op)} | {on_llvm(op.name)} |")
     kernels = [op for op in ufuncs if on_llvm(op.name) == "kernel"]
@@ -124,7 +127,8 @@ def render() -> str:
         ", ".join(f"`{op.name}`" for op in ufuncs),
         "",
         "In-place updates (`x[i] = v`, `x += y`, `out=`) are captured as the functional `setitem` "
-        "and ops plus a write-back.",
+        "and ops plus a write-back. An op with several results (`np.divmod`, `np.histogram`) is one "
+        "node, read by a `tuple_getitem` node per result.",
         "",
         "## Not captured: graph breaks",
         "",

@@ -12,6 +12,11 @@ NumPy treats Python scalars, NEP 50 weak; it may hand them back as NumPy scalars
 `loc`, the user source line that produced it. A call traced inside an
 `np.errstate(...="ignore")` block also has `errstate`, those settings: a backend
 that reports floating-point errors must not report these there.
+
+An op with several results (np.divmod, np.histogram) is one call node whose meta has
+`results`, an ArrayMeta per result, in place of shape and dtype: its value is the tuple
+NumPy returns, and only `tuple_getitem(node, i)` nodes (`Graph.result`) read it, as
+torch.fx reads a multi-output node through operator.getitem.
 """
 
 from __future__ import annotations
@@ -62,8 +67,16 @@ class Node:
         return self.meta["dtype"]
 
     @property
-    def array_meta(self) -> ArrayMeta:
+    def array_meta(self) -> ArrayMeta | tuple:
+        """The node's ArrayMeta; for an op with several results, the tuple of theirs."""
+        if "results" in self.meta:
+            return self.meta["results"]
         return ArrayMeta(self.meta["shape"], self.meta["dtype"], self.meta.get("scalar", False), self.meta.get("weak", False))
+
+    @property
+    def results(self) -> tuple | None:
+        """The ArrayMeta of each result of an op with several (np.divmod), else None."""
+        return self.meta.get("results")
 
     @property
     def inputs(self) -> list["Node"]:
@@ -124,6 +137,7 @@ class Graph:
         # return the input array itself: then nothing is copied.
         self.write_back: list = []
         self._names: dict[str, int] = {}
+        self._taken: set[str] = set()
 
     # -- building ----------------------------------------------------------------------
     def _unique(self, hint: str) -> str:
@@ -133,8 +147,13 @@ class Graph:
         if base in _RESERVED or base.startswith("impl_"):
             base += "_"
         n = self._names.get(base, 0)
+        name = base if n == 0 else f"{base}_{n}"
+        while name in self._taken:  # a hint that itself ends in _<n> ("divmod_1", a result's name)
+            n += 1
+            name = f"{base}_{n}"
         self._names[base] = n + 1
-        return base if n == 0 else f"{base}_{n}"
+        self._taken.add(name)
+        return name
 
     def _add(self, op, target, args, kwargs, name, meta) -> Node:
         node = Node(self, op, target, args, kwargs, self._unique(name), meta)
@@ -145,9 +164,16 @@ class Graph:
         """A graph argument; `source` says where the value came from (e.g. "self.w")."""
         return self._add("input", source or name, (), {}, name, _meta(meta, loc))
 
-    def call(self, target: str, args: tuple, kwargs: dict, meta: ArrayMeta, loc: SourceLoc | None = None) -> Node:
+    def call(self, target: str, args: tuple, kwargs: dict, meta: ArrayMeta | tuple,
+             loc: SourceLoc | None = None) -> Node:
+        """A call of a registry op; `meta` is a tuple of ArrayMetas for an op with several results."""
         ops.get(target)  # fail early on a name the registry does not know
         return self._add("call", target, tuple(args), dict(kwargs), target, _meta(meta, loc))
+
+    def result(self, node: Node, index: int) -> Node:
+        """Result `index` of a call with several results (np.divmod(a, b)[1]): a tuple_getitem node."""
+        return self._add("call", ops.TUPLE_GETITEM, (node, index), {}, f"{node.name}_{index}",
+                         _meta(node.results[index], node.meta.get("loc")))
 
     def constant(self, value, loc: SourceLoc | None = None) -> Node:
         return self._add("constant", "constant", (value,), {}, "const", _meta(ArrayMeta.of(np.asarray(value)), loc))
@@ -203,7 +229,7 @@ class Graph:
     def tabular(self) -> str:
         rows = [("opcode", "name", "target", "args", "kwargs", "meta", "source")]
         for n in self.nodes:
-            meta = str(n.array_meta) if "shape" in n.meta else ""
+            meta = _meta_text(n)
             loc = n.meta.get("loc")
             src = f"{_short(loc.filename)}:{loc.lineno} {loc.line}" if loc else ""
             kwargs = {k: v for k, v in n.kwargs.items()}
@@ -296,7 +322,7 @@ class Graph:
         parts = []
         for n in self.nodes:
             args = map_nodes((n.args, sorted(n.kwargs.items())), lambda a: f"%{index[a]}")
-            meta = str(n.array_meta) if "shape" in n.meta else ""
+            meta = _meta_text(n)
             parts.append(f"{n.op}|{n.target if n.op != 'input' else ''}|{_canon(args)}|{meta}")
         return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
@@ -304,8 +330,17 @@ class Graph:
         return self.tabular()
 
 
-def _meta(meta: ArrayMeta, loc: SourceLoc | None) -> dict:
+def _meta(meta: ArrayMeta | tuple, loc: SourceLoc | None) -> dict:
+    if isinstance(meta, tuple):
+        return {"results": meta, "loc": loc}
     return {"shape": tuple(meta.shape), "dtype": meta.dtype, "scalar": meta.scalar, "weak": meta.weak, "loc": loc}
+
+
+def _meta_text(n: Node) -> str:
+    """A node's meta as the graph's table shows it: `float64[3, 4]`, `(int64[10], float64[11])`."""
+    if n.results is not None:
+        return "(" + ", ".join(map(str, n.results)) + ("," if len(n.results) == 1 else "") + ")"
+    return str(n.array_meta) if "shape" in n.meta else ""
 
 
 def _short(filename: str) -> str:
@@ -366,11 +401,12 @@ _OPERATOR_FORMS = {
 
 
 def _operator_form(op, n: Node) -> str | None:
-    """The operator spelling of a call, when one of its NumPy spellings is an operator taking exactly
-    its arguments and one operand is an array (so that the operator dispatches to NumPy)."""
+    """The operator spelling of a call, when one of its NumPy spellings (an op the tracer emits: its
+    implementation) is an operator taking exactly its arguments and one operand is an array or a
+    tuple of results (so that the operator dispatches to NumPy, or indexes the tuple)."""
     if n.kwargs or not any(isinstance(a, Node) and not a.meta.get("scalar") for a in n.args[:1] + n.args[-1:]):
         return None
-    for fn in op.numpy:
+    for fn in op.numpy or (op.impl,):
         form = _OPERATOR_FORMS.get(fn) if callable(fn) else None
         if form is not None and form.count("{}") == len(n.args):
             return form

@@ -39,6 +39,7 @@ from .graph import Graph
 from .ops import ArrayMeta
 from .ops.pointwise import UFUNCS
 from .ops.reductions import REDUCTIONS
+from .ops.results import TWO_OUTPUT_UFUNCS
 
 __all__ = ["Arr", "Case", "check_case", "conformance_cases", "assert_same_result", "assert_same", "DTYPES"]
 
@@ -60,6 +61,7 @@ class Arr:
     every axis) or "step" (every other element of the last axis). `scalar` makes a NumPy
     scalar instead of a 0-d array. `spd` makes a stack of symmetric positive definite
     matrices, x @ x.T + n I over the last two axes (cholesky; solve and inv well conditioned).
+    `increasing` sorts the values along the last axis, with no repeats (histogram edges).
     """
 
     shape: tuple
@@ -73,6 +75,7 @@ class Arr:
     layout: str = "C"
     scalar: bool = False
     spd: bool = False
+    increasing: bool = False
 
     def make(self, rng: np.random.Generator):
         shape = tuple(self.shape)
@@ -94,6 +97,9 @@ class Arr:
         if self.spd:
             x = replace(self, spd=False)._values(rng, shape)
             return x @ x.swapaxes(-1, -2) + shape[-1] * np.eye(shape[-1], dtype=x.dtype)
+        if self.increasing:
+            x = np.sort(replace(self, increasing=False)._values(rng, shape), axis=-1)
+            return x + np.arange(shape[-1], dtype=x.dtype) if shape else x  # repeats (integers) made distinct
         dtype = np.dtype(self.dtype)
         if dtype.kind == "b":
             return np.ones(shape, bool) if self.nonzero else rng.random(shape) < 0.5
@@ -112,7 +118,8 @@ class Arr:
     def __str__(self) -> str:
         text = f"{_SHORT.get(self.dtype, self.dtype)}[{','.join(map(str, self.shape))}]"
         text += "" if self.layout == "C" else f".{self.layout}"
-        return text + (".nan" if self.special else "") + (".scalar" if self.scalar else "") + (".spd" if self.spd else "")
+        flags = (("nan", self.special), ("scalar", self.scalar), ("spd", self.spd), ("inc", self.increasing))
+        return text + "".join(f".{name}" for name, on in flags if on)
 
 
 @dataclass(frozen=True)
@@ -209,7 +216,9 @@ def check_case(case: Case, compile_fn) -> None:
     nodes = [graph.input(f"x{i}", ArrayMeta.of(x)) for i, x in enumerate(inputs)]
     meta_args, meta_kwargs = call([ArrayMeta.of(x) for x in inputs])
     meta = op.meta(*meta_args, **meta_kwargs)
-    graph.output([graph.call(op.name, *call(nodes), meta)])
+    value = graph.call(op.name, *call(nodes), meta)
+    several = isinstance(meta, tuple)  # an op with several results: the graph returns each
+    graph.output([graph.result(value, i) for i in range(len(meta))] if several else [value])
 
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # log of 0, var of one value: not what is compared
@@ -217,12 +226,19 @@ def check_case(case: Case, compile_fn) -> None:
         expected = op.impl(*ref_args, **ref_kwargs)
         outputs = compile_fn(graph, list(inputs))(*inputs)
 
-    assert meta == ArrayMeta.of(expected), f"{case}: meta rule says {meta}, NumPy gives {ArrayMeta.of(expected)}"
-    assert isinstance(outputs, (tuple, list)) and len(outputs) == 1, \
-        f"{case}: the compiled graph must return a tuple of its 1 output, got {type(outputs).__name__}"
-    assert_same_result(outputs[0], expected, what=str(case), values=case.values)
+    metas, expected = (meta, tuple(expected)) if several else ((meta,), (expected,))
+    numpy_metas = tuple(ArrayMeta.of(e) for e in expected)
+    assert metas == numpy_metas, f"{case}: meta rule says {_text(metas)}, NumPy gives {_text(numpy_metas)}"
+    assert isinstance(outputs, (tuple, list)) and len(outputs) == len(metas), \
+        f"{case}: the compiled graph must return a tuple of its {len(metas)} outputs, got {type(outputs).__name__}"
+    for i, (got, want) in enumerate(zip(outputs, expected)):
+        assert_same_result(got, want, what=f"{case}" + (f" result {i}" if several else ""), values=case.values)
     for i, (x, before) in enumerate(zip(inputs, pristine)):
         assert np.array_equal(x, before, equal_nan=x.dtype.kind in "fc"), f"{case}: input {i} was modified"
+
+
+def _text(metas: tuple) -> str:
+    return ", ".join(map(str, metas))
 
 
 def _copy(x):
@@ -303,7 +319,7 @@ UFUNC_DOMAINS = {
     "arccosh": [dict(low=1.05, high=6.0, ilow=1, ihigh=6)],
     "tan": [dict(low=-1.4, high=1.4, ilow=-1, ihigh=1)],
     "reciprocal": [_NONZERO],
-    "divide": [{}, _NONZERO], "floor_divide": [{}, _NONZERO], "remainder": [{}, _NONZERO],
+    "divide": [{}, _NONZERO], "floor_divide": [{}, _NONZERO], "remainder": [{}, _NONZERO], "divmod": [{}, _NONZERO],
     "fmod": [{}, _NONZERO],
     "power": [dict(low=0.1, high=3.0, ilow=-3, ihigh=3), dict(low=-2.0, high=2.0, ilow=0, ihigh=3)],
     "float_power": [dict(low=0.1, high=3.0, ilow=-3, ihigh=3), dict(low=-2.0, high=2.0, ilow=-2, ihigh=3)],
@@ -330,7 +346,7 @@ def _ufunc_accepts(ufunc, operands) -> bool:
     def dtype_of(x):
         return np.dtype(x.dtype) if isinstance(x, Arr) else np.dtype(bool) if isinstance(x, bool) else type(x)
     try:
-        ufunc.resolve_dtypes(tuple(map(dtype_of, operands)) + (None,))
+        ufunc.resolve_dtypes(tuple(map(dtype_of, operands)) + (None,) * ufunc.nout)
     except TypeError:
         return False
     return True
@@ -338,7 +354,7 @@ def _ufunc_accepts(ufunc, operands) -> bool:
 
 def _ufunc_cases() -> list[Case]:
     cases = []
-    for ufunc in UFUNCS:
+    for ufunc in (*UFUNCS, *TWO_OUTPUT_UFUNCS):
         name, n = ufunc.__name__, ufunc.nin
         domains = UFUNC_DOMAINS.get(name, [{}] * n)
 
@@ -672,6 +688,17 @@ def _numpy_linalg_cases() -> list[Case]:
         cases += [Case(name, (Arr((3, 3), dt, spd=True),)) for dt in ("float32", "int32", "int64")]
         cases += [Case(name, (Arr((4, 4), spd=True, layout="T"),))]
     cases += [Case("cholesky", (Arr((3, 3), spd=True),), dict(upper=True))]
+    # several results, in NumPy's named tuples
+    for name in ("eigh", "slogdet"):
+        cases += [Case(name, (Arr(s, spd=True),)) for s in ((3, 3), (1, 1), (2, 4, 4), (0, 2, 2))]
+        cases += [Case(name, (Arr((3, 3), dt, spd=True),)) for dt in ("float32", "int64")]
+    cases += [Case("eigh", (Arr((3, 3), spd=True, layout="T"),), dict(UPLO="U")), Case("slogdet", (Arr((3, 3)),))]
+    cases += [Case("qr", (Arr(s),), dict(mode=mode)) for s in ((4, 3), (3, 4), (2, 3, 3))
+              for mode in ("reduced", "complete", "r", "raw")]
+    cases += [Case("qr", (Arr((4, 3), "float32"),)), Case("qr", (Arr((3, 2), "int32", layout="T"),))]
+    cases += [Case("svd", (Arr(s),), dict(full_matrices=full)) for s in ((4, 3), (3, 4), (2, 3, 2)) for full in (True, False)]
+    cases += [Case("svd", (Arr((3, 4), "float32"),), dict(compute_uv=False)),
+              Case("svd", (Arr((3, 3), spd=True),), dict(hermitian=True)), Case("svd", (Arr((3, 3), "int64", layout="rev"),))]
 
     x, m, cube = Arr((5,)), Arr((3, 4)), Arr((2, 3, 4))
     cases += [Case("norm", (Arr((3, 4), dt),)) for dt in DTYPES]
@@ -701,5 +728,51 @@ def _statistics_cases() -> list[Case]:
     return cases
 
 
+def _results_cases() -> list[Case]:
+    """Ops with several results: np.histogram, np.meshgrid (the two-output ufuncs are among the
+    ufunc cases); and tuple_getitem on a tuple of inputs (in traced graphs it reads an op's results)."""
+    pair = (Arr((3, 4)), Arr((2,), "int32"))
+    cases = [Case("tuple_getitem", (pair, i)) for i in (0, 1, -1)]
+    cases += [Case("tuple_getitem", ((Arr((), scalar=True), Arr((0, 2), "bool"), Arr((3,), "float32")), 0))]
+
+    cases += [Case("histogram", (Arr((40,), dt),)) for dt in DTYPES]
+    cases += [Case("histogram", (Arr((5, 8)), 7)), Case("histogram", (Arr((30,), "float32"), 3)),
+              Case("histogram", (Arr((30,), "float16"),)), Case("histogram", (Arr((30,), "int8"), 4)),
+              Case("histogram", (Arr((30,)), 1)), Case("histogram", (Arr(()),)), Case("histogram", (Arr((0,)), 5)),
+              Case("histogram", (Arr((6, 5), layout="T"), 4)), Case("histogram", (Arr((6, 5), layout="rev"),)),
+              Case("histogram", (Arr((30,)), [-3, -1, 0, 0.5, 2, 3.5])), Case("histogram", (Arr((30,)), [1.0])),
+              Case("histogram", (Arr((30,), "int32"), (-2, 0, 2))),
+              Case("histogram", (Arr((30,)), 5), dict(range=(-2, 2))),
+              Case("histogram", (Arr((30,), "float32"), 5), dict(range=(-2.5, 2.5))),
+              Case("histogram", (Arr((30,)), 5), dict(range=(1, 1))),
+              Case("histogram", (Arr((30,)), 6), dict(density=True)),
+              Case("histogram", (Arr((30,), "int32"), [-3, 0, 1, 4]), dict(density=True)),
+              Case("histogram", (Arr((5, 6)), 6), dict(weights=Arr((5, 6), low=0.0, high=2.0))),
+              Case("histogram", (Arr((30,)), 6), dict(weights=Arr((30,), "float32", low=0.0, high=2.0))),
+              Case("histogram", (Arr((30,)), 6), dict(weights=Arr((30,), "int32", ilow=0, ihigh=3))),
+              Case("histogram", (Arr((30,)), 6), dict(weights=Arr((30,), low=0.1, high=2.0), density=True)),
+              Case("histogram", (Arr((30,), "int64"), 4), dict(range=(-1, 5), weights=Arr((30,), "bool")))]
+    cases += [Case("histogram", (Arr((30,)),), dict(bins=Arr((6,), dt, low=-3, high=3, increasing=True)))
+              for dt in ("float64", "float32", "int64")]
+    cases += [Case("histogram", (Arr((30,), "float32"), Arr((4,), low=-1, high=1, increasing=True)),
+                   dict(weights=Arr((30,), "float32"), density=True)),
+              Case("histogram", (Arr((30,)),), dict(bins=Arr((1,)))),   # one edge: no bin
+              Case("histogram", (Arr((30,)),), dict(bins=Arr((0,))))]
+    cases += [Case("histogram_bin_edges", (Arr((30,), dt), 5)) for dt in ("float32", "float64", "int32", "bool")]
+    cases += [Case("histogram_bin_edges", (Arr((30,)), [0, 1, 2])),
+              Case("histogram_bin_edges", (Arr((30,)), 4), dict(range=(0, 2), weights=Arr((30,)))),
+              Case("histogram_bin_edges", (Arr((0,)),))]
+
+    cases += [Case("meshgrid", (Arr((4,), dt), Arr((3,), dt))) for dt in DTYPES]
+    cases += [Case("meshgrid", xi, dict(indexing=ix, sparse=sparse))
+              for xi in ((Arr((4,)),), (Arr((4,)), Arr((2, 3), "float32")), (Arr((2,)), Arr((3,), "int32"), Arr((5,))))
+              for ix in ("xy", "ij") for sparse in (False, True)]
+    cases += [Case("meshgrid", (Arr(()), Arr((3,)))), Case("meshgrid", (Arr((), "int32", scalar=True), Arr((2,)))),
+              Case("meshgrid", (Arr((0,)), Arr((3,)))), Case("meshgrid", (Arr((4,), layout="rev"), Arr((3,), layout="step"))),
+              Case("meshgrid", (Arr((4,)), [1, 2, 3])), Case("meshgrid", (Arr((3,), special=True), Arr((2,)))),
+              Case("meshgrid", (Arr((2, 2), layout="T"), Arr((3,))), dict(copy=True))]
+    return cases
+
+
 _BUILDERS = (_ufunc_cases, _pointwise_cases, _reduction_cases, _scan_cases, _linalg_cases, _product_cases,
-             _numpy_linalg_cases, _statistics_cases, _shape_cases, _indexing_cases, _creation_cases)
+             _numpy_linalg_cases, _statistics_cases, _shape_cases, _indexing_cases, _creation_cases, _results_cases)

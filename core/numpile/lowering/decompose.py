@@ -3,7 +3,11 @@
 `decompose(graph)` returns a new Graph in which every op with a row in
 `DECOMPOSITIONS` is replaced by the primitives its function emits, with the
 same results as NumPy's own implementation (mean is a sum in NumPy's
-accumulator dtype divided by the count; var is the mean of squared deviations).
+accumulator dtype divided by the count; var is the mean of squared deviations);
+a decomposition that returns None leaves its node as it is.
+The decomposition of an op with several results returns a node per result, which
+its tuple_getitem nodes become (np.divmod is floor_divide and remainder: two
+pointwise ops, which fuse into one kernel storing both).
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import numpy as np
 from .. import ops
 from ..graph import Graph, Node, map_nodes
 from ..ops.reductions import reduced_axes
+from ..ops.shape import meshgrid_axis
 from ..shapes import replaying, sym_max
 from .einsum import einsum
 
@@ -72,7 +77,51 @@ def _std(emit: Emitter, a, axis=None, dtype=None, ddof=0, keepdims=False):
     return _cast_back(emit, emit("sqrt", var), var.dtype)
 
 
-DECOMPOSITIONS = {"mean": _mean, "var": _var, "std": _std, "einsum": einsum}
+def _divmod(emit: Emitter, x1, x2):
+    # NumPy computes both with one npy_divmod; floor_divide and remainder each compute its half
+    return emit("floor_divide", x1, x2), emit("remainder", x1, x2)
+
+
+def _meshgrid(emit: Emitter, *xi, copy=True, sparse=False, indexing="xy"):
+    """Each input flattened, set along its axis of the grid (a view), broadcast to the grid unless
+    sparse, and copied (an astype to its own dtype: a kernel, or inlined into its consumers').
+    Inputs given as constants (lists) stay a NumPy call."""
+    if not all(isinstance(x, Node) for x in xi):
+        return None
+    ndim = len(xi)
+    axes = [meshgrid_axis(i, ndim, indexing) for i in range(ndim)]
+    grid = [0] * ndim
+    for x, axis in zip(xi, axes):
+        grid[axis] = math.prod(x.shape)
+    results = []
+    for x, axis in zip(xi, axes):
+        flat = x if len(x.shape) == 1 else emit("ravel", x)
+        placed = emit("getitem", flat, tuple(slice(None) if k == axis else None for k in range(ndim)))
+        if not sparse:
+            placed = emit("broadcast_to", placed, tuple(grid))
+        results.append(emit("astype", placed, x.dtype))
+    return tuple(results)
+
+
+DECOMPOSITIONS = {"mean": _mean, "var": _var, "std": _std, "divmod": _divmod, "meshgrid": _meshgrid,
+                  "einsum": einsum}
+
+
+def _meta_of(result):
+    return tuple(r.array_meta for r in result) if isinstance(result, tuple) else result.array_meta
+
+
+def _decomposed(out: Graph, n: Node, look):
+    """n's decomposition emitted into `out`: its node (a tuple of them for several results), or
+    None where the decomposition declines (n is then kept whole)."""
+    emit = Emitter(out, n.meta.get("loc"))
+    # its meta rules broadcast the operand's shape against its own reductions: the same
+    # outcome for every size (and the result's meta is checked below)
+    with replaying():
+        result = DECOMPOSITIONS[n.target](emit, *map_nodes(n.args, look), **map_nodes(n.kwargs, look))
+    if result is not None and _meta_of(result) != n.array_meta:  # it must keep NumPy's dtypes and shapes
+        raise AssertionError(f"decomposition of {n.target} gives {_meta_of(result)}, not {n.array_meta}")
+    return result
 
 
 def decompose(graph: Graph) -> Graph:
@@ -87,15 +136,11 @@ def decompose(graph: Graph) -> Graph:
             new[n] = out.constant(n.args[0], n.meta.get("loc"))
         elif n.op == "output":
             out.output(map_nodes(n.args[0], look))
-        elif n.target in DECOMPOSITIONS:
-            emit = Emitter(out, n.meta.get("loc"))
-            # its meta rules broadcast the operand's shape against its own reductions: the same
-            # outcome for every size (and the result's meta is checked below)
-            with replaying():
-                result = DECOMPOSITIONS[n.target](emit, *map_nodes(n.args, look), **map_nodes(n.kwargs, look))
-            if result.array_meta != n.array_meta:  # a decomposition must keep NumPy's dtype and shape
-                raise AssertionError(f"decomposition of {n.target} gives {result.array_meta}, not {n.array_meta}")
+        elif n.target in DECOMPOSITIONS and (result := _decomposed(out, n, look)) is not None:
             new[n] = result
+        elif n.target == ops.TUPLE_GETITEM and isinstance(n.args[0], Node):  # a result of an op with several
+            results, index = new[n.args[0]], n.args[1]
+            new[n] = results[index] if isinstance(results, tuple) else out.result(results, index)
         else:
             new[n] = out.call(n.target, map_nodes(n.args, look), map_nodes(n.kwargs, look), n.array_meta, n.meta.get("loc"))
     out.symbols = [(new[s[0]], s[1]) if s is not None else None for s in graph.symbols]

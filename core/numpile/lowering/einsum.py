@@ -24,10 +24,10 @@ from ..shapes import identical
 
 
 def einsum(emit, subscripts, *operands, dtype=None, order="K", casting="safe", optimize=False):
-    """emit's graph gets the contraction as a matmul where plan() finds one, else einsum itself."""
+    """The contraction as a matmul in emit's graph where plan() finds one; else None (kept whole)."""
     found = plan(subscripts, operands) if dtype is None and order == "K" else None
     if found is None:
-        return emit("einsum", subscripts, *operands, dtype=dtype, order=order, casting=casting, optimize=optimize)
+        return None
     (a, b), ((a_labels, b_labels), output) = operands, found
     size = {c: d for labels, x in ((a_labels, a), (b_labels, b)) for c, d in zip(labels, x.shape)}
     batch = [c for c in output if c in a_labels and c in b_labels]
@@ -35,7 +35,7 @@ def einsum(emit, subscripts, *operands, dtype=None, order="K", casting="safe", o
     free_b = [c for c in output if c in b_labels and c not in a_labels]
     summed = [c for c in a_labels if c not in output]
     if not (free_a and free_b and summed):   # a product of vectors: not worth a BLAS call
-        return emit("einsum", subscripts, *operands, dtype=dtype, order=order, casting=casting, optimize=optimize)
+        return None
     left = _grouped(emit, a, a_labels, [batch, free_a, summed], size)
     right = _grouped(emit, b, b_labels, [batch, summed, free_b], size)
     product = emit("matmul", left, right)      # (batch..., M, N)

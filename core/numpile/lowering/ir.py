@@ -226,15 +226,21 @@ class Kernel:
 
 @dataclass
 class Extern:
-    """A graph node run by its eager implementation; args hold buffer names (as BufferArg) and constants."""
+    """A graph node run by its eager implementation; args hold buffer names (as BufferArg) and
+    constants. `output` is the buffer it fills, or for an op with several results (np.divmod) a
+    tuple of buffers, one per result."""
 
     op: str
     args: tuple
     kwargs: dict
-    output: str
+    output: str | tuple
+
+    @property
+    def outputs(self) -> tuple:
+        return self.output if isinstance(self.output, tuple) else (self.output,)
 
     def __str__(self) -> str:
-        return f"{self.output} = extern {self.op}({', '.join(map(str, self.args))})"
+        return f"{', '.join(self.outputs)} = extern {self.op}({', '.join(map(str, self.args))})"
 
 
 @dataclass(frozen=True)

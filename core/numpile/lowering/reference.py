@@ -68,7 +68,9 @@ def _run_extern(step: Extern, env: dict, symbols: list) -> None:
         if isinstance(v, dict):  # keyword arguments (np.cov's y=, fweights=)
             return {k: resolve(x) for k, x in v.items()}
         return size(v, symbols)
-    env[step.output] = np.asarray(ops.get(step.op).impl(*resolve(step.args), **resolve(step.kwargs)))
+    value = ops.get(step.op).impl(*resolve(step.args), **resolve(step.kwargs))
+    for name, result in zip(step.outputs, value if isinstance(step.output, tuple) else (value,)):
+        env[name] = np.asarray(result)
 
 
 def run_kernel(kernel: Kernel, env: dict, symbols: list = ()) -> None:

@@ -47,10 +47,15 @@ class _CannotJoin(Exception):
 
 
 def kind_of(node: Node) -> str:
-    """How the scheduler treats a node: input, pointwise, view, gather, reduction or extern."""
+    """How the scheduler treats a node: input, pointwise, view, gather, reduction, extern, or result
+    (one result of an op with several, which is an extern filling a buffer per result)."""
     if node.op in ("input", "constant"):
         return "input"
     op = ops.get(node.target)
+    if op.kind == ops.RESULT and isinstance(node.args[0], Node):
+        return "result"
+    if node.results is not None:
+        return "extern"
     if op.kind == ops.POINTWISE:
         return "pointwise"
     if node.target == "index" and not any(isinstance(i, (list, np.ndarray)) for i in node.args[1]):
@@ -173,7 +178,17 @@ class _Scheduler:
                 self._materialize_for_extern(i)
         args = tuple(_extern_arg(a, self.buffer_of) for a in n.args)
         kwargs = {k: _extern_arg(v, self.buffer_of) for k, v in n.kwargs.items()}
-        self.steps.append(Extern(n.target, args, kwargs, self._buffer(n, "temp")))
+        self.steps.append(Extern(n.target, args, kwargs, self._buffer(n, "temp") if n.results is None else self._results(n)))
+
+    def _results(self, n: Node) -> tuple:
+        """The buffers of an extern with several results (`divmod[0]`, `divmod[1]`): its
+        tuple_getitem users read them."""
+        names = tuple(f"{n.name}[{i}]" for i in range(len(n.results)))
+        for name, meta in zip(names, n.results):
+            self.buffers[name] = Buffer(name, tuple(meta.shape), meta.dtype, "temp")
+        for u in self.users[n]:
+            self.buffer_of[u] = names[u.args[1]]
+        return names
 
     def _materialize_for_extern(self, n: Node) -> None:
         if kind_of(n) == "view":

@@ -74,8 +74,8 @@ def _binary_ufunc(ufunc) -> str:
     """The name of a two-operand ufunc with a registry row (np.add.outer reaches the row as
     np.ufunc.outer(np.add, ...)); a name keeps generated code and fingerprints readable."""
     op = lookup_callable(ufunc) if isinstance(ufunc, np.ufunc) else None
-    if op is None or op.kind != POINTWISE or ufunc.nin != 2 or op.impl is not ufunc:
-        raise TypeError(f"outer of {ufunc!r} is not captured (only NumPy's binary ufuncs)")
+    if op is None or op.kind != POINTWISE or ufunc.nin != 2 or ufunc.nout != 1 or op.impl is not ufunc:
+        raise TypeError(f"outer of {ufunc!r} is not captured (only NumPy's binary ufuncs with one output)")
     return ufunc.__name__
 
 

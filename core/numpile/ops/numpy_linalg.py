@@ -1,5 +1,6 @@
-"""np.linalg: solve, inv and cholesky (LAPACK calls through NumPy, over stacks of matrices) and
-norm (a reduction, vector or matrix by its axes).
+"""np.linalg: solve, inv and cholesky, and eigh, slogdet, qr and svd, which return several
+results in NumPy's named tuples (LAPACK calls through NumPy, over stacks of matrices), and norm
+(a reduction, vector or matrix by its axes).
 
 Dtypes and most of NumPy's refusals (too few dims, an unknown norm order, repeated axes) come
 from the same call on probes; what a 1x1 probe cannot show (square matrices, matching
@@ -64,6 +65,74 @@ register("inv", LINALG, impl=np.linalg.inv, meta=_square_meta(np.linalg.inv), si
          numpy=(np.linalg.inv,), doc="np.linalg.inv")
 register("cholesky", LINALG, impl=np.linalg.cholesky, meta=_square_meta(np.linalg.cholesky),
          signature=_cholesky_sig, numpy=(np.linalg.cholesky,), doc="np.linalg.cholesky")
+
+
+# -- eigh, slogdet, qr, svd: several results -----------------------------------------------
+
+def _results(probed, shapes):
+    """NumPy's result (its named tuple, a plain tuple or one array, as `probed`, the result on
+    probes) with the metas of `shapes`, in the probed dtypes; 0-d results are NumPy scalars."""
+    if not isinstance(probed, tuple):
+        (shape,) = shapes
+        return ArrayMeta(tuple(shape), probed.dtype)
+    metas = [ArrayMeta(tuple(shape), r.dtype, scalar=isinstance(r, np.generic)) for shape, r in zip(shapes, probed)]
+    return type(probed)(*metas) if hasattr(probed, "_fields") else tuple(metas)
+
+
+def _eigh_sig(a, UPLO="L"): ...
+
+
+def _eigh_meta(a, UPLO="L"):
+    a = as_meta(a)
+    probed = probe_call(np.linalg.eigh, a, UPLO)  # NumPy's refusals (too few dims, a bad UPLO) first
+    _square(a)
+    return _results(probed, (a.shape[:-1], a.shape))
+
+
+def _slogdet_sig(a): ...
+
+
+def _slogdet_meta(a):
+    a = as_meta(a)
+    probed = probe_call(np.linalg.slogdet, a)
+    _square(a)
+    return _results(probed, (a.shape[:-2], a.shape[:-2]))
+
+
+def _qr_sig(a, mode="reduced"): ...
+
+
+def _qr_meta(a, mode="reduced"):
+    a = as_meta(a)
+    probed = probe_call(np.linalg.qr, a, mode)
+    *batch, m, n = a.shape
+    k = min(m, n)
+    shapes = {"reduced": ((m, k), (k, n)), "complete": ((m, m), (m, n)), "r": ((k, n),), "raw": ((n, m), (k,))}[mode]
+    return _results(probed, [(*batch, *s) for s in shapes])
+
+
+def _svd_sig(a, full_matrices=True, compute_uv=True, hermitian=False): ...
+
+
+def _svd_meta(a, full_matrices=True, compute_uv=True, hermitian=False):
+    a = as_meta(a)
+    probed = probe_call(np.linalg.svd, a, full_matrices, compute_uv, hermitian)
+    if hermitian:
+        _square(a)
+    *batch, m, n = a.shape
+    k = min(m, n)
+    u, vh = ((m, m), (n, n)) if full_matrices else ((m, k), (k, n))
+    return _results(probed, [(*batch, *s) for s in ((u, (k,), vh) if compute_uv else ((k,),))])
+
+
+register("eigh", LINALG, impl=np.linalg.eigh, meta=_eigh_meta, signature=_eigh_sig, numpy=(np.linalg.eigh,),
+         doc="np.linalg.eigh: (eigenvalues, eigenvectors)")
+register("slogdet", LINALG, impl=np.linalg.slogdet, meta=_slogdet_meta, signature=_slogdet_sig,
+         numpy=(np.linalg.slogdet,), doc="np.linalg.slogdet: (sign, logabsdet)")
+register("qr", LINALG, impl=np.linalg.qr, meta=_qr_meta, signature=_qr_sig, numpy=(np.linalg.qr,),
+         doc="np.linalg.qr: (Q, R), or R alone for mode='r'")
+register("svd", LINALG, impl=np.linalg.svd, meta=_svd_meta, signature=_svd_sig, numpy=(np.linalg.svd,),
+         doc="np.linalg.svd: (U, S, Vh), or S alone without compute_uv")
 
 
 # -- norm ----------------------------------------------------------------------------------

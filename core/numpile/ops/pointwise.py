@@ -15,8 +15,8 @@ import numpy as np
 from .meta import as_meta, broadcast_shapes, probe_call, shape_of
 from .registry import POINTWISE, ArrayMeta, reflected, register
 
-# The single-output elementwise ufuncs. Not here: the two-output divmod, modf, frexp (a
-# node has one result), isnat (datetimes only), and the generalized ufuncs matmul (a row of
+# The single-output elementwise ufuncs. Not here: the two-output divmod, modf, frexp (rows
+# of results.py), isnat (datetimes only), and the generalized ufuncs matmul (a row of
 # linalg.py), vecdot, matvec, vecmat.
 UFUNCS = (
     # arithmetic

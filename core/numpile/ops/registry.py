@@ -16,7 +16,8 @@ three different things. Array operands appear as Nodes in a graph, as
 `ArrayMeta` in meta rules and as arrays in eager implementations; everything
 else is a plain Python constant.
 
-Meta rules return the `ArrayMeta` NumPy's result would have, raise NumPy's
+Meta rules return the `ArrayMeta` NumPy's result would have (a tuple of them for an
+op with several results, see results.py), raise NumPy's
 own exception type for calls NumPy rejects, and raise NotImplementedError
 saying what is unsupported for forms the row does not capture (`register`
 prefixes the op's name); the tracer turns the latter into a graph break.
@@ -41,7 +42,8 @@ CREATION = "creation"        # makes a new array from constants (zeros, arange, 
 INDEXING = "indexing"        # indexing that is not a plain view
 SCAN = "scan"                # running accumulation along an axis (cumsum, cumprod)
 LINALG = "linalg"            # a library call (LAPACK through NumPy): solve, inv, cholesky
-KINDS = (POINTWISE, REDUCTION, MATMUL, VIEW, SHAPE, CREATION, INDEXING, SCAN, LINALG)
+RESULT = "result"            # one result of an op with several (np.divmod(a, b)[0]), emitted by the tracer
+KINDS = (POINTWISE, REDUCTION, MATMUL, VIEW, SHAPE, CREATION, INDEXING, SCAN, LINALG, RESULT)
 
 
 def python_scalar_type(dtype: np.dtype) -> type:
@@ -100,6 +102,8 @@ class OpDef:
     adapter: Callable | None = None                 # rewrites a function call's (args, kwargs) before binding,
                                                     # for NumPy spellings the signature lacks (np.clip's min=)
     convert: dict = field(default_factory=dict)    # parameter name -> its canonical spelling (params.py)
+    same_as: dict = field(default_factory=dict)    # result index -> keyword parameter that NumPy returns
+                                                    # itself there when it is an array (np.histogram's bins)
 
     def normalize(self, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
         """Bind a call of a NumPy function (or property) to the canonical layout;
@@ -143,7 +147,7 @@ _BY_PROPERTY: dict[str, OpDef] = {}
 
 
 def register(name: str, kind: str, *, impl, meta, signature, numpy=(), methods=None,
-             properties=(), doc: str = "", adapter=None, convert=None) -> OpDef:
+             properties=(), doc: str = "", adapter=None, convert=None, same_as=None) -> OpDef:
     """Add one row. `signature` is a function whose parameters are the canonical ones."""
     if name in REGISTRY:
         raise ValueError(f"op {name!r} is registered twice")
@@ -153,8 +157,11 @@ def register(name: str, kind: str, *, impl, meta, signature, numpy=(), methods=N
     unknown = set(convert or ()) - set(sig.parameters)
     if unknown:
         raise ValueError(f"op {name!r}: convert names parameters {sorted(unknown)} its signature lacks")
+    keywords = {p for p, v in sig.parameters.items() if v.default is not inspect.Parameter.empty}
+    if not set((same_as or {}).values()) <= keywords:
+        raise ValueError(f"op {name!r}: same_as names parameters that are not keyword arguments of its signature")
     op = OpDef(name, kind, impl, _naming(name, meta), sig, tuple(numpy), dict(methods or {}), tuple(properties), doc,
-               adapter, dict(convert or {}))
+               adapter, dict(convert or {}), dict(same_as or {}))
     spellings = ((_BY_CALLABLE, op.numpy), (_BY_METHOD, op.methods), (_BY_PROPERTY, op.properties))
     for table, keys in spellings:
         for key in keys:

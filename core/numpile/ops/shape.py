@@ -1,5 +1,6 @@
 """Views and rearrangements: reshape, transpose, swapaxes, moveaxis, expand_dims, squeeze,
-broadcast_to, flip (views of their input), and copy, ravel, concatenate, stack (new arrays).
+broadcast_to, flip (views of their input), and copy, ravel, concatenate, stack, meshgrid (new
+arrays).
 
 A view op applied to a NumPy scalar calls the scalar's method, which hands back a scalar
 again for a 0-d result; on an ndarray the result is always an ndarray.
@@ -271,3 +272,37 @@ def _stack_meta(arrays, axis=0):
 
 register("stack", SHAPE, impl=np.stack, meta=_stack_meta, signature=_stack_sig,
          numpy=(np.stack,), convert={"arrays": params.sequence, "axis": params.integer}, doc="np.stack")
+
+
+# -- meshgrid ------------------------------------------------------------------------------
+
+def _meshgrid_sig(*xi, copy=True, sparse=False, indexing="xy"): ...
+
+
+def meshgrid_axis(i: int, ndim: int, indexing: str) -> int:
+    """The axis along which input i varies: its own, but 'xy' swaps the first two (x varies
+    along the columns, as in plotting)."""
+    return {0: 1, 1: 0}.get(i, i) if indexing == "xy" and ndim > 1 else i
+
+
+def _meshgrid_meta(*xi, copy=True, sparse=False, indexing="xy"):
+    """One array per input, each input flattened along its own axis: broadcast to the grid of
+    all their sizes (each stays 1 elsewhere if sparse), in the input's dtype."""
+    probes = probe_call(np.meshgrid, *xi, copy=copy, sparse=sparse, indexing=indexing)  # dtypes; bad indexing=
+    if not copy:
+        raise NotImplementedError("copy=False (views of the inputs, written through to them) is not supported")
+    ndim = len(xi)
+    sizes = [as_meta(x).size for x in xi]
+    grid = [0] * ndim
+    for i, size in enumerate(sizes):
+        grid[meshgrid_axis(i, ndim, indexing)] = size
+    results = []
+    for i, p in enumerate(probes):
+        axis = meshgrid_axis(i, ndim, indexing)
+        shape = tuple(n if k == axis else 1 for k, n in enumerate(grid)) if sparse else tuple(grid)
+        results.append(ArrayMeta(shape, p.dtype))
+    return tuple(results)
+
+
+register("meshgrid", SHAPE, impl=np.meshgrid, meta=_meshgrid_meta, signature=_meshgrid_sig, numpy=(np.meshgrid,),
+         doc="np.meshgrid: an array per input")

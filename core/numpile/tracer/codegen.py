@@ -177,7 +177,8 @@ class Reconstructor:
         if var.source is not None:
             return var.source.expr()
         if isinstance(var, TupleVariable):
-            return "(" + "".join(self.expr(v) + ", " for v in var.items) + ")"
+            items = "(" + "".join(self.expr(v) + ", " for v in var.items) + ")"
+            return items if var.cls is tuple else f"{self.ns.const(var.cls)}{items}"
         if isinstance(var, ListVariable):
             return self._temp(var, lambda: "[" + ", ".join(self.expr(v) for v in var.items) + "]")
         if isinstance(var, DictVariable):

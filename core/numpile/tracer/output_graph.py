@@ -199,18 +199,31 @@ class OutputGraph:
             raise Unsupported(str(e) or f"{op.name}: this form is not supported") from None
         except Exception as e:  # NumPy would raise here: let the eager run raise it for real
             raise Unsupported(f"{op.name} raises {type(e).__name__} in NumPy: {e}") from None
-        if not isinstance(meta, ArrayMeta):
-            raise Unsupported(f"{op.name} returns {len(meta)} values; multi-output ops are not supported")
         if weak:
             meta = dataclasses.replace(meta, weak=True)
         node = self.graph.call(op.name, gargs, gkwargs, meta, self.loc)
         if self.errstate:
             node.meta["errstate"] = {k: v for settings in self.errstate for k, v in settings.items()}
+        if node.results is not None:
+            return self._results(op, node, (*args, *kwargs.values()))
         result = ArrayVariable(node)
         if _makes_view(op.name, method, args, meta):
             base = args[0]
             result.base, result.view_op, result.base_version = base, (op, tuple(args[1:]), dict(kwargs), method), base.version
         return result
+
+    def _results(self, op: ops.OpDef, node: Node, operands: tuple) -> TupleVariable:
+        """The tuple an op with several results returns: a tuple_getitem node per result, or the
+        operand itself where NumPy returns it (`op.same_as`), so that updates show through both."""
+        arrays = {v.node: v for v in operands if isinstance(v, ArrayVariable)}
+        items = []
+        for index, meta in enumerate(node.results):
+            same = node.kwargs.get(op.same_as.get(index))
+            if isinstance(same, Node) and same in arrays and not meta.scalar:
+                items.append(arrays[same])
+            else:
+                items.append(ArrayVariable(self.graph.result(node, index)))
+        return TupleVariable(items, cls=type(node.results))  # a meta rule returns NumPy's named tuple
 
     # -- in-place updates --------------------------------------------------------------
     def refresh(self, var: ArrayVariable) -> None:

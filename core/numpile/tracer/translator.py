@@ -161,6 +161,8 @@ class InstructionTranslator:
             return self._array_attr(obj, name)
         if isinstance(obj, (ObjectVariable, ConstantVariable)):
             return self._object_attr(obj, name)
+        if isinstance(obj, TupleVariable) and name in getattr(obj.cls, "_fields", ()):
+            return obj.items[obj.cls._fields.index(name)]  # a named tuple's field (EighResult.eigenvalues)
         if isinstance(obj, (TupleVariable, ListVariable, DictVariable)):
             method = container_method(obj, name)
             if method is not None:
@@ -325,17 +327,26 @@ class InstructionTranslator:
         raise Unsupported(_unsupported_call_reason(value))
 
     def call_with_out(self, op, args, kwargs) -> Variable:
-        """`np.add(a, b, out=c)`: the result written into c, which is returned."""
+        """`np.add(a, b, out=c)`: the result written into c, which is returned. An op with several
+        results takes a tuple, an array or None for each (`np.divmod(a, b, out=(q, None))`)."""
         out = kwargs.pop("out")
-        if isinstance(out, TupleVariable) and len(out.items) == 1:
-            out = out.items[0]
         if out.is_constant() and out.as_constant() is None:
             return self.output.call_op(op, tuple(args), kwargs)
-        if not isinstance(out, ArrayVariable) or out.node.meta["scalar"]:
-            raise Unsupported(f"out= of {op.name} must be an array, not {out.describe()}")
+        targets = out.items if isinstance(out, TupleVariable) else [out]
+        unused = [t.is_constant() and t.as_constant() is None for t in targets]
+        for target, none in zip(targets, unused):
+            if not none and (not isinstance(target, ArrayVariable) or target.node.meta["scalar"]):
+                raise Unsupported(f"out= of {op.name} must hold arrays or None, not {target.describe()}")
         result = self.output.call_op(op, tuple(args), kwargs)
-        self.output.mutate(out, self.in_place_result(out, result, f"{op.name}(out=...)"))
-        return out
+        results = list(result.items) if isinstance(result, TupleVariable) else [result]
+        if len(targets) != len(results):
+            raise Unsupported(f"out= of {op.name} holds {len(targets)} values for its {len(results)} results "
+                              "(NumPy raises ValueError)")
+        for i, (target, none) in enumerate(zip(targets, unused)):
+            if not none:
+                self.output.mutate(target, self.in_place_result(target, results[i], f"{op.name}(out=...)"))
+                results[i] = target
+        return TupleVariable(results) if isinstance(result, TupleVariable) else results[0]
 
     def inline_call(self, func: types.FunctionType, args, kwargs, source: Source | None = None) -> Variable:
         """Trace a call of a user Python function in place."""

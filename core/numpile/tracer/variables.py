@@ -87,12 +87,14 @@ class ArrayVariable(Variable):
 class TupleVariable(Variable):
     items: list
     source: Source | None = None
+    cls: type = tuple  # or a named tuple NumPy returns (np.linalg.eigh's EighResult), its fields attributes
 
     def is_constant(self) -> bool:
         return all(v.is_constant() for v in self.items)
 
     def as_constant(self):
-        return tuple(v.as_constant() for v in self.items)
+        values = [v.as_constant() for v in self.items]
+        return tuple(values) if self.cls is tuple else self.cls(*values)
 
     def describe(self) -> str:
         return f"tuple of {len(self.items)}"

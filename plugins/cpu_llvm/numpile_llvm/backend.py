@@ -105,7 +105,7 @@ def _availability() -> tuple[bool, str]:
 
 def allocated_buffers(program: Program) -> set[str]:
     """The buffers the runner allocates: kernels' temporaries and outputs, not externs' results."""
-    made_by_externs = {s.output for s in program.steps if isinstance(s, Extern)}
+    made_by_externs = {name for s in program.steps if isinstance(s, Extern) for name in s.outputs}
     return {n for n, b in program.buffers.items() if b.kind in ("temp", "output") and n not in made_by_externs}
 
 
@@ -319,7 +319,11 @@ class CompiledProgram:
                 env[f"extern{i}"] = ops.get(step.op).impl
                 args = ", ".join(_render_arg(a, names, env) for a in step.args)
                 kwargs = "".join(f", {k}={_render_arg(v, names, env)}" for k, v in step.kwargs.items())
-                lines.append(f"    {names[step.output]} = asarray(extern{i}({args}{kwargs}))")
+                call = f"extern{i}({args}{kwargs})"
+                if isinstance(step.output, tuple):   # an op with several results: a buffer each
+                    lines.append(f"    ({''.join(names[o] + ', ' for o in step.output)}) = map(asarray, {call})")
+                else:
+                    lines.append(f"    {names[step.output]} = asarray({call})")
             elif step.name in self.steps:
                 ks = self.steps[step.name]
                 arrays = ", ".join(names[n] for n in ks.kp.arrays if n != codegen.PARTIALS)
