@@ -78,9 +78,9 @@ class KernelPlan:
     combine: "KernelPlan | None" = None        # split: the kernel that combines the partials
 
 
-def plan(kernel: Kernel, program: Program) -> KernelPlan:
+def plan(kernel: Kernel, program: Program, splits: bool = True) -> KernelPlan:
     """How a kernel runs (see the note above); a split reduction's partials buffer is added to
-    the program."""
+    the program. `splits`: whether a whole-array reduction may split (not the combining one)."""
     inputs = kernel.inputs
     arrays = inputs + [o for o in kernel.outputs if o not in inputs]
     stages = kernel.stages
@@ -91,14 +91,15 @@ def plan(kernel: Kernel, program: Program) -> KernelPlan:
         return KernelPlan(kernel, "pointwise", arrays, rows=math.prod(shape), cols=cols)
     rows = math.prod(kernel.outer)
     stage = stages[0]
-    if not kernel.outer and len(stages) == 1 and stage.reduce and (isinstance(cols[0], SymInt) or cols[0] > SPLIT_MIN):
+    if splits and not kernel.outer and len(stages) == 1 and stage.reduce and \
+            (isinstance(cols[0], SymInt) or cols[0] > SPLIT_MIN):
         partial = f"{kernel.name}_partials"
         program.buffers[partial] = _partials_buffer(partial, accumulator(stage))
         combine = Kernel(f"{kernel.name}_combine", (), [Stage(
             (SPLIT_PROGRAMS,), Load(partial, (Affine.var(0),), accumulator(stage)), reduce=stage.reduce,
             row_name=stage.row_name, output=stage.output, output_index=stage.output_index, dtype=stage.dtype)])
         return KernelPlan(kernel, "split", [*arrays, partial], rows=SPLIT_PROGRAMS, cols=cols, partial=partial,
-                          combine=plan(combine, program))
+                          combine=plan(combine, program, splits=False))
     fits = all(isinstance(c, int) and c <= PERSISTENT_MAX for c in cols) and not isinstance(rows, SymInt)
     return KernelPlan(kernel, "persistent" if fits else "looped", arrays, rows=rows, cols=cols)
 
