@@ -166,6 +166,7 @@ class Renderer:
         self.pointers = {b: f"{_identifier(b)}_ptr" for b in kp.arrays}
         self.rows: dict[str, Val] = {}               # a reduce stage's row value
         self.stored: dict[tuple, Val] = {}           # (buffer, index, space) -> the value stored there
+        self.spaces: list[_Space] = []               # the blocks of values made so far
         self.int64 = self._needs_int64()
         self.index_dtype = np.dtype(np.int64 if self.int64 else np.int32)
 
@@ -264,7 +265,9 @@ class Renderer:
         self.emit(f"{mask} = rmask & {cmask}")
         first = len(self.kp.kernel.outer)
         variables = {**outer_vars, **self._split_index(cols, tuple(stage.inner), first)}
-        return _Space(variables, frozenset(outer_vars), "rmask", cmask, mask, f"rows * 0 + {cols} * 0")
+        space = _Space(variables, frozenset(outer_vars), "rmask", cmask, mask, f"rows * 0 + {cols} * 0")
+        self.spaces.append(space)
+        return space
 
     def _looped_stage(self, stage: Stage, outer_vars: dict, length, split: bool) -> None:
         acc = None
@@ -337,6 +340,11 @@ class Renderer:
             offset = f"{offset} + {space.zero}"
         self.emit(f"tl.store({self.pointers[stage.output]} + {offset}, {value.text}, mask={space.mask})")
         self.stored[(stage.output, str(tuple(map(str, stage.output_index))), id(space))] = value
+        # values computed from the buffer's old contents are stale now (`x += x; x.sum()`); a
+        # key naming another buffer that ends the same way is dropped too, which only recomputes
+        for memo in (space.memo, *(s.memo for s in self.spaces)):
+            for key in [k for k in memo if f"{stage.output}[" in k[0]]:
+                del memo[key]
 
     # -- values ------------------------------------------------------------------------------
     def offset(self, buffer: str, index: tuple, space: _Space, zero: str | None = None) -> str:
