@@ -43,12 +43,31 @@ def setup(env: Path, python: str) -> Path:
         else:
             subprocess.run([python, "-m", "venv", "--clear", str(env)], check=True)
     subprocess.run([str(py), "-m", "pip", "install", "-q", "--upgrade", "pip"], check=True)
+    plugins = dists[1:]
+    if TRITON_PLUGIN in plugins and not install_torch_cpu(py):
+        plugins.remove(TRITON_PLUGIN)
     targets = ["-e", f"{ROOT}[test]"]
-    for d in dists[1:]:
+    for d in plugins:
         targets += ["-e", str(d)]
     subprocess.run([str(py), "-m", "pip", "install", "-q", *targets], check=True)
     stamp.write_text(stamp_text)
     return py
+
+
+# The triton plugin depends on torch (Triton's runtime). Its CPU build goes in first, so that pip
+# never pulls the CUDA build (gigabytes) for the plugin: without a GPU the plugin's tests run
+# through Triton's interpreter on torch CPU tensors.
+TRITON_PLUGIN = ROOT / "plugins" / "inductor_triton"
+TORCH_CPU = ["torch==2.13.0", "--index-url", "https://download.pytorch.org/whl/cpu"]
+
+
+def install_torch_cpu(py: Path) -> bool:
+    """Install torch's CPU wheel; False (and why) when none is to be had for this Python."""
+    found = subprocess.run([str(py), "-m", "pip", "install", "-q", "--retries", "1", *TORCH_CPU])
+    if found.returncode:
+        print(f"dev.py: no CPU build of {TORCH_CPU[0]} for {py}: numpile-triton is not installed in this "
+              f"environment and its tests are skipped", file=sys.stderr)
+    return found.returncode == 0
 
 
 def main(argv=None) -> int:

@@ -1,0 +1,42 @@
+"""The backend "triton": a graph is scheduled into kernels (numpile.lowering, the fusion decisions
+the llvm backend makes too), every kernel is rendered as a Triton kernel and run on the CUDA device
+(or, with TRITON_INTERPRET=1, through Triton's interpreter on the CPU), and a generated Python
+function runs the program: it copies NumPy inputs onto the device, launches the kernels, runs
+externs (matmul, anything not lowered) with NumPy on host copies, and returns NumPy results.
+
+A kernel codegen cannot render yet runs with NumPy on the host through the lowering's reference
+renderer; the reason is logged under `perf` and kept in `CompiledProgram.fallbacks`.
+"""
+
+from __future__ import annotations
+
+import numpile
+from numpile import logs
+from numpile.lowering import schedule
+from numpile.shapes import NewGuard, no_new_guards
+
+from . import device
+
+
+class TritonBackend(numpile.Backend):
+    name = "triton"
+    description = "fused Triton kernels on a CUDA GPU (TRITON_INTERPRET=1: Triton's interpreter on the CPU)"
+    devices = ("cuda",)
+    supports_dynamic_shapes = True
+
+    def is_available(self) -> tuple[bool, str]:
+        return device.availability()
+
+    def compile(self, graph, example_inputs, options):
+        unknown = set(options) - {"mode"}
+        if unknown:
+            raise ValueError(f"backend 'triton' has no option {', '.join(sorted(map(repr, unknown)))}")
+        from .program import CompiledProgram   # imports torch's and triton's helpers lazily
+        name = f"graph {graph.fingerprint()[:10]}"
+        try:
+            program = schedule(graph)
+        except NewGuard as e:
+            logs.get("perf").debug("triton: %s runs with NumPy: its dynamic shapes need a decision: %s", name, e)
+            return graph.compile_python()
+        with no_new_guards():
+            return CompiledProgram(program, graph_name=name)

@@ -1,0 +1,250 @@
+"""A lowering Program run with Triton kernels: every Kernel rendered (kernel.py) into one Python
+module of @triton.jit functions, and a generated runner (see `CompiledProgram.source`) that moves
+buffers between the host and the device, allocates, launches and returns NumPy results.
+
+Where each buffer's current value lives is decided at compile time, so the runner is straight-line
+code: a kernel's operands are copied onto the device when their value is on the host, an extern's
+(matmul, concatenate, anything not lowered: run by its NumPy implementation) and a fallback
+kernel's (one codegen cannot render: run by the lowering's reference renderer) are copied back
+first. A buffer a kernel writes into that already held a value (an update in place) is copied
+onto the device, never shared, so the caller's arrays change only through the graph's write-back.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import time
+
+import numpy as np
+
+from numpile import config, logs, ops
+from numpile.lowering import BufferArg, Extern, Kernel, Program
+from numpile.lowering.reference import run_kernel
+from numpile.shapes import SYMBOL_PATTERN, NewGuard, SymInt
+
+from . import device
+from .kernel import HELPERS, KernelPlan, Renderer, plan
+from .launch import Launch
+from .scalar import Unlowerable
+
+HEADER = '''import triton
+import triton.language as tl
+from triton.language.extra import libdevice
+'''
+
+
+def _python(size) -> str:
+    """A size as runner source (symbols are the runner's variables s0, s1, ...)."""
+    return f"({size.expr})" if isinstance(size, SymInt) else repr(size)
+
+
+class _Rendered:
+    """A kernel's plan, its Triton functions' names and the size parameters they take."""
+
+    def __init__(self, kp: KernelPlan, program: Program, interpreting: bool):
+        self.kp = kp
+        self.renderers = [Renderer(kp, program, f"triton_{kp.kernel.name}", interpreting)]
+        if kp.combine is not None:
+            self.renderers.append(Renderer(kp.combine, program, f"triton_{kp.combine.kernel.name}", interpreting))
+        self.source = "\n\n".join(r.source() for r in self.renderers)
+        if kp.combine is not None and self.renderers[1].size_params:
+            raise Unlowerable("a symbolic size in the combining kernel of a split reduction")
+
+    @property
+    def sizes(self) -> list[str]:
+        """The expressions of the main kernel's size parameters, in order."""
+        return list(self.renderers[0].size_params)
+
+    def launch(self, module) -> Launch:
+        kp = self.kp
+        combine = None
+        if kp.combine is not None:
+            combine = Launch(kp.combine, getattr(module, self.renderers[1].name), static=(1, tuple(kp.combine.cols)))
+        dynamic = isinstance(kp.rows, SymInt) or any(isinstance(c, SymInt) for c in kp.cols)
+        return Launch(kp, getattr(module, self.renderers[0].name), combine,
+                      None if dynamic else (kp.rows, tuple(kp.cols)))
+
+
+def _load_module(source: str):
+    """The module of `source`, from a file in numpile's cache directory (Triton reads the source
+    of its kernels from their file)."""
+    digest = hashlib.sha256(source.encode()).hexdigest()[:24]
+    folder = config.cache_dir / "triton" / "kernels"
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"numpile_{digest}.py"
+    if not path.exists() or path.read_text() != source:
+        temp = path.with_suffix(f".{time.time_ns()}.tmp")
+        temp.write_text(source)
+        temp.replace(path)
+    spec = importlib.util.spec_from_file_location(f"numpile_triton_kernels_{digest}", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+class CompiledProgram:
+    """A Program with Triton kernels, run by a generated Python function (see `source`)."""
+
+    def __init__(self, program: Program, *, graph_name: str = "graph"):
+        start = time.perf_counter()
+        self.program = program
+        self.fallbacks: dict[str, str] = {}
+        interpreting = device.interpreting()
+        rendered: dict[str, _Rendered] = {}
+        for step in program.steps:
+            if isinstance(step, Kernel):
+                try:
+                    rendered[step.name] = _Rendered(plan(step, program), program, interpreting)
+                except (Unlowerable, NewGuard) as e:
+                    self.fallbacks[step.name] = str(e)
+                    logs.get("perf").debug("triton: %s of %s runs with NumPy on the host: %s", step.name, graph_name, e)
+        self.kernel_source = HEADER + "\n\n" + HELPERS + "".join(f"\n\n{r.source}" for r in rendered.values())
+        module = _load_module(self.kernel_source) if rendered else None
+        self.launches = {name: r.launch(module) for name, r in rendered.items()}
+        self.sizes = {name: r.sizes for name, r in rendered.items()}
+        self.source, self.run = self._runner()
+        externs = [s.op for s in program.steps if isinstance(s, Extern)]
+        if externs:
+            logs.get("perf").debug("triton: %s runs %s with NumPy on host copies (slow: a transfer each way)",
+                                   graph_name, ", ".join(externs))
+        self.compile_seconds = time.perf_counter() - start
+        code_log = logs.get("output_code")
+        if code_log.isEnabledFor(10):
+            code_log.debug("triton program for %s:\n%s\n\nTriton kernels (%s):\n%s\n\nrunner:\n%s", graph_name, program,
+                           "interpreter" if interpreting else device.name(), self.kernel_source, self.source)
+        logs.get("perf").debug("triton: %s rendered in %.1f ms (Triton compiles each kernel on its first launch)",
+                               graph_name, self.compile_seconds * 1e3)
+
+    def __call__(self, *inputs):
+        return self.run(*inputs)
+
+    def _runner(self):
+        """Python source that runs the program, and the function it defines."""
+        return _RunnerWriter(self).write()
+
+
+class _RunnerWriter:
+    """Writes the runner: `b3` is buffer 3's value on the host, `d3` on the device."""
+
+    def __init__(self, compiled: CompiledProgram):
+        self.compiled = compiled
+        self.program = program = compiled.program
+        self.index = {n: i for i, n in enumerate(program.buffers)}
+        self.env = {"to_device": device.to_device, "to_host": device.to_host, "empty": device.empty,
+                    "host_empty": np.empty, "asarray": np.asarray}
+        self.lines: list[str] = []
+        self.on_host = set(program.inputs)      # buffers whose current value is on the host
+        self.on_device: set[str] = set()        # ... on the device
+        self.callers = set(program.inputs)      # host values that are the caller's arrays
+        launched = [s for s in program.steps if isinstance(s, Kernel) and s.name in compiled.launches]
+        self.device_written = {o for s in launched for o in s.outputs}
+
+    def host(self, name: str) -> str:
+        b = f"b{self.index[name]}"
+        if name not in self.on_host:
+            self.lines.append(f"    {b} = to_host(d{self.index[name]})")
+            self.on_host.add(name)
+        return b
+
+    def on_device_now(self, name: str) -> str:
+        d = f"d{self.index[name]}"
+        if name not in self.on_device:
+            self.lines.append(f"    {d} = to_device({self.host(name)}, {name in self.device_written})")
+            self.on_device.add(name)
+        return d
+
+    def wrote(self, names, where: set, other: set) -> None:
+        for n in names:
+            where.add(n)
+            other.discard(n)
+            self.callers.discard(n)
+
+    def constant(self, value) -> str:
+        name = f"c{len(self.env)}"
+        self.env[name] = value
+        return name
+
+    def write(self):
+        program = self.program
+        for i, step in enumerate(program.steps):
+            if isinstance(step, Extern):
+                self.extern(i, step)
+            elif step.name in self.compiled.launches:
+                self.kernel(i, step)
+            else:
+                self.fallback(i, step)
+        outputs = [self.host(n) + ("[()]" if program.buffers[n].scalar else "") for n in program.outputs]
+        self.lines.append(f"    return ({', '.join(outputs)}{',' if len(outputs) == 1 else ''})")
+        head = [f"def run({', '.join(f'b{self.index[n]}' for n in program.inputs)}):"]
+        head += [f"    b{self.index[n]} = asarray(b{self.index[n]})" for n in program.inputs]
+        used = sorted({int(k) for line in self.lines for k in SYMBOL_PATTERN.findall(line)})
+        if any(line.lstrip().startswith("fallback") for line in self.lines):
+            used = [k for k, s in enumerate(program.symbols) if s is not None]
+        head += [f"    s{k} = b{self.index[program.symbols[k][0]]}.shape[{program.symbols[k][1]}]" for k in used]
+        source = "\n".join(head + self.lines) + "\n"
+        exec(compile(source, "<numpile-triton runner>", "exec"), self.env)
+        return source, self.env["run"]
+
+    def extern(self, i: int, step: Extern) -> None:
+        def arg(v):
+            if isinstance(v, BufferArg):
+                return self.host(v.name)
+            if isinstance(v, SymInt):
+                return _python(v)
+            if isinstance(v, (tuple, list)):
+                inner = ", ".join(arg(x) for x in v)
+                return f"({inner}{',' if len(v) == 1 else ''})" if isinstance(v, tuple) else f"[{inner}]"
+            return self.constant(v)
+        self.env[f"extern{i}"] = ops.get(step.op).impl
+        args = ", ".join(arg(a) for a in step.args)
+        kwargs = "".join(f", {k}={arg(v)}" for k, v in step.kwargs.items())
+        self.lines.append(f"    b{self.index[step.output]} = asarray(extern{i}({args}{kwargs}))")
+        self.wrote([step.output], self.on_host, self.on_device)
+
+    def kernel(self, i: int, step: Kernel) -> None:
+        launch = self.compiled.launches[step.name]
+        kp = launch.kp
+        arrays = []
+        for name in kp.arrays:
+            if name in step.inputs or name in self.on_host or name in self.on_device:
+                arrays.append(self.on_device_now(name))
+            else:   # a new buffer
+                buffer = self.program.buffers[name]
+                d = f"d{self.index[name]}"
+                shape = "".join(_python(n) + ", " for n in buffer.shape)
+                self.lines.append(f"    {d} = empty(({shape}), {self.constant(buffer.dtype)})")
+                self.on_device.add(name)
+                arrays.append(d)
+        self.env[f"kernel{i}"] = launch
+        sizes = "".join(f"({expr}), " for expr in self.compiled.sizes[step.name])
+        dynamic = "" if launch.static is not None else \
+            f", {_python(kp.rows)}, ({''.join(_python(c) + ', ' for c in kp.cols)})"
+        self.lines.append(f"    kernel{i}(({', '.join(arrays)},), ({sizes}){dynamic})")
+        self.wrote(step.outputs, self.on_device, self.on_host)
+
+    def fallback(self, i: int, step: Kernel) -> None:
+        values = {}
+        for name in step.inputs:
+            values[name] = self.host(name)
+        for name in step.outputs:
+            b = f"b{self.index[name]}"
+            if name in self.on_host or name in self.on_device:   # stored into in place
+                self.host(name)
+                if name in self.callers:
+                    self.lines.append(f"    {b} = {b}.copy()")
+            else:
+                buffer = self.program.buffers[name]
+                shape = "".join(_python(n) + ", " for n in buffer.shape)
+                self.lines.append(f"    {b} = host_empty(({shape}), {self.constant(buffer.dtype)})")
+            values[name] = b
+        self.env[f"fallback{i}"] = _fallback(step)
+        symbols = ", ".join(f"s{k}" if s is not None else "None" for k, s in enumerate(self.program.symbols))
+        buffers = ", ".join(f"{name!r}: {b}" for name, b in values.items())
+        self.lines.append(f"    fallback{i}({{{buffers}}}, [{symbols}])")
+        self.wrote(step.outputs, self.on_host, self.on_device)
+
+
+def _fallback(kernel: Kernel):
+    """A kernel run by the lowering's reference renderer on host arrays."""
+    return lambda buffers, symbols: run_kernel(kernel, buffers, symbols)

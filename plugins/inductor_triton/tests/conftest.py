@@ -1,0 +1,32 @@
+"""Without a GPU the backend's tests run through Triton's interpreter: TRITON_INTERPRET=1 is set
+here, before anything imports triton (pytest loads this file before the test modules), unless
+NUMPILE_TRITON_GPU=1 asks for the real GPU (tests/run_on_gpu.sh). Without torch or triton every
+test here is skipped, saying which is missing (dev.py installs the plugin only where a CPU
+build of torch is to be had)."""
+
+import os
+from pathlib import Path
+
+import pytest
+
+os.environ.setdefault("TRITON_INTERPRET", "0" if os.environ.get("NUMPILE_TRITON_GPU") == "1" else "1")
+
+HERE = Path(__file__).parent
+
+
+def _availability() -> tuple[bool, str]:
+    try:
+        from numpile_triton import device
+    except ImportError as e:
+        return False, f"numpile-triton is not installed ({e})"
+    return device.availability()
+
+
+def pytest_collection_modifyitems(config, items):
+    available, why_not = _availability()
+    if available:
+        return
+    skip = pytest.mark.skip(reason=f"backend 'triton' is not available: {why_not}")
+    for item in items:
+        if HERE in Path(item.fspath).parents:
+            item.add_marker(skip)

@@ -1,0 +1,284 @@
+"""The backend "triton" end to end, against NumPy on fresh random inputs: pointwise chains,
+broadcasting and views, reductions of every kind and axis in each kernel layout (persistent rows,
+looped rows, whole-array reductions split over programs), softmax and layer norm, NumPy's integer,
+bool and cast semantics, dynamic shapes, updates in place, fallbacks and what
+NUMPILE_LOGS=output_code shows. Sizes stay small: Triton's interpreter runs these without a GPU."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+import numpile
+from numpile.testing import assert_same_result
+
+rng = np.random.default_rng()
+
+
+def programs():
+    """A backend recording the CompiledPrograms "triton" makes."""
+    from numpile_triton.backend import TritonBackend
+    made = []
+
+    def compile_triton(graph, example_inputs):
+        made.append(TritonBackend().compile(graph, example_inputs, {}))
+        return made[-1]
+    return compile_triton, made
+
+
+def check(fn, *args, backend="triton"):
+    """fn compiled on "triton" gives NumPy's result (type, dtype, shape, values); inputs unchanged."""
+    before = [np.copy(a) for a in args]
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        want = fn(*[np.copy(a) if isinstance(a, np.ndarray) else a for a in args])
+        got = numpile.compile(fn, backend=backend)(*args)
+    for g, w in zip(got, want) if isinstance(want, tuple) else [(got, want)]:
+        assert_same_result(g, w, what=getattr(fn, "__name__", "fn"))
+    for a, b in zip(args, before):
+        assert np.array_equal(a, b, equal_nan=True), "an input was modified"
+
+
+@pytest.fixture(params=["persistent", "looped", "split"])
+def layout(request, monkeypatch):
+    """Row kernels in each layout on small arrays: rows longer than 4 elements loop 4 at a time,
+    and whole-array reductions of more than 8 split over the programs."""
+    from numpile_triton import kernel, launch
+    if request.param != "persistent":
+        monkeypatch.setattr(kernel, "PERSISTENT_MAX", 4)
+        monkeypatch.setattr(launch, "LOOP_RBLOCK", 4)
+    if request.param == "split":
+        monkeypatch.setattr(kernel, "SPLIT_MIN", 8)
+    return request.param
+
+
+def softmax(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def layer_norm(x, g, b):
+    mu = x.mean(axis=-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
+    return (x - mu) / np.sqrt(var + 1e-5) * g + b
+
+
+def chain(x):
+    return np.sin(x) * np.cos(x) + np.exp(-x * x) * 0.5 + np.abs(x)
+
+
+def squared_distance(x, y):
+    return ((x - y) ** 2).sum()
+
+
+def mlp(x, w1, b1, w2, b2):
+    return np.maximum(x @ w1 + b1, 0) @ w2 + b2
+
+
+def test_backend_is_listed_and_says_why_it_is_unavailable():
+    from numpile_triton import device
+    assert "triton" in [b.name for b in numpile.list_backends()]
+    try:
+        import torch
+        has_cuda = torch.cuda.is_available()
+    except ImportError:
+        has_cuda = False
+    if not has_cuda:
+        assert device._availability(False) == (
+            False, "no CUDA device (TRITON_INTERPRET=1 runs the kernels through Triton's interpreter on the CPU)")
+    assert device._availability(True) == (True, "")
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_models_match_numpy(dtype, layout):
+    x = rng.standard_normal((6, 13)).astype(dtype)
+    g, b = rng.standard_normal(13).astype(dtype), rng.standard_normal(13).astype(dtype)
+    check(softmax, x)
+    check(layer_norm, x, g, b)
+    check(chain, x)
+    check(squared_distance, x, rng.standard_normal((6, 13)).astype(dtype))
+    check(mlp, x, rng.standard_normal((13, 5)).astype(dtype), rng.standard_normal(5).astype(dtype),
+          rng.standard_normal((5, 3)).astype(dtype), rng.standard_normal(3).astype(dtype))
+
+
+def test_each_row_of_softmax_is_one_kernel_in_its_layout(layout):
+    compile_triton, made = programs()
+    x = rng.standard_normal((5, 11))
+    numpile.compile(softmax, backend=compile_triton)(x)
+    (step,) = made[0].launches.values()
+    assert step.kp.mode == ("persistent" if layout == "persistent" else "looped")
+    assert not made[0].fallbacks
+    numpile.compile(squared_distance, backend=compile_triton)(x, x[::-1])
+    (step,) = made[1].launches.values()
+    assert step.kp.mode == {"persistent": "persistent", "looped": "looped", "split": "split"}[layout]
+
+
+REDUCTIONS = [
+    lambda a: a.sum(), lambda a: a.sum(axis=0), lambda a: a.sum(axis=-1, keepdims=True),
+    lambda a: a.sum(axis=(0, 2)), lambda a: a.prod(axis=1), lambda a: a.max(), lambda a: a.min(axis=0),
+    lambda a: a.max(axis=(1, 2), keepdims=True), lambda a: a.any(axis=1), lambda a: a.all(),
+    lambda a: a.mean(axis=-1), lambda a: a.var(axis=0), lambda a: a.std(), lambda a: a[:, ::-1, 1:].sum(axis=1),
+    lambda a: a.T.max(axis=0), lambda a: a.sum(dtype=np.float64) if a.dtype.kind == "f" else a.sum(dtype=np.int8),
+]
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64", "uint8", "bool", "float16"])
+def test_reductions_of_every_kind_and_axis(dtype, layout):
+    if dtype == "bool":
+        a = rng.random((3, 5, 6)) < 0.7
+    elif np.dtype(dtype).kind in "iu":
+        a = rng.integers(1, 4, (3, 5, 6)).astype(dtype)
+    else:
+        a = (rng.random((3, 5, 6)) + 0.5).astype(dtype)
+    for fn in REDUCTIONS:
+        check(fn, a)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_nan_propagates_through_max_min_and_sum(dtype, layout):
+    x = rng.standard_normal((7, 9)).astype(dtype)
+    x[1, 3] = x[2, 8] = x[3, 0] = np.nan
+    x[4] = -np.inf
+    x[5, ::2] = np.inf
+    for fn in (lambda a: a.max(axis=1), lambda a: a.min(axis=1), lambda a: a.max(), lambda a: a.min(),
+               lambda a: a[4:].max(), lambda a: a.max(axis=0), lambda a: np.maximum(a, 0.5), lambda a: np.fmin(a, 0.5),
+               lambda a: a.sum(axis=1), lambda a: np.nan_to_num(a, posinf=9.0, neginf=-9.0).sum()):
+        check(fn, x)
+
+
+def test_pointwise_chains_broadcasting_and_views():
+    x = rng.standard_normal((4, 6))
+    y = rng.standard_normal(6).astype(np.float32)
+    z = rng.standard_normal((4, 1))
+    check(lambda a, b, c: (a * b + c) / (1.5 + np.abs(c)), x, y, z)
+    check(lambda a, b: a[::-1, 1:] + b[:5][None, :], x, y)
+    check(lambda a: a.T * 2 - a.T[::-1], x)
+    check(lambda a, c: np.where(a > c, a, c * 3) + np.broadcast_to(c, (4, 6)), x, z)
+    check(lambda a: np.expand_dims(a[1], 0) - a[:, ::2].sum(axis=1, keepdims=True), x)
+    check(lambda a: np.clip(a, -0.5, 0.5) + np.round(a, 1) + np.floor(a) * np.sign(a), x)
+    check(lambda a: np.square(a) + a ** 2 + a ** -1 + np.abs(a) ** 0.5, x)
+
+
+def test_integer_division_modulo_and_shifts_like_numpy():
+    for dtype in (np.int8, np.int32, np.int64, np.uint8):
+        info = np.iinfo(dtype)
+        a = np.array([7, -7, 7, -7, 0, 5, info.min, info.min, info.max, -1, 100, 3], np.int64).astype(dtype)
+        b = np.array([2, 2, -2, -2, 3, 0, -1, 1, 0, 0, 7, 9], np.int64).astype(dtype)
+        for fn in (lambda x, y: x // y, lambda x, y: x % y, np.fmod, lambda x, y: x * y + x, lambda x, y: x << (y % 40),
+                   lambda x, y: x >> (y % 40), lambda x, y: np.abs(x) - y, lambda x, y: np.maximum(x, y) ^ ~y,
+                   lambda x, y: (x > y) + (x == y)):
+            check(lambda x, y: fn(x, y), a, b)
+
+
+def test_float_to_int_casts_like_numpy():
+    x = np.array([np.nan, np.inf, -np.inf, 3e9, -3e9, 1e20, 300.7, -300.7, -1.5, 70000.5, 0.0, -0.0])
+    for dtype in ("int8", "int16", "int32", "int64", "uint8", "uint16", "bool", "float32", "float16"):
+        for src in (x, x.astype(np.float32)):
+            check(lambda a: a.astype(dtype), src)
+
+
+def test_bools_and_mixed_dtypes():
+    p, q = rng.random(9) < 0.5, rng.random(9) < 0.5
+    i = rng.integers(-5, 5, 9).astype(np.int16)
+    f = rng.standard_normal(9).astype(np.float32)
+    check(lambda a, b: (a + b, a * b, a > b, a ^ b, ~a, np.logical_xor(a, b), a.astype(np.int8) - b), p, q)
+    check(lambda a, b, c: (a + b, b * c, a / b, np.where(a, b, c), b // 2, c % 2.5, a - b), p, i, f)
+    check(lambda c: (c.astype(np.float16) * 3 + 1).astype(np.float16), f)
+
+
+def test_python_scalars_are_weak():
+    def step(x, lr, t):
+        return x * lr + t, (x - t).sum() + lr, np.where(x > lr, x, t)
+    compiled = numpile.compile(step, backend="triton")
+    for k in range(3):
+        x = rng.standard_normal(10).astype(np.float32)
+        lr, t = float(rng.random()) + k, k + 2
+        for got, want in zip(compiled(x, lr, t), step(x, lr, t)):
+            assert_same_result(got, want)
+
+
+def test_dynamic_shapes_one_program_for_every_size():
+    compile_triton, made = programs()
+    compiled = numpile.compile(lambda a, b: (softmax(a), (a * b).sum(), a.max(axis=0) + b[0]),
+                               backend=compile_triton, dynamic=True)
+    for rows, cols in ((3, 5), (7, 12), (2, 2), (2, 40)):
+        a, b = rng.standard_normal((rows, cols)), rng.standard_normal((rows, cols))
+        for got, want in zip(compiled(a, b), (softmax(a), (a * b).sum(), a.max(axis=0) + b[0])):
+            assert_same_result(got, want)
+    assert len(made) == 1 and not made[0].fallbacks
+    assert "z0" in made[0].kernel_source   # the sizes are kernel arguments
+
+
+def test_updates_in_place_are_written_back_as_numpy_does():
+    def update(x, y):
+        x += y
+        x[1:-1] = x[1:-1] * 2
+        y[0] = 7.5
+        return x.sum()
+    x, y = rng.standard_normal(8), rng.standard_normal(8)
+    x2, y2 = x.copy(), y.copy()
+    want = update(x2, y2)
+    got = numpile.compile(update, backend="triton")(x, y)
+    assert_same_result(got, want)
+    assert np.allclose(x, x2) and np.array_equal(y, y2)
+
+
+def doubled_sum(x):
+    x += x
+    return x.sum()
+
+
+def tripled_less_one(x):
+    x *= 3
+    return x - 1
+
+
+def centred(x):
+    x -= x.max()
+    return x.sum(), np.exp(x)
+
+
+@pytest.mark.parametrize("fn", [doubled_sum, tripled_less_one, centred])
+def test_a_kernel_reads_what_it_stored_in_place(fn, layout):
+    """A later stage of the kernel that updates an input in place sees the new values (found by
+    numpile.fuzz: `x += x; return x.sum()` summed the old x)."""
+    for n in (1, 7):
+        x = rng.standard_normal(n)
+        x2 = x.copy()
+        want = fn(x2)
+        got = numpile.compile(fn, backend="triton")(x)
+        for g, w in zip(got, want) if isinstance(want, tuple) else [(got, want)]:
+            assert_same_result(g, w)
+        assert np.allclose(x, x2)
+
+
+def test_unrenderable_kernels_run_with_numpy_and_say_why(capsys):
+    compile_triton, made = programs()
+    a, b = rng.integers(1, 50, 16), rng.integers(1, 50, 16)
+    numpile.set_logs(perf=True)
+    try:
+        got = numpile.compile(lambda x, y: np.gcd(x, y) + x @ y, backend=compile_triton)(a, b)
+    finally:
+        numpile.set_logs()
+    assert_same_result(got, np.gcd(a, b) + a @ b)
+    assert list(made[0].fallbacks.values()) == ["no Triton lowering of gcd for int64"]
+    err = capsys.readouterr().err
+    assert "runs with NumPy on the host: no Triton lowering of gcd" in err
+    assert "runs matmul with NumPy on host copies" in err
+
+
+def test_output_code_log_shows_the_triton_source(capsys):
+    numpile.set_logs(output_code=True)
+    try:
+        numpile.compile(softmax, backend="triton")(rng.standard_normal((3, 4)))
+    finally:
+        numpile.set_logs()
+    text = capsys.readouterr().err
+    assert "kernel kernel0 parallel over" in text and "@triton.jit" in text and "tl.sum(" in text and "def run(" in text
+
+
+def test_unknown_option_is_named():
+    with pytest.raises(numpile.BackendCompilerFailed, match="no option 'fast'"):
+        numpile.compile(lambda a: a + 1, backend="triton", options={"fast": True})(np.ones(3))
