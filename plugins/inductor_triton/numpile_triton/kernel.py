@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from numpile.lowering import Affine, Buffer, Call, Const, Kernel, Load, LoopIndex, Program, RowValue, Stage, walk
+from numpile.lowering import Affine, Buffer, Call, Const, Indirect, Kernel, Load, LoopIndex, Program, RowValue, Stage, walk
 from numpile.shapes import SymInt, identical
 
 from . import scalar
@@ -81,6 +81,7 @@ class KernelPlan:
 def plan(kernel: Kernel, program: Program, splits: bool = True) -> KernelPlan:
     """How a kernel runs (see the note above); a split reduction's partials buffer is added to
     the program. `splits`: whether a whole-array reduction may split (not the combining one)."""
+    _check_renderable(kernel)
     inputs = kernel.inputs
     arrays = inputs + [o for o in kernel.outputs if o not in inputs]
     stages = kernel.stages
@@ -102,6 +103,20 @@ def plan(kernel: Kernel, program: Program, splits: bool = True) -> KernelPlan:
                           combine=plan(combine, program, splits=False))
     fits = all(isinstance(c, int) and c <= PERSISTENT_MAX for c in cols) and not isinstance(rows, SymInt)
     return KernelPlan(kernel, "persistent" if fits else "looped", arrays, rows=rows, cols=cols)
+
+
+def _check_renderable(kernel: Kernel) -> None:
+    """Unlowerable for what this renderer has no Triton form of yet: scans (cumsum), argmax and
+    argmin, and loads or stores through an index array (gathers, scatters). Those kernels run on
+    the host through the lowering's reference renderer."""
+    for stage in kernel.stages:
+        if stage.scan:
+            raise Unlowerable(f"a running {stage.scan} (scan)")
+        if stage.reduce and stage.reduce not in _REDUCE:
+            raise Unlowerable(f"the reduction {stage.reduce}")
+        indices = [stage.output_index] + [e.index for e in walk(stage.value) if isinstance(e, Load)]
+        if any(isinstance(i, Indirect) for index in indices for i in index):
+            raise Unlowerable("a load or store through an index array")
 
 
 def _partials_buffer(name: str, dtype: np.dtype) -> Buffer:

@@ -199,8 +199,12 @@ class _RunnerWriter:
         self.env[f"extern{i}"] = ops.get(step.op).impl
         args = ", ".join(arg(a) for a in step.args)
         kwargs = "".join(f", {k}={arg(v)}" for k, v in step.kwargs.items())
-        self.lines.append(f"    b{self.index[step.output]} = asarray(extern{i}({args}{kwargs}))")
-        self.wrote([step.output], self.on_host, self.on_device)
+        call = f"extern{i}({args}{kwargs})"
+        if isinstance(step.output, tuple):   # an op with several results: a buffer each
+            self.lines.append(f"    ({''.join(f'b{self.index[o]}, ' for o in step.output)}) = map(asarray, {call})")
+        else:
+            self.lines.append(f"    b{self.index[step.output]} = asarray({call})")
+        self.wrote(list(step.outputs), self.on_host, self.on_device)
 
     def kernel(self, i: int, step: Kernel) -> None:
         launch = self.compiled.launches[step.name]

@@ -282,3 +282,23 @@ def test_output_code_log_shows_the_triton_source(capsys):
 def test_unknown_option_is_named():
     with pytest.raises(numpile.BackendCompilerFailed, match="no option 'fast'"):
         numpile.compile(lambda a: a + 1, backend="triton", options={"fast": True})(np.ones(3))
+
+
+def test_kernels_it_has_no_form_for_yet_run_on_the_host():
+    """Gathers, scatters, masked updates, scans and argmin/argmax (kernels the lowering makes that
+    this renderer does not render yet) run on the host through the reference renderer: NumPy's
+    results, each fallback named under perf."""
+    def f(x, idx, m):
+        y = x * 1.0
+        y[idx] += 1.0
+        y[m] = 0.0
+        return x[idx] * 2, np.cumsum(x, axis=0), x.argmin(axis=1), y
+    backend, made = programs()
+    x = rng.standard_normal((6, 4))
+    args = (x, np.array([1, -2, 1]), rng.random(6) > 0.5)
+    want = f(*[np.copy(a) for a in args])
+    got = numpile.compile(f, backend=backend)(*args)
+    for g, w in zip(got, want):
+        assert_same_result(g, w, what="f")
+    reasons = set(made[0].fallbacks.values())
+    assert {"a load or store through an index array", "a running sum (scan)", "the reduction argmin"} <= reasons
