@@ -138,10 +138,22 @@ def ufunc_loop(name: str, operands: list) -> tuple:
 # A table entry is a format string over the operands' texts ({0}, {1}; {z} a zero and {o} a one of
 # the operands' dtype, {t} its Triton type) or a function (em, *operands) -> expression text.
 
+def _fmod(em, a: Val, b: Val) -> str:
+    """C's fmod: NaN for an infinite or NaN dividend, a zero or NaN divisor (the GPU's float `%`
+    gives the dividend's inf back for inf % y)."""
+    inf, nan = constant(math.inf, a.dtype), constant(math.nan, a.dtype)
+    result = f"{a.text} % {b.text}"
+    # nested selects, not `|`: the interpreter cannot or a scalar comparison into a block one
+    for invalid in (f"{b.text} == {constant(0, a.dtype)}", f"{b.text} != {b.text}", f"tl.abs({a.text}) == {inf}",
+                    f"{a.text} != {a.text}"):
+        result = f"tl.where({invalid}, {nan}, {result})"
+    return result
+
+
 def _float_divmod(em, a: Val, b: Val) -> tuple[str, str]:
     """NumPy's npy_divmod: (floor quotient, remainder with the divisor's sign)."""
     z, one = constant(0, a.dtype), constant(1, a.dtype)
-    mod = em.let(f"{a.text} % {b.text}", a.dtype).text                       # fmod
+    mod = em.let(_fmod(em, a, b), a.dtype).text
     div = em.let(_divide(a.dtype, f"{a.text} - {mod}", b.text), a.dtype).text
     fix = em.let(f"({mod} != {z}) & (({b.text} < {z}) != ({mod} < {z}))", BOOL).text
     div = em.let(f"tl.where({fix}, {div} - {one}, {div})", a.dtype).text
@@ -153,7 +165,7 @@ def _float_divmod(em, a: Val, b: Val) -> tuple[str, str]:
     floor = em.let(f"tl.where({div} != {z}, {floor}, {_copysign(em, Val(z, a.dtype), Val(quotient, a.dtype))})",
                    a.dtype).text
     b_zero = em.let(f"{b.text} == {z}", BOOL).text
-    return f"tl.where({b_zero}, {quotient}, {floor})", f"tl.where({b_zero}, {a.text} % {b.text}, {mod})"
+    return f"tl.where({b_zero}, {quotient}, {floor})", mod
 
 
 def _divide(dtype: np.dtype, a: str, b: str) -> str:
@@ -198,7 +210,7 @@ FLOAT = {
     "divide": lambda em, a, b: _divide(a.dtype, a.text, b.text),
     "floor_divide": lambda em, a, b: _float_divmod(em, a, b)[0],
     "remainder": lambda em, a, b: _float_divmod(em, a, b)[1],
-    "fmod": "{0} % {1}",
+    "fmod": _fmod,
     "negative": "-{0}", "positive": "{0}", "conjugate": "{0}",
     "absolute": "tl.abs({0})", "fabs": "tl.abs({0})",
     "sign": "tl.where({0} > {z}, {o}, tl.where({0} < {z}, -{o}, {0}))",
