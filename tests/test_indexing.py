@@ -159,3 +159,31 @@ def test_a_boolean_mask_read_is_a_graph_break_with_a_reason(rng):
     assert_same(compiled(x), f(x))
     reasons = [e.break_reason for e in compiled.all_entries() if e.break_reason]
     assert any("boolean mask index selects as many elements as the data says" in r for r in reasons)
+
+
+def _add_at(x, i, v):
+    np.add.at(x, i, v[:, None])   # unbuffered: every repeated index adds again
+    return x.sum()
+
+
+def _at_forms(x, i, v):
+    np.negative.at(x, i[:2])
+    np.maximum.at(x, (i, 0), 0.25)
+    y = x * 2
+    np.multiply.at(y, i[::-1], 3)
+    return y
+
+
+def _add_at_out_of_bounds(x, i, v):
+    x += 1
+    np.add.at(x, i + 10, 1.0)   # NumPy updates x, then raises: x is updated once
+    return x
+
+
+AT = {"np.add.at": _add_at, "negative/maximum/multiply.at": _at_forms, "out of bounds": _add_at_out_of_bounds}
+
+
+@pytest.mark.parametrize("case", list(AT))
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_ufunc_at_updates_in_place_unbuffered(rng, backend, case):
+    _run(AT[case], backend, lambda: (rand(rng, (6, 5)), rng.integers(-6, 6, 9), rand(rng, (9,))))

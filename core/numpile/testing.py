@@ -649,6 +649,12 @@ def _product_cases() -> list[Case]:
               Case("outer", (Arr(()), Arr((0,)))), Case("outer", (Arr((), scalar=True), Arr((3,), layout="rev"))),
               Case("outer", (Arr((3, 4), layout="T"), Arr((5,), layout="step")))]
 
+    index = Arr((7,), "int64", ilow=-5, ihigh=4)   # repeats and negatives: every one applies (unbuffered)
+    cases += [Case("ufunc_at", (u, Arr((5, 3), dt), index, Arr((7, 3), dt)))
+              for u in (np.add, np.multiply, np.maximum, np.subtract) for dt in ("float64", "int32")]
+    cases += [Case("ufunc_at", (np.negative, Arr((5,), "float32"), index)),
+              Case("ufunc_at", (np.add, Arr((5, 3), "int8"), index, 100)),
+              Case("ufunc_at", (np.add, Arr((5, 3), layout="T"), (index, Arr((7,), "int64", ilow=0, ihigh=2)), 1.5))]
     cases += [Case("ufunc_outer", (u, Arr((3,), dt), Arr((2, 4), dt)))
               for u in (np.add, np.multiply, np.subtract, np.maximum, np.greater) for dt in ("float64", "int32")]
     cases += [Case("ufunc_outer", (np.logical_and, Arr((3,), "bool"), Arr((4,), "bool"))),

@@ -20,7 +20,7 @@ import numpy as np
 from . import params
 from ..shapes import SymInt, slice_length
 from .meta import as_meta, broadcast_shapes
-from .registry import INDEXING, VIEW, ArrayMeta, register
+from .registry import INDEXING, VIEW, ArrayMeta, lookup_callable, register
 
 
 def _getitem_sig(a, index): ...
@@ -233,3 +233,36 @@ def _mask_setitem_meta(a: ArrayMeta, index: tuple, value):
 
 register("setitem", INDEXING, impl=_setitem, meta=_setitem_meta, signature=_setitem_sig,
          convert={"index": params.index}, doc="a copy of a with a[index] = value")
+
+
+# ufunc.at (np.add.at(a, indices, b)): unbuffered, every repeated index applies again, and `a` is
+# updated in place; the op's result is a's new value (the tracer writes it back into a).
+def _ufunc_at_sig(ufunc, a, indices, b=None, /): ...
+
+
+def _ufunc_name(ufunc) -> str:
+    """A NumPy ufunc with a registry row, by name (np.add.at reaches the row as np.ufunc.at(np.add, ...))."""
+    op = lookup_callable(ufunc) if isinstance(ufunc, np.ufunc) else None
+    if op is None or ufunc.nout != 1 or op.impl is not ufunc:
+        raise TypeError(f"at of {ufunc!r} is not captured (only NumPy's ufuncs with one output)")
+    return ufunc.__name__
+
+
+def _ufunc_at_meta(ufunc, a, indices, b=None):
+    a = as_meta(a)
+    if a.scalar:
+        raise TypeError("first operand of ufunc.at must be an array")
+    if (b is None) != (getattr(np, ufunc).nin == 1):
+        raise ValueError(f"{ufunc}.at takes {'no' if b is not None else 'a'} second operand here")
+    return ArrayMeta(a.shape, a.dtype)
+
+
+def _ufunc_at(ufunc, a, indices, b=None):
+    out = np.array(a, copy=True, order="K")
+    getattr(np, ufunc).at(out, indices, *(() if b is None else (b,)))
+    return out
+
+
+register("ufunc_at", INDEXING, impl=_ufunc_at, meta=_ufunc_at_meta, signature=_ufunc_at_sig, numpy=(np.ufunc.at,),
+         convert={"ufunc": _ufunc_name, "indices": params.index}, updates="a",
+         doc="np.add.at(a, indices, b), np.negative.at(a, indices), ...: a updated in place")

@@ -104,6 +104,8 @@ class OpDef:
     convert: dict = field(default_factory=dict)    # parameter name -> its canonical spelling (params.py)
     same_as: dict = field(default_factory=dict)    # result index -> keyword parameter that NumPy returns
                                                     # itself there when it is an array (np.histogram's bins)
+    updates: str | None = None                      # the parameter NumPy updates in place (the call returns
+                                                    # None); the op's result is that array's new value
 
     def normalize(self, args: tuple, kwargs: dict) -> tuple[tuple, dict]:
         """Bind a call of a NumPy function (or property) to the canonical layout;
@@ -147,7 +149,7 @@ _BY_PROPERTY: dict[str, OpDef] = {}
 
 
 def register(name: str, kind: str, *, impl, meta, signature, numpy=(), methods=None,
-             properties=(), doc: str = "", adapter=None, convert=None, same_as=None) -> OpDef:
+             properties=(), doc: str = "", adapter=None, convert=None, same_as=None, updates=None) -> OpDef:
     """Add one row. `signature` is a function whose parameters are the canonical ones."""
     if name in REGISTRY:
         raise ValueError(f"op {name!r} is registered twice")
@@ -158,10 +160,12 @@ def register(name: str, kind: str, *, impl, meta, signature, numpy=(), methods=N
     if unknown:
         raise ValueError(f"op {name!r}: convert names parameters {sorted(unknown)} its signature lacks")
     keywords = {p for p, v in sig.parameters.items() if v.default is not inspect.Parameter.empty}
+    if updates is not None and updates not in sig.parameters:
+        raise ValueError(f"op {name!r}: updates names {updates!r}, not a parameter of its signature")
     if not set((same_as or {}).values()) <= keywords:
         raise ValueError(f"op {name!r}: same_as names parameters that are not keyword arguments of its signature")
     op = OpDef(name, kind, impl, _naming(name, meta), sig, tuple(numpy), dict(methods or {}), tuple(properties), doc,
-               adapter, dict(convert or {}), dict(same_as or {}))
+               adapter, dict(convert or {}), dict(same_as or {}), updates)
     spellings = ((_BY_CALLABLE, op.numpy), (_BY_METHOD, op.methods), (_BY_PROPERTY, op.properties))
     for table, keys in spellings:
         for key in keys:

@@ -304,6 +304,8 @@ class InstructionTranslator:
         if op is not None and (_is_numpy(value) or _has_array(args, kwargs)):
             if "out" in kwargs:
                 return self.call_with_out(op, args, dict(kwargs))
+            if op.updates is not None:
+                return self.call_updating(op, args, kwargs)
             return self.output.call_op(op, tuple(args), kwargs)
         if isinstance(value, type) and value in CONTEXT_FACTORIES:
             return CONTEXT_FACTORIES[value](self, args, kwargs)
@@ -325,6 +327,17 @@ class InstructionTranslator:
         if not isinstance(value, type) and isinstance(call, types.FunctionType):
             return self.inline_call(call, [fn, *args], kwargs)  # a callable object; its type is guarded
         raise Unsupported(_unsupported_call_reason(value))
+
+    def call_updating(self, op, args, kwargs) -> Variable:
+        """`np.add.at(a, i, b)`: the op's result is a's new value, written into a; returns None."""
+        position = list(op.signature.parameters).index(op.updates)
+        target = args[position] if position < len(args) else kwargs.get(op.updates)
+        if not isinstance(target, ArrayVariable) or target.node.meta["scalar"]:
+            raise Unsupported(f"{op.name} updates {op.updates}, which must be an array here, not "
+                              f"{target.describe() if target is not None else 'missing'}")
+        result = self.output.call_op(op, tuple(args), kwargs)
+        self.output.mutate(target, self.in_place_result(target, result, op.name))
+        return ConstantVariable(None)
 
     def call_with_out(self, op, args, kwargs) -> Variable:
         """`np.add(a, b, out=c)`: the result written into c, which is returned. An op with several
