@@ -44,7 +44,7 @@ def in_place_setitems(graph: Graph, kind_of, materialized: set, users: dict) -> 
     for s in graph.calls:   # in graph order: a base that is an update is decided before it
         if setitem_form(s) is None:
             continue
-        base = s.args[0]
+        base = update_parts(s)[0]
         if base.op == "input":
             owned = base in written_back and not any(i > order[s] for i in raising)
         else:
@@ -68,7 +68,7 @@ def in_place_outputs(graph: Graph, kind_of, materialized: set, users: dict, in_p
         out = outputs[k]
         held = [x]   # the values x's buffer holds in turn
         for s in graph.calls:
-            if s in in_place and s.args[0] in held:
+            if s in in_place and update_parts(s)[0] in held:
                 held.append(s)
         if kind_of(out) == "pointwise" and out in materialized and x not in outputs and out not in chosen \
                 and not any(i > order[out] for i in raising) \
@@ -114,22 +114,39 @@ def _bounds(a, sizes: tuple):
 
 
 def setitem_form(n: Node) -> str | None:
-    """How a setitem may be stored in place: "basic" (ints, slices, None, Ellipsis), "scatter"
+    """How an update may be stored in place: "basic" (ints, slices, None, Ellipsis), "scatter"
     (integer index arrays among those), "mask" (one boolean mask over the leading dims, a scalar
-    value); None: not a setitem, or one that stays NumPy's (a constant index list, a mask with
-    other items)."""
-    if n.op != "call" or n.target != "setitem":
+    value), "accumulate" (ufunc.at: a read, the ufunc and a store at each position in order, so a
+    repeated index applies again); None: not an update, or one that stays NumPy's (a constant
+    index list, a mask with other items)."""
+    parts = update_parts(n)
+    if parts is None:
         return None
-    items = n.args[1]
+    _, items, value = parts
     if any(isinstance(item, (list, np.ndarray)) for item in items):
         return None
     arrays = [item for item in items if isinstance(item, Node)]
+    if n.target == "ufunc_at":
+        return "accumulate" if all(a.dtype.kind in "iu" for a in arrays) else None
     if not arrays:
         return "basic"
     if all(a.dtype.kind in "iu" for a in arrays):
         return "scatter"
-    if len(items) == 1 and arrays[0].dtype.kind == "b" and not (isinstance(n.args[2], Node) and n.args[2].shape):
+    if len(items) == 1 and arrays[0].dtype.kind == "b" and not (isinstance(value, Node) and value.shape):
         return "mask"
+    return None
+
+
+def update_parts(n: Node) -> tuple | None:
+    """(base, index items, value) of an update: setitem(base, items, value), or
+    ufunc_at(ufunc, base, items, b) (value: b, None for a unary ufunc); None for other nodes."""
+    if n.op != "call":
+        return None
+    if n.target == "setitem":
+        return n.args
+    if n.target == "ufunc_at":
+        items = n.args[2]
+        return n.args[1], items if isinstance(items, tuple) else (items,), n.kwargs.get("b")
     return None
 
 

@@ -19,6 +19,8 @@ are the same expression.
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from .. import ops
@@ -28,7 +30,7 @@ from ..ops.meta import normalize_axis_index
 from ..ops.reductions import reduced_axes
 from ..shapes import identical, no_new_guards, replaying
 from .decompose import decompose
-from .in_place import disjoint, in_place_outputs, in_place_setitems, setitem_form
+from .in_place import disjoint, in_place_outputs, in_place_setitems, setitem_form, update_parts
 from .ir import Affine, Buffer, BufferArg, Call, Const, Extern, Indirect, Kernel, Load, Program, RowValue, Stage, walk
 from .views import VIEW_INDEX, broadcast_index, slice_index
 
@@ -205,19 +207,23 @@ class _Scheduler:
         a mask selects (a select between the value and the old element). A value that reads the
         base elsewhere than where it is stored is computed into a buffer first, as NumPy computes
         the right-hand side before assigning."""
-        base, items, value = n.args
+        base, items, value = update_parts(n)
         buffer = self.buffer_of[n] = self.buffer_of[base]
         form = setitem_form(n)
+        through = form in ("scatter", "accumulate")   # the positions come from index arrays
         used: set[Node] = set()
         with replaying():  # the target's shape: the decisions setitem's meta rule made
             metas = tuple(i.array_meta if isinstance(i, Node) else i for i in items)
             target = tuple(base.shape) if form == "mask" else \
-                tuple(ops.get("index" if form == "scatter" else "getitem").meta(base.array_meta, metas).shape)
+                tuple(ops.get("index" if through else "getitem").meta(base.array_meta, metas).shape)
         index = tuple(Affine.var(v) for v in range(len(target)))
-        if form == "scatter":
+        if through:
             where = self._gathered_index(base, items, index, {}, used)
         else:
             where = index if form == "mask" else VIEW_INDEX["getitem"](n, index)
+        if form == "accumulate":
+            self._accumulate(n, base, value, buffer, target, index, where, used)
+            return
         if isinstance(value, Node):
             expr = self._value(value, broadcast_index(value.shape, target, index), {}, used)
         else:
@@ -237,6 +243,30 @@ class _Scheduler:
             self.buffers[temp] = Buffer(temp, target, base.dtype, "temp")
             self._store_kernel(target, expr, temp, index, used)
             expr, used = Load(temp, index, base.dtype), set()
+        self._store_kernel(target, expr, buffer, where, used)
+
+    def _accumulate(self, n: Node, base: Node, value, buffer: str, target: tuple, index: tuple, where: tuple,
+                    used: set) -> None:
+        """ufunc.at: at each position in order, the element is read, the ufunc applied with the
+        value and the result stored (a repeated position sees the earlier ones' results). A value
+        that reads the base is computed into a buffer first, as NumPy evaluates it before."""
+        ufunc = n.args[0]
+        operands = []
+        if value is not None:
+            expr = self._value(value, broadcast_index(value.shape, target, index), {}, used) \
+                if isinstance(value, Node) else Const(value, getattr(value, "dtype", None))
+            if any(isinstance(e, Load) and e.buffer == buffer for e in walk(expr)):
+                temp = f"{n.name}_value"
+                self.buffers[temp] = Buffer(temp, target, value.dtype, "temp")
+                self._store_kernel(target, expr, temp, index, used)
+                expr, used = Load(temp, index, value.dtype), set()
+            operands.append(expr)
+        elements = [dataclasses.replace(v.array_meta, shape=()) if isinstance(v, Node) else v
+                    for v in (base, *([value] if value is not None else []))]   # one element of each
+        dtype = ops.get(ufunc).meta(*elements).dtype
+        expr = Call(ufunc, (Load(buffer, where, base.dtype), *operands), (), dtype)
+        if dtype != base.dtype:   # ufunc.at casts back into the array (unsafe)
+            expr = Call("astype", (expr, Const(base.dtype, None)), (), base.dtype)
         self._store_kernel(target, expr, buffer, where, used)
 
     def _store_kernel(self, shape: tuple, value, buffer: str, where: tuple, used: set) -> None:
@@ -403,7 +433,7 @@ def _reads_whole(user: Node, n: Node) -> bool:
     """Whether `user` needs n in a buffer: an extern does, except a setitem's value or index array,
     which an update in place computes where it stores (an extern setitem materialises them when
     placed)."""
-    return kind_of(user) == "extern" and not (setitem_form(user) and user.args[0] is not n)
+    return kind_of(user) == "extern" and not (setitem_form(user) and update_parts(user)[0] is not n)
 
 
 def _too_big(graph: Graph, materialized: set) -> set:

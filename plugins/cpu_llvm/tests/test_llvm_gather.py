@@ -167,8 +167,20 @@ def _mask_of_a_temporary(x, i, v):
     return y
 
 
+def _add_at(x, i, v):
+    np.add.at(x, i, v[:, None])      # unbuffered: a repeated position adds again
+    return x
+
+
+def _multiply_at_reading_itself(x, i, v):
+    y = x * 2
+    np.multiply.at(y, (i[::-1], 0), y[i, 1])   # a value reading the array: computed before
+    return y
+
+
 UPDATES = {"x[i] += v": _scatter_add, "x[i, 1:] = v": _scatter_rows, "y[i, j] = v": _scatter_pairs,
-           "x[mask] = 0": _mask_zero, "y[2-d rows mask] = c": _mask_of_a_temporary}
+           "x[mask] = 0": _mask_zero, "y[2-d rows mask] = c": _mask_of_a_temporary, "np.add.at": _add_at,
+           "np.multiply.at reading itself": _multiply_at_reading_itself}
 
 
 @pytest.mark.parametrize("case", list(UPDATES))
