@@ -15,7 +15,7 @@ import math
 import numpy as np
 
 from numpile.lowering import Const
-from numpile.ops.registry import python_scalar_type
+from numpile.lowering import loops
 
 from . import mathlib
 from .irbuilder import BOOL, Function, Unlowerable, V, int_limits, literal, reg_type
@@ -63,18 +63,12 @@ def _float_to_int(fn: Function, v: V, dtype: np.dtype) -> V:
 
 
 def ufunc_loop(name: str, operands: list) -> tuple:
-    """NumPy's loop dtypes for a ufunc applied to these operands: (input dtypes, output dtype)."""
-    def dtype_of(o):
-        if isinstance(o, Const):
-            if o.dtype is not None:
-                return np.dtype(o.dtype)
-            return np.dtype(bool) if isinstance(o.value, (bool, np.bool_)) else type(o.value)
-        return python_scalar_type(o.dtype) if o.weak else o.dtype
+    """NumPy's loop dtypes for a ufunc on these operands (numpile.lowering's), Unlowerable where
+    NumPy has none."""
     try:
-        loop = getattr(np, name).resolve_dtypes(tuple(dtype_of(o) for o in operands) + (None,))
+        return loops.ufunc_loop(name, operands)
     except (TypeError, ValueError) as e:
         raise Unlowerable(f"{name}: {e}") from None
-    return loop[:-1], loop[-1]
 
 
 # -- float ops -----------------------------------------------------------------------------------

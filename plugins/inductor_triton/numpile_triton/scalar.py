@@ -22,7 +22,7 @@ from typing import NamedTuple
 import numpy as np
 
 from numpile.lowering import Const
-from numpile.ops.registry import python_scalar_type
+from numpile.lowering import loops
 
 
 class Unlowerable(Exception):
@@ -120,18 +120,12 @@ def _float_to_int(em, v: Val, dtype: np.dtype) -> Val:
 
 
 def ufunc_loop(name: str, operands: list) -> tuple:
-    """NumPy's loop dtypes for ufunc `name` on these operands (Vals or Consts): (inputs, output)."""
-    def dtype_of(o):
-        if isinstance(o, Const):
-            if o.dtype is not None:
-                return np.dtype(o.dtype)
-            return BOOL if isinstance(o.value, (bool, np.bool_)) else type(o.value)
-        return python_scalar_type(o.dtype) if o.weak else o.dtype
+    """NumPy's loop dtypes for a ufunc on these operands (numpile.lowering's), Unlowerable where
+    NumPy has none."""
     try:
-        loop = getattr(np, name).resolve_dtypes(tuple(dtype_of(o) for o in operands) + (None,))
-    except (TypeError, ValueError, AttributeError) as e:
+        return loops.ufunc_loop(name, operands)
+    except (TypeError, ValueError) as e:
         raise Unlowerable(f"{name}: {e}") from None
-    return loop[:-1], loop[-1]
 
 
 # -- float ops -----------------------------------------------------------------------------------
