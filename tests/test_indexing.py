@@ -6,33 +6,14 @@ import numpy as np
 import pytest
 
 import numpile
-from conftest import assert_same, rand
+from conftest import rand, run_like_numpy
 
 BACKENDS = ["eager", "llvm"]
 
 
 def _run(fn, backend, make_args, graphs=1):
-    """fn compiled and eager on copies of the same fresh arguments, twice: results, arguments
-    afterwards and exceptions (type and message) the same; the captured graph count checked."""
-    if not any(b.name == backend and b.available for b in numpile.list_backends()):
-        pytest.skip(f"backend {backend!r} is not installed here")
-    compiled = numpile.compile(fn, backend=backend)
-    for _ in range(2):
-        args = make_args()
-        copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
-        try:
-            want = fn(*copies)
-        except Exception as e:
-            with pytest.raises(type(e)) as info:
-                compiled(*args)
-            assert str(info.value) == str(e)
-            continue
-        assert_same(compiled(*args), want)
-        for got, expected in zip(args, copies):
-            if isinstance(expected, np.ndarray):
-                assert_same(got, expected)
-    entries = compiled.all_entries()
-    assert sum(e.graph is not None for e in entries) == graphs, [e.break_reason for e in entries]
+    """fn compiled and eager on copies of the same fresh arguments, twice (conftest.run_like_numpy)."""
+    run_like_numpy(fn, backend, lambda call: make_args(), graphs)
 
 
 def _ints(rng, high, shape, dtype=np.int64):
@@ -149,16 +130,6 @@ def test_numpys_indexing_errors(rng, backend, case):
     def f(x, i):
         return fn(x, i)
     _run(f, backend, lambda: (rand(rng, (6, 5)), rng.integers(0, 5, 4)), graphs)
-
-
-def test_a_boolean_mask_read_is_a_graph_break_with_a_reason(rng):
-    def f(x):
-        return x[x > 0].sum()
-    compiled = numpile.compile(f, backend="eager")
-    x = rand(rng, (6, 5))
-    assert_same(compiled(x), f(x))
-    reasons = [e.break_reason for e in compiled.all_entries() if e.break_reason]
-    assert any("boolean mask index selects as many elements as the data says" in r for r in reasons)
 
 
 def _add_at(x, i, v):

@@ -18,8 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from . import lowering, ops
-from .graph import Graph
-from .testing import conformance_cases
+from .testing import conformance_cases, one_op_graph
 
 DEFAULT_OUTPUT = Path("docs/coverage.md")
 
@@ -57,14 +56,8 @@ def on_llvm(name: str) -> str:
     read by a pointwise op as a view would be) in kernels, or leaves it a call into NumPy."""
     case = conformance_cases([name])[0]
     op, astype = ops.get(name), ops.get("astype")
-    inputs = case.inputs()
-    graph = Graph()
-    nodes = [graph.input(f"x{i}", ops.ArrayMeta.of(x)) for i, x in enumerate(inputs)]
-    args, kwargs = op.normalize(*case.bind([ops.ArrayMeta.of(x) for x in inputs]))
-    meta = op.meta(*args, **kwargs)
-    value = graph.call(name, *op.normalize(*case.bind(nodes)), meta)
-    if isinstance(meta, tuple):  # an op with several results: read its first
-        value, meta = graph.result(value, 0), meta[0]
+    graph, results, meta = one_op_graph(op, case, case.inputs())
+    value, meta = results[0], (meta[0] if isinstance(meta, tuple) else meta)  # several results: the first
     graph.output([graph.call("astype", (value, meta.dtype), {}, astype.meta(meta, meta.dtype))])
     program = lowering.schedule(graph)
     return "NumPy call" if any(isinstance(step, lowering.Extern) for step in program.steps) else "kernel"

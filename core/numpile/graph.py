@@ -131,7 +131,7 @@ class Graph:
     def __init__(self):
         self.nodes: list[Node] = []
         self.guards: list[str] = []  # the guards of the cache entry this graph serves, readable
-        self.symbols: list = []      # symbol i of a dynamic dim -> (input node, dim), for SymInt arguments
+        self.symbols: list = []      # symbol i -> (input node, dim), or for an unbacked size (the node binding it, its dim or None: its value)
         # (output position, input node): after the graph runs, the caller writes that output into that
         # input (an in-place update). A backend may compute the output in the input's memory and
         # return the input array itself: then nothing is copied.
@@ -223,8 +223,16 @@ class Graph:
         """A SymInt argument as Python over the inputs' shapes: `(x.shape[0] // 2)`."""
         def sub(m):
             node, dim = self.symbols[int(m.group(1))]
-            return f"{node.name}.shape[{dim}]"
+            return f"int({node.name})" if dim is None else f"{node.name}.shape[{dim}]"
         return "(" + SYMBOL_PATTERN.sub(sub, sym.expr) + ")"
+
+    def binders(self) -> dict:
+        """The nodes that bind an unbacked symbol when the graph runs -> [(symbol, dim or None)]."""
+        found: dict = {}
+        for k, s in enumerate(self.symbols):
+            if s is not None and s[0].op == "call":
+                found.setdefault(s[0], []).append((k, s[1]))
+        return found
 
     def tabular(self) -> str:
         rows = [("opcode", "name", "target", "args", "kwargs", "meta", "source")]
@@ -282,9 +290,11 @@ class Graph:
                 uses[i] = uses.get(i, 0) + (1 if n.op == "call" else 2)  # an output is never inlined
                 user_errstate[i] = n.meta.get("errstate")
         inline, depth = set(), {}
+        binders = self.binders()  # named, for the sizes they bind
         for n in self.calls:
             depth[n] = 1 + max((depth[i] for i in n.inputs if i in inline), default=0)
-            if uses.get(n) == 1 and depth[n] < _MAX_NESTING and n.meta.get("errstate") == user_errstate.get(n):
+            if uses.get(n) == 1 and depth[n] < _MAX_NESTING and n.meta.get("errstate") == user_errstate.get(n) \
+                    and n not in binders:
                 inline.add(n)
         return inline
 
@@ -303,6 +313,7 @@ class Graph:
         env: dict[Node, Any] = dict(zip(params, inputs))
         look = env.__getitem__
         sizes = self.symbol_values(inputs)
+        binders = self.binders()
         value = lambda sym: evaluate(sym.expr, sizes)  # noqa: E731
         for n in self.nodes:
             if n.op == "call":
@@ -310,6 +321,8 @@ class Graph:
                     env[n] = ops.get(n.target).impl(*map_nodes(n.args, look, value), **map_nodes(n.kwargs, look, value))
                 if n.meta.get("weak"):
                     env[n] = n.array_meta.python_type(env[n])
+                for k, dim in binders.get(n, ()):
+                    sizes[k] = int(env[n]) if dim is None else np.shape(env[n])[dim]
             elif n.op == "constant":
                 env[n] = n.args[0]
             elif n.op == "output":

@@ -3,7 +3,7 @@
 A backend that returns a bare array instead of the tuple of outputs, one output too many, or
 float32 where the graph says float64 would hand the user a wrong value without a word. So the
 first run of every compiled entry checks each output's count, kind (ndarray, NumPy scalar,
-Python scalar), dtype and shape (symbolic dims evaluated for this call's inputs); later runs
+Python scalar), dtype and shape (symbolic dims evaluated for this call's inputs and outputs); later runs
 call the backend's function directly, at no cost.
 """
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from .graph import Graph
-from .shapes import SymInt, evaluate
+from .shapes import SYMBOL_PATTERN, SymInt, evaluate, lone_symbol
 
 
 def mismatch(outputs, graph: Graph, inputs: tuple) -> str | None:
@@ -25,12 +25,28 @@ def mismatch(outputs, graph: Graph, inputs: tuple) -> str | None:
     sizes = graph.symbol_values(inputs)
     for i, (got, node) in enumerate(zip(outputs, expected)):
         meta = node.array_meta
-        shape = tuple(evaluate(d.expr, sizes) if isinstance(d, SymInt) else d for d in meta.shape)
+        shape = _expected_shape(meta.shape, np.shape(got), sizes)
         symbolic = any(isinstance(d, SymInt) for d in meta.shape)  # (a SymInt compares by its trace-time hint)
         want = f"{meta} (shape {shape})" if symbolic else str(meta)
         if not _same_kind(got, meta) or np.shape(got) != shape or (not meta.weak and got.dtype != meta.dtype):
             return f"output {i} ({node.name}) is {_describe(got)}, the graph's is {want}"
     return None
+
+
+def _expected_shape(dims: tuple, got: tuple, sizes: list) -> tuple:
+    """The shape an output must have, its symbolic dims evaluated for this call. A size only the
+    data knew (sizes[k] None) is learnt from the first output that has it as a dim; a dim that
+    uses one still unknown matches what the output has."""
+    shape = []
+    for i, d in enumerate(dims):
+        n = got[i] if i < len(got) else -1
+        if isinstance(d, SymInt):
+            k = lone_symbol(d)
+            if k is not None and sizes[k] is None:
+                sizes[k] = n
+            d = n if any(sizes[int(j)] is None for j in SYMBOL_PATTERN.findall(d.expr)) else evaluate(d.expr, sizes)
+        shape.append(d)
+    return tuple(shape)
 
 
 def _same_kind(value, meta) -> bool:

@@ -12,6 +12,13 @@ After the trace nothing can add a guard: code that lowers a symbolic graph runs 
 `no_new_guards()`, where a decision raises `NewGuard` instead of being taken on the hints
 (which would be right for this call's sizes only). Where it repeats a decision the trace
 took, it says so with `replaying()`.
+
+Some sizes only the data knows: how many elements `x[mask]` selects, the length of
+`np.bincount(x)`, where `a[k:]` starts when k is an array. Such a size is an *unbacked* symbol
+(torch.compile's name): it has no hint, and a graph node binds it when the graph runs (a dim of
+its result, or its value). Arithmetic on it works as on any symbol; a decision that does not hold
+for every size (`u == 1`, `u > 4`) raises `DataDependent`, which the tracer turns into a graph
+break, and one that does (`u >= 0`: sizes are never negative) is taken without a guard.
 """
 
 from __future__ import annotations
@@ -28,25 +35,54 @@ class ShapeEnv:
     the trace relied on, as Python expressions over the symbols."""
 
     def __init__(self):
-        self.symbols: list[tuple[str, int]] = []   # per symbol: (source expression of the array, dim)
-        self.hints: list[int] = []
+        self.symbols: list[tuple[str, int] | None] = []   # per symbol: (source expression of the array, dim)
+        self.hints: list[int | None] = []
         self.guards: list[str] = []
+        self.unbacked: dict[int, Unbacked] = {}   # symbol index -> what it counts and which node binds it
 
     def new_symbol(self, array_expr: str, dim: int, hint: int) -> "SymInt":
         self.symbols.append((array_expr, dim))
         self.hints.append(hint)
         return SymInt(f"s{len(self.symbols) - 1}", hint)
 
+    def new_unbacked(self, what: str) -> "SymInt":
+        """A size known only when the graph runs: `what` it is, for the messages of decisions on it."""
+        self.symbols.append(None)
+        self.hints.append(None)
+        self.unbacked[len(self.symbols) - 1] = Unbacked(what)
+        return SymInt(f"s{len(self.symbols) - 1}", None)
+
+    def bind_dims(self, node, shape: tuple) -> None:
+        """A new node's result has `shape`: it binds the unbacked symbols its dims are."""
+        for dim, d in enumerate(shape):
+            k = lone_symbol(d)
+            if k in self.unbacked and self.unbacked[k].node is None:
+                self.unbacked[k].node, self.unbacked[k].dim = node, dim
+
+    def bind_value(self, symbol: "SymInt", node) -> None:
+        """`node`'s value (a 0-d integer) binds the unbacked `symbol`."""
+        self.unbacked[lone_symbol(symbol)].node = node
+
+    def describe(self, error: "DataDependent") -> str:
+        """A data-dependent decision as users read it: which sizes it needed."""
+        used = sorted({int(k) for k in SYMBOL_PATTERN.findall(error.expr)} & set(self.unbacked))
+        names = ", ".join(f"s{k} ({self.unbacked[k].what})" for k in used)
+        return f"{error.expr} depends on the data: {names} is known only when the graph runs"
+
     def record(self, expr: str) -> None:
         if expr not in self.guards:
             self.guards.append(expr)
 
-    def source_expr(self, expr: str, array_name=None) -> str:
+    def source_expr(self, expr: str, array_name=None, unbacked=None) -> str:
         """`expr` with each symbol replaced by the dimension it stands for: `x.shape[0] // 2`.
-        `array_name(i)` can name symbol i's array differently (e.g. by a graph input's name)."""
+        `array_name(i)` can name symbol i's array differently (e.g. by a graph input's name);
+        `unbacked(u)` renders an unbacked symbol from its Unbacked (what binds it)."""
         def sub(m):
-            array, dim = self.symbols[int(m.group(1))]
-            return f"{array_name(int(m.group(1))) if array_name else array}.shape[{dim}]"
+            k = int(m.group(1))
+            if k in self.unbacked:
+                return unbacked(self.unbacked[k])
+            array, dim = self.symbols[k]
+            return f"{array_name(k) if array_name else array}.shape[{dim}]"
         return SYMBOL_PATTERN.sub(sub, expr)
 
 
@@ -63,8 +99,35 @@ def active(env: ShapeEnv):
         _active.pop()
 
 
+@dataclass
+class Unbacked:
+    """An unbacked symbol: what it counts, and the graph node that binds it when the graph runs:
+    dim `dim` of the node's result, or with dim None the node's value (a 0-d integer)."""
+
+    what: str
+    node: object = None
+    dim: int | None = None
+
+
+def unbacked(what: str) -> "SymInt":
+    """A new unbacked symbol of the trace under way (ShapeEnv.new_unbacked); a meta rule asks for
+    one for a result size only the data knows. Outside a trace there is none to make."""
+    env = next((e for e in reversed(_active) if isinstance(e, ShapeEnv)), None)
+    if env is None:
+        raise NotImplementedError(f"{what} is known only from the data, and no trace is under way to name it")
+    return env.new_unbacked(what)
+
+
 class NewGuard(Exception):
     """A decision on symbolic dims that no guard of the trace covers, asked for after the trace."""
+
+
+class DataDependent(NewGuard):
+    """A decision on a size only the data knows (an unbacked symbol) that does not hold for every size."""
+
+    def __init__(self, expr: str):
+        self.expr = expr
+        super().__init__(f"{expr} depends on sizes known only when the graph runs")
 
 
 class _Forbidden:
@@ -93,8 +156,21 @@ def _decide(expr: str, value: bool) -> bool:
     return value
 
 
-def _hint(x) -> int:
+def _hint(x) -> int | None:
     return x.hint if isinstance(x, SymInt) else int(x)
+
+
+def _hinted(fn, *values) -> int | None:
+    """fn of the values' hints; None (no hint) where one is unbacked."""
+    hints = [_hint(v) for v in values]
+    return None if None in hints else fn(*hints)
+
+
+def lone_symbol(x) -> int | None:
+    """k where x is exactly the symbol s<k>, else None."""
+    if isinstance(x, SymInt) and x.opaque is None and not x.const and len(x.terms) == 1 and x.terms[0][1] == 1:
+        return int(x.terms[0][0][1:])
+    return None
 
 
 def _is_int(x) -> bool:
@@ -131,7 +207,8 @@ class SymInt:
         if expr is not None:  # a fresh symbol
             terms, opaque = ((expr, 1),), None
         self.terms = tuple(sorted((k, v) for k, v in dict(terms).items() if v)) if opaque is None else ()
-        self.const, self.opaque, self.hint = (const if opaque is None else 0), opaque, int(hint)
+        self.const, self.opaque = (const if opaque is None else 0), opaque
+        self.hint = None if hint is None else int(hint)   # None: unbacked
 
     @classmethod
     def _make(cls, linear, hint, opaque=None):
@@ -163,7 +240,7 @@ class SymInt:
         if not _is_int(other):
             return NotImplemented
         a, b = (other, self) if reverse else (self, other)
-        hint = _hint(a) + sign * _hint(b)
+        hint = _hinted(lambda p, q: p + sign * q, a, b)
         la, lb = _linear(a), _linear(b)
         if la is None or lb is None:
             return SymInt._make(None, hint, f"{_atom(a)} {'+' if sign > 0 else '-'} {_atom(b)}")
@@ -180,7 +257,7 @@ class SymInt:
     def __mul__(self, o):
         if not _is_int(o):
             return NotImplemented
-        hint = self.hint * _hint(o)
+        hint = _hinted(lambda p, q: p * q, self, o)
         if isinstance(o, SymInt) or self.opaque is not None:
             return SymInt._make(None, hint, f"{_atom(self)} * {_atom(o)}")
         terms, const = _linear(self)
@@ -194,7 +271,7 @@ class SymInt:
         a, b = (other, self) if reverse else (self, other)
         if sym == "//" and not isinstance(b, SymInt) and b == 1:
             return a
-        return SymInt._make(None, fn(_hint(a), _hint(b)), f"{_atom(a)} {sym} {_atom(b)}")
+        return SymInt._make(None, _hinted(fn, a, b), f"{_atom(a)} {sym} {_atom(b)}")
 
     def __floordiv__(self, o): return self._opaque(o, "//", lambda a, b: a // b)
     def __rfloordiv__(self, o): return self._opaque(o, "//", lambda a, b: a // b, True)
@@ -213,9 +290,12 @@ class SymInt:
     def _compare(self, other, sym: str, fn):
         if not _is_int(other):
             return NotImplemented
+        difference = self - other
+        if not isinstance(difference, SymInt):  # the symbols cancel: the same for every size
+            return fn(difference, 0)
+        if difference.hint is None:
+            return _decide_for_every_size(difference, sym, f"{_render(self)} {sym} {_render(other)}")
         result = fn(self.hint, _hint(other))
-        if not isinstance(self - other, SymInt):  # the symbols cancel: true for every size
-            return result
         return _decide(f"{_render(self)} {sym if result else _NEGATED[sym]} {_render(other)}", result)
 
     def __eq__(self, o): return self._compare(o, "==", lambda a, b: a == b)
@@ -230,6 +310,8 @@ class SymInt:
 
     def specialize(self) -> int:
         """The value as a plain int; guarded to stay this value."""
+        if self.hint is None:
+            raise DataDependent(f"int({self.expr})")
         _decide(f"{_render(self)} == {self.hint}", True)
         return self.hint
 
@@ -240,9 +322,30 @@ class SymInt:
         raise TypeError("a symbolic dimension cannot be hashed (it may equal several values)")
 
 
-def hint(x) -> int:
-    """The value of a dimension for the call being traced."""
+def _decide_for_every_size(difference: SymInt, sym: str, question: str) -> bool:
+    """`difference sym 0` where it holds, or fails, for every size (symbols are never negative);
+    else DataDependent, naming the `question`."""
+    at_least_zero, at_least_one = _nonnegative(difference), _nonnegative(difference - 1)
+    at_most_minus_one = _nonnegative(-difference - 1)
+    known = {">=": at_least_zero or (False if at_most_minus_one else None),
+             ">": at_least_one or (False if _nonnegative(-difference) else None),
+             "==": False if at_least_one or at_most_minus_one else None}
+    known["<"] = None if known[">="] is None else not known[">="]
+    known["<="] = None if known[">"] is None else not known[">"]
+    known["!="] = None if known["=="] is None else not known["=="]
+    if known[sym] is None:
+        raise DataDependent(question)
+    return known[sym]
+
+
+def hint(x) -> int | None:
+    """The value of a dimension for the call being traced (None for an unbacked one)."""
     return _hint(x)
+
+
+def is_unbacked(x) -> bool:
+    """Whether a dim (an int or SymInt) uses a size only the data knows."""
+    return isinstance(x, SymInt) and x.hint is None
 
 
 def is_symbolic(shape) -> bool:
@@ -270,7 +373,7 @@ def sym_max(a, b):
         return a
     if _nonnegative(b - a):
         return b
-    return SymInt(hint=max(_hint(a), _hint(b)), opaque=f"max({_render(a)}, {_render(b)})")
+    return SymInt(hint=_hinted(max, a, b), opaque=f"max({_render(a)}, {_render(b)})")
 
 
 def evaluate(expr: str, symbol_values: list[int]) -> int:
@@ -300,9 +403,8 @@ def slice_length(s: slice, size):
     if not isinstance(size, SymInt):
         return len(range(*s.indices(size)))
     start, stop, step = _bounds(s, size)
-    if step > 0:
-        return max(0, (stop - start + step - 1) // step)
-    return max(0, (start - stop - step - 1) // -step)
+    length = (stop - start + step - 1) // step if step > 0 else (start - stop - step - 1) // -step
+    return sym_max(0, length) if is_unbacked(length) else max(0, length)   # a size only the data knows: no decision
 
 
 def slice_start(s: slice, size):

@@ -34,10 +34,11 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from . import ops
+from . import ops, shapes
 from .graph import Graph
 from .ops import ArrayMeta
 from .ops.pointwise import UFUNCS
+from .shapes import ShapeEnv
 from .ops.reductions import REDUCTIONS
 from .ops.results import TWO_OUTPUT_UFUNCS
 
@@ -212,13 +213,9 @@ def check_case(case: Case, compile_fn) -> None:
         """The case's call in the op's canonical layout, with `values` as its array arguments."""
         return op.normalize(*case.bind(values))
 
-    graph = Graph()
-    nodes = [graph.input(f"x{i}", ArrayMeta.of(x)) for i, x in enumerate(inputs)]
-    meta_args, meta_kwargs = call([ArrayMeta.of(x) for x in inputs])
-    meta = op.meta(*meta_args, **meta_kwargs)
-    value = graph.call(op.name, *call(nodes), meta)
+    graph, results, meta = one_op_graph(op, case, inputs)
     several = isinstance(meta, tuple)  # an op with several results: the graph returns each
-    graph.output([graph.result(value, i) for i in range(len(meta))] if several else [value])
+    graph.output(results)
 
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # log of 0, var of one value: not what is compared
@@ -227,6 +224,7 @@ def check_case(case: Case, compile_fn) -> None:
         outputs = compile_fn(graph, list(inputs))(*inputs)
 
     metas, expected = (meta, tuple(expected)) if several else ((meta,), (expected,))
+    metas = _sized(metas, expected, case)
     numpy_metas = tuple(ArrayMeta.of(e) for e in expected)
     assert metas == numpy_metas, f"{case}: meta rule says {_text(metas)}, NumPy gives {_text(numpy_metas)}"
     assert isinstance(outputs, (tuple, list)) and len(outputs) == len(metas), \
@@ -235,6 +233,38 @@ def check_case(case: Case, compile_fn) -> None:
         assert_same_result(got, want, what=f"{case}" + (f" result {i}" if several else ""), values=case.values)
     for i, (x, before) in enumerate(zip(inputs, pristine)):
         assert np.array_equal(x, before, equal_nan=x.dtype.kind in "fc"), f"{case}: input {i} was modified"
+
+
+def one_op_graph(op: ops.OpDef, case: Case, inputs: list) -> tuple[Graph, list, object]:
+    """The case's call as a graph of one op on inputs x0, x1, ...: the graph (no output yet), its
+    result nodes (one per result of an op with several) and the meta rule's result. Sizes only
+    the data knows are symbols of the graph, bound by the result dims that are they."""
+    graph, env = Graph(), ShapeEnv()
+    nodes = [graph.input(f"x{i}", ArrayMeta.of(x)) for i, x in enumerate(inputs)]
+    meta_args, meta_kwargs = op.normalize(*case.bind([ArrayMeta.of(x) for x in inputs]))
+    with shapes.active(env):
+        meta = op.meta(*meta_args, **meta_kwargs)
+    value = graph.call(op.name, *op.normalize(*case.bind(nodes)), meta)
+    results = [graph.result(value, i) for i in range(len(meta))] if isinstance(meta, tuple) else [value]
+    for node in results:
+        env.bind_dims(node, node.shape)
+    graph.symbols = [(env.unbacked[k].node, env.unbacked[k].dim) for k in range(len(env.symbols))]
+    return graph, results, meta
+
+
+def _sized(metas: tuple, expected: tuple, case: Case) -> tuple:
+    """The metas with each size only the data knows replaced by NumPy's, which must agree where
+    results share one (nonzero's index arrays, unique's values and counts)."""
+    sizes: dict = {}
+
+    def size(d, n):
+        k = shapes.lone_symbol(d)
+        if k is None:
+            return d
+        assert sizes.setdefault(k, n) == n, f"{case}: NumPy's results differ in the size s{k} the meta rule gives them"
+        return n
+    return tuple(replace(m, shape=tuple(size(d, n) for d, n in zip(m.shape, np.shape(e)))) if m.ndim == np.ndim(e) else m
+                 for m, e in zip(metas, expected))
 
 
 def _text(metas: tuple) -> str:
@@ -780,5 +810,36 @@ def _results_cases() -> list[Case]:
     return cases
 
 
+def _selection_cases() -> list[Case]:
+    """Ops whose result size only the data knows (ops/selection.py, slice_positions)."""
+    cases = [Case(name, (Arr((30,), dt),)) for name in ("nonzero", "flatnonzero", "argwhere") for dt in DTYPES]
+    for name in ("nonzero", "flatnonzero", "argwhere"):
+        cases += [Case(name, (Arr((5, 6), "bool"),)), Case(name, (Arr((3, 4, 5), "int8", ilow=-1, ihigh=1),)),
+                  Case(name, (Arr((0,)),)), Case(name, (Arr((6, 5), layout="T", special=True),)),
+                  Case(name, (Arr((4, 6), "int32", layout="step", ilow=0, ihigh=2),))]
+    cases += [Case("argwhere", (Arr((), "int32"),)), Case("flatnonzero", (Arr(()),))]
+    cases += [Case("bincount", (Arr((40,), dt, ilow=0, ihigh=12),)) for dt in ("int64", "int32", "uint8", "int8", "bool")]
+    cases += [Case("bincount", (Arr((40,), "int64", ilow=0, ihigh=9),), dict(minlength=15)),
+              Case("bincount", (Arr((40,), "int64", ilow=0, ihigh=9),), dict(minlength=3)),
+              Case("bincount", (Arr((40,), "int32", ilow=0, ihigh=9), Arr((40,)))),
+              Case("bincount", (Arr((40,), "int64", ilow=0, ihigh=9),), dict(weights=Arr((40,), "float32"))),
+              Case("bincount", (Arr((40,), "int64", ilow=0, ihigh=9),), dict(weights=Arr((40,), "int32"))),
+              Case("bincount", (Arr((0,), "int64"),)), Case("bincount", (Arr((0,), "int64"),), dict(minlength=4)),
+              Case("bincount", (Arr((20,), "int64", ilow=0, ihigh=5, layout="rev"),))]
+    cases += [Case("unique", (Arr((30,), dt, low=-3, high=3),)) for dt in DTYPES]
+    cases += [Case("unique", (Arr((5, 6), "int8", ilow=-3, ihigh=3),), dict(return_counts=True)),
+              Case("unique", (Arr((5, 6), "int16", ilow=-3, ihigh=3),),
+                   dict(return_index=True, return_inverse=True, return_counts=True)),
+              Case("unique", (Arr((20,), special=True),)), Case("unique", (Arr((20,), special=True),), dict(equal_nan=False)),
+              Case("unique", (Arr((0,)),), dict(return_inverse=True)), Case("unique", (Arr((6, 5), "int32", layout="T"),))]
+    bound = Arr((), "int64", ilow=-14, ihigh=14)
+    cases += [Case("slice_positions", (12, bound, None, None)), Case("slice_positions", (12, None, bound, 2)),
+              Case("slice_positions", (12, bound, bound, -1)), Case("slice_positions", (12, bound, 5, -3)),
+              Case("slice_positions", (0, bound, None, None)),
+              Case("slice_positions", (12, Arr((), "uint8", scalar=True), None, None))]
+    return cases
+
+
 _BUILDERS = (_ufunc_cases, _pointwise_cases, _reduction_cases, _scan_cases, _linalg_cases, _product_cases,
-             _numpy_linalg_cases, _statistics_cases, _shape_cases, _indexing_cases, _creation_cases, _results_cases)
+             _numpy_linalg_cases, _statistics_cases, _shape_cases, _indexing_cases, _creation_cases, _results_cases,
+             _selection_cases)

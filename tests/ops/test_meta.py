@@ -118,6 +118,8 @@ REFUSED = [
     ("norm", (a(2, 3), "bad")), ("norm", (a(2, 3, 4), None, (0, 1, 2))), ("norm", (a(2, 3), 3, (0, 1))),
     ("cov", (a(2, 3, 4),)), ("cov", (a(3, 4), a(2, 5))), ("cov", (a(3, 4), a(2, 3, 4))),
     ("cov", (a(3, 4),), {"fweights": a(5)}), ("cov", (a(3, 4),), {"aweights": a(2, 4)}),
+    ("nonzero", (a(),)), ("bincount", (a(3),)), ("bincount", (a(2, 3, dtype="int64"),)), ("bincount", (a(dtype="int64"),)),
+    ("bincount", (a(3, dtype="int64"),), {"minlength": -1}), ("bincount", (a(3, dtype="int64"), a(2))),
 ]
 
 
@@ -291,7 +293,8 @@ NOT_IMPLEMENTED = [
     ("getitem", (a(3, 4), (slice(None), [1, 2])), "getitem: advanced indexing"),
     ("getitem", (a(3), True), "getitem: advanced indexing"),
     ("getitem", (a(3), np.array(1)), "getitem: advanced indexing"),
-    ("getitem", (a(3), slice(np.array(1), None)), "getitem: a slice with array bounds"),
+    ("getitem", (a(3), slice(np.array(1), None)), "getitem: a slice with bounds computed in the graph beside"),
+    ("unique", (a(4, 4), False, False, False, 0), "unique: np.unique with axis="),
     ("index", (a(3), (a(3) > 0,)), "index: a boolean mask index selects as many elements as the data says"),
     ("setitem", (a(3, 4), (a(3) > 0,), a(2)), "setitem: a[mask] = array"),
     ("setitem", (a(3, 4), (a(3) > 0, 1), 1.0), "setitem: a boolean mask combined with other index items"),

@@ -33,20 +33,24 @@ def _flat_arg(arg, value, axes: tuple):
 def run(program: Program, *inputs) -> tuple:
     env = dict(zip(program.inputs, inputs))
     symbols = symbol_values(program, env)
-    for name, buf in program.buffers.items():
-        if buf.kind != "input":
-            env[name] = np.empty(tuple(size(d, symbols) for d in buf.shape), buf.dtype)
     for step in program.steps:
         if isinstance(step, Kernel):
+            for name in step.outputs:  # allocated when first written: its size may be one a step before bound
+                if name not in env:
+                    env[name] = np.empty(tuple(size(d, symbols) for d in program.buffers[name].shape),
+                                         program.buffers[name].dtype)
             run_kernel(step, env, symbols)
         else:
             _run_extern(step, env, symbols)
+            symbols = symbol_values(program, env)
     return tuple(env[name][()] if program.buffers[name].scalar else env[name] for name in program.outputs)
 
 
 def symbol_values(program: Program, env: dict) -> list:
-    """The value of each symbol, from the shapes of the input buffers in env."""
-    return [np.shape(env[s[0]])[s[1]] if s is not None else None for s in program.symbols]
+    """The value of each symbol whose buffer env has: a dim of its shape, or the value of a 0-d one
+    (an unbacked size bound by an extern); None for the rest."""
+    return [None if s is None or s[0] not in env else int(env[s[0]]) if s[1] is None else np.shape(env[s[0]])[s[1]]
+            for s in program.symbols]
 
 
 def size(x, symbols: list) -> int:

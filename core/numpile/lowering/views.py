@@ -4,7 +4,7 @@ result. Indices are tuples of `Affine`, one per dimension."""
 from __future__ import annotations
 
 from ..ops.meta import normalize_axis_index
-from ..shapes import replaying, slice_start
+from ..shapes import identical, replaying, slice_start
 from .ir import Affine
 
 
@@ -12,8 +12,19 @@ def broadcast_index(shape: tuple, target: tuple, index: tuple) -> tuple:
     """The index into an operand of `shape` broadcast to `target`, for an index into `target`."""
     lead = len(target) - len(shape)
     with replaying():  # which dims are 1: the meta rule's broadcast_shapes asked the same
-        return tuple(Affine.constant(0) if d == 1 and target[lead + k] != 1 else index[lead + k]
+        return tuple(index[lead + k] if _walks(d, target[lead + k]) else Affine.constant(0)
                      for k, d in enumerate(shape))
+
+
+def _walks(dim, target_dim) -> bool:
+    """Whether an operand's dim walks along the target's (else it is a 1 broadcast to more). The
+    same size walks and a 1 stays at 0, whatever the target's size: no decision asked (a size
+    only the data knows allows none)."""
+    if identical(dim, target_dim):
+        return True
+    if isinstance(dim, int):
+        return dim != 1
+    return not (dim == 1 and target_dim != 1)
 
 
 def slice_index(item: slice, size, position):

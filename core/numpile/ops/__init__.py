@@ -1,8 +1,8 @@
 """The op registry (see registry.py); importing this package fills the table."""
 
 from . import (  # noqa: F401  (each registers its rows)
-    creation, einsum, histograms, indexing, linalg, numpy_linalg, pointwise, reductions, results, scans, shape,
-    statistics,
+    creation, einsum, histograms, indexing, linalg, numpy_linalg, pointwise, reductions, results, scans, selection,
+    shape, statistics,
 )
 from .registry import (
     CREATION, INDEXING, KINDS, LINALG, MATMUL, POINTWISE, REDUCTION, REGISTRY, RESULT, SCAN, SHAPE, VIEW,

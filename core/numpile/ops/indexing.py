@@ -6,9 +6,10 @@ tuples of these. The result is a view of `a`, or a NumPy scalar when integers pi
 Advanced indexing ("index"): integer arrays (or lists of ints) among the items. The result is a
 new array; its shape follows NumPy's rules: the index arrays (and the integers beside them)
 broadcast together, and their shape takes the place of the first of them when they stand next
-to each other in the index, else goes first. Boolean masks select a number of elements only the
-data knows, so reading `a[mask]` is refused with NotImplementedError (a graph break); assigning
-through one, `a[mask] = scalar`, has a known shape and is captured.
+to each other in the index, else goes first. A boolean mask is, as NumPy defines it, its
+`nonzero()` index arrays in its place: the tracer rewrites it so (after `check_masks`), and the
+number of elements it selects is a size only the data knows. Assigning a scalar through one
+mask, `a[mask] = value`, keeps the mask: a select over the array, no count needed.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import operator
 import numpy as np
 
 from . import params
-from ..shapes import SymInt, slice_length
+from ..shapes import SymInt, slice_length, unbacked
 from .meta import as_meta, broadcast_shapes
 from .registry import INDEXING, VIEW, ArrayMeta, lookup_callable, register
 
@@ -42,7 +43,8 @@ def _kind(item) -> str:
     if isinstance(item, slice):
         bounds = (item.start, item.stop, item.step)
         if any(isinstance(b, ArrayMeta) for b in bounds):
-            raise NotImplementedError(f"a slice with array bounds ({item}) is not supported")
+            raise NotImplementedError("a slice with bounds computed in the graph beside integer or array items, "
+                                      "or as a step, is not supported")
         if not all(b is None or _is_int(b) for b in bounds):
             raise TypeError("slice indices must be integers or None or have an __index__ method")
         return "slice"
@@ -54,10 +56,12 @@ def _kind(item) -> str:
 
 
 def _is_index_array(item) -> bool:
-    """An integer or boolean array among an index's items. Not a Python or NumPy scalar in the
-    graph: NumPy indexes with those as with an int (a view)."""
+    """An integer or boolean array among an index's items. An integer computed in the graph (a
+    NumPy scalar or 0-d array, `x[v.argmax()]`) is one too: its value is known only when the graph
+    runs, and as a 0-d index array it picks what the int would (the tracer keeps the result a
+    view). Not a Python scalar: those are constants or guarded."""
     if isinstance(item, ArrayMeta):
-        return not (item.weak or item.scalar)
+        return not (item.weak or item.scalar) or (not item.weak and item.dtype.kind in "iu")
     return isinstance(item, (np.ndarray, list))
 
 
@@ -139,6 +143,33 @@ def _index_array(item) -> ArrayMeta:
     return meta
 
 
+def is_mask(item) -> bool:
+    """A boolean array of one or more dims among an index's items (a meta or a constant)."""
+    if isinstance(item, ArrayMeta):
+        return not (item.weak or item.scalar) and item.dtype.kind == "b" and item.ndim >= 1
+    return isinstance(item, (np.ndarray, list)) and np.asarray(item).dtype.kind == "b" and np.ndim(item) >= 1
+
+
+def check_masks(a: ArrayMeta, index: tuple) -> None:
+    """NumPy's IndexError where a boolean mask of the index does not have the shape of the dims of
+    `a` it covers (those after the dims the items before it use; after an Ellipsis, counted from
+    the end)."""
+    widths = [np.ndim(item) if is_mask(item) else 0 if item is None or item is Ellipsis else 1 for item in index]
+    for position, item in enumerate(index):
+        if not is_mask(item):
+            continue
+        first = sum(widths[:position])
+        if Ellipsis in index[:position]:
+            first = a.ndim - sum(widths[position:])
+        shape = item.shape if isinstance(item, ArrayMeta) else np.shape(item)
+        if first < 0 or first + len(shape) > a.ndim:
+            raise IndexError(f"too many indices for array: array is {a.ndim}-dimensional, but {sum(widths)} were indexed")
+        for axis, m in enumerate(shape, start=first):
+            if m != a.shape[axis]:
+                raise IndexError(f"boolean index did not match indexed array along axis {axis}; size of axis is "
+                                 f"{a.shape[axis]} but size of corresponding boolean axis is {m}")
+
+
 def _check_bounds(item, size, axis: int) -> None:
     """A constant index array is checked now, with NumPy's message; an array input when it runs."""
     if isinstance(item, (list, np.ndarray)) and np.size(item) and not isinstance(size, SymInt):
@@ -180,6 +211,30 @@ def _index_meta(a, index):
 
 register("index", INDEXING, impl=operator.getitem, meta=_index_meta, signature=_index_sig,
          convert={"index": params.index}, doc="a[index] with integer arrays among the items: a new array")
+
+
+# a[start:stop:step] where a bound is an integer computed in the graph: the positions the slice
+# picks along a dim of `size`, as an index array (the tracer indexes with it, and keeps the result
+# a view). Python's slice rules; their number is a size only the data knows.
+def _slice_positions_sig(size, start, stop, step): ...
+
+
+def _slice_positions(size, start, stop, step):
+    return np.arange(*slice(start, stop, step).indices(size))
+
+
+def _slice_positions_meta(size, start, stop, step):
+    for bound in (start, stop, step):
+        if not (bound is None or _is_int(bound) or isinstance(bound, SymInt)
+                or isinstance(bound, ArrayMeta) and bound.ndim == 0 and bound.dtype.kind in "iu"):
+            raise TypeError("slice indices must be integers or None or have an __index__ method")
+    if step == 0:
+        raise ValueError("slice step cannot be zero")
+    return ArrayMeta((unbacked("the length of a slice whose bounds are computed in the graph"),), np.dtype(np.intp))
+
+
+register("slice_positions", INDEXING, impl=_slice_positions, meta=_slice_positions_meta, signature=_slice_positions_sig,
+         doc="the positions a[start:stop:step] picks along a dim, for bounds computed in the graph")
 
 
 # The functional form of `a[index] = value`, which the tracer uses to capture in-place updates:

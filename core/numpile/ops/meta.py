@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 
-from ..shapes import SymInt
+from ..shapes import SymInt, identical, is_unbacked
 from .registry import ArrayMeta
 
 __all__ = ["probe", "probe_call", "as_meta", "shape_of", "broadcast_shapes",
@@ -24,11 +24,12 @@ __all__ = ["probe", "probe_call", "as_meta", "shape_of", "broadcast_shapes",
 
 def probe(x):
     """A one-element stand-in for an array operand; constants stay as they are, a symbolic size
-    is its value in this call (a Python int: its dtype does not depend on the value)."""
+    is its value in this call, or 1 where only the data knows it (a Python int: its dtype does not
+    depend on the value)."""
     if isinstance(x, ArrayMeta):
         return x.python_type(1) if x.weak else np.ones((1,) * x.ndim, dtype=x.dtype)
     if isinstance(x, SymInt):
-        return x.hint
+        return 1 if x.hint is None else x.hint
     return _constant(x)
 
 
@@ -72,6 +73,10 @@ def broadcast_shapes(*shapes: tuple) -> tuple:
     ndim = max(map(len, shapes), default=0)
     out = []
     for i in range(-ndim, 0):
+        dims = [s[i] for s in shapes if len(s) >= -i and not (type(s[i]) is int and s[i] == 1)]
+        if any(map(is_unbacked, dims)) and all(identical(d, dims[0]) for d in dims):
+            out.append(dims[0])  # a size only the data knows, against itself or 1: it, whatever it is
+            continue
         dim = None
         for s in shapes:
             if len(s) < -i or s[i] == 1:

@@ -131,6 +131,11 @@ class Reconstructor:
             return python_value(node, out)
         return f"__scalar({out})" if node.meta["scalar"] else out
 
+    def _unbacked(self, u) -> str:
+        """An unbacked symbol's value after the graph ran: read off the output of the node that binds it."""
+        value = self.node_expr(u.node)
+        return f"int({value})" if u.dim is None else f"{value}.shape[{u.dim}]"
+
     def apply_side_effects(self, arrays: list, containers: list, attr_writes) -> None:
         """Statements that make the caller see what the traced code did: updated arrays written
         back, lists and dicts given their new contents, attributes assigned, in order. Every new
@@ -166,6 +171,8 @@ class Reconstructor:
 
     def expr(self, var: Variable) -> str:
         if isinstance(var, ArrayVariable):
+            if var.spelled is not None:
+                return self.expr(var.spelled)
             if var.source is not None:
                 return var.source.expr()  # the caller's own array (written back if updated), identity kept
             if _views_caller_array(var):
@@ -185,7 +192,7 @@ class Reconstructor:
             return self._temp(var, lambda: "{" + ", ".join(
                 f"{self.ns.const(k)}: {self.expr(v)}" for k, v in var.items.items()) + "}")
         if isinstance(var, ConstantVariable) and isinstance(var.value, SymInt):
-            return f"({self.shape_env.source_expr(var.value.expr)})"
+            return f"({self.shape_env.source_expr(var.value.expr, unbacked=self._unbacked)})"
         if isinstance(var, (ConstantVariable, ObjectVariable)):
             return self.ns.const(var.value)
         if isinstance(var, SliceVariable):

@@ -12,7 +12,7 @@ import sys
 from .. import config, ops
 from ..exc import Unsupported
 from ..graph import map_nodes
-from ..ops.indexing import is_advanced
+from ..ops.indexing import is_advanced, is_mask
 from . import bytecode_compat as bc
 from . import contexts
 from .sources import ModuleSource
@@ -181,8 +181,12 @@ def store_attr(tx: Tx, inst):
 
 def subscript(tx: Tx, container, index):
     if isinstance(container, ArrayVariable):
-        if _advanced(tx, index):  # a new array, not a view: its own op
-            return tx.output.call_op(ops.get("index"), (container, index), {})
+        index, view = tx.output.data_index(container, index)
+        if _advanced(tx, index):  # a new array (a view only where NumPy's is one): its own op
+            result = tx.output.call_op(ops.get("index"), (container, index), {})
+            if view:
+                tx.output.mark_view(result, container, index)
+            return result
         return tx.apply_operator(operator.getitem, [container, index])
     if isinstance(index, ArrayVariable):
         raise Unsupported(f"indexing {container.describe()} with an array")
@@ -204,6 +208,11 @@ def subscript(tx: Tx, container, index):
     if op is not None:  # an object whose subscript makes an array: np.mgrid[0:3, 0:4]
         return tx.output.call_op(op, (index,), {})
     raise Unsupported(f"indexing {container.describe()}")
+
+
+def _one_mask_and_scalar(tx: Tx, index, value) -> bool:
+    value_is_scalar = not isinstance(value, ArrayVariable) or not value.node.array_meta.ndim
+    return value_is_scalar and isinstance(index, ArrayVariable) and is_mask(index.node.array_meta)
 
 
 def _advanced(tx: Tx, index) -> bool:
@@ -252,6 +261,8 @@ def store_slice(tx: Tx, inst):
 
 def _store_item(tx, container, index, value):
     if isinstance(container, ArrayVariable):
+        if not _one_mask_and_scalar(tx, index, value):  # that one is a select: no count needed
+            index, _ = tx.output.data_index(container, index)
         updated = tx.output.call_op(ops.get("setitem"), (container, index, value), {})
         tx.output.mutate(container, updated)
         return

@@ -14,10 +14,11 @@ from .. import ops
 from ..exc import Unsupported
 from ..graph import Graph, Node, map_nodes
 from ..ops import ArrayMeta
+from ..ops.indexing import check_masks, is_mask
 from .aliasing import view_index
 from .guards import GuardSet, array_guard_expected
 from .python_scalars import INT_INPUT_BOUND, DynamicIntVariable
-from ..shapes import DynamicInputs, ShapeEnv, SymInt
+from ..shapes import DataDependent, DynamicInputs, ShapeEnv, SymInt
 from .sources import AttrSource, ExprSource, ItemSource, Source
 from .variables import (
     ArrayMethodVariable, ArrayVariable, ConstantVariable, DictVariable, ListVariable, ObjectVariable,
@@ -64,6 +65,7 @@ class OutputGraph:
         self.attr_writes: dict[tuple, tuple] = {}  # (id of object var, name) -> (object var, name, value), in order
         self.loc = None  # the user source line being traced (SourceLoc)
         self.errstate: list[dict] = []  # settings of the np.errstate blocks being traced, outermost first
+        self._nonzero: dict[Node, list] = {}  # a boolean mask's node -> the Variables of its nonzero() arrays
 
     # -- inputs ------------------------------------------------------------------------
     def wrap(self, value, source: Source, *, guard: bool = True) -> Variable:
@@ -197,6 +199,8 @@ class OutputGraph:
             meta = op.meta(*metas[0], **metas[1])
         except NotImplementedError as e:
             raise Unsupported(str(e) or f"{op.name}: this form is not supported") from None
+        except DataDependent as e:
+            raise Unsupported(f"{op.name}: {self.shape_env.describe(e)}") from None
         except Exception as e:  # NumPy would raise here: let the eager run raise it for real
             raise Unsupported(f"{op.name} raises {type(e).__name__} in NumPy: {e}") from None
         if weak:
@@ -205,12 +209,20 @@ class OutputGraph:
         if self.errstate:
             node.meta["errstate"] = {k: v for settings in self.errstate for k, v in settings.items()}
         if node.results is not None:
-            return self._results(op, node, (*args, *kwargs.values()))
+            results = self._results(op, node, (*args, *kwargs.values()))
+            self._check_bound(op)
+            return results
+        self.shape_env.bind_dims(node, node.shape)
+        self._check_bound(op)
         result = ArrayVariable(node)
         if _makes_view(op.name, method, args, meta):
             base = args[0]
             result.base, result.view_op, result.base_version = base, (op, tuple(args[1:]), dict(kwargs), method), base.version
         return result
+
+    def _check_bound(self, op: ops.OpDef) -> None:
+        if any(u.node is None for u in self.shape_env.unbacked.values()):  # a meta rule's mistake, said plainly
+            raise Unsupported(f"{op.name}: its meta rule named a size only the data knows that is no dim of its result")
 
     def _results(self, op: ops.OpDef, node: Node, operands: tuple) -> TupleVariable:
         """The tuple an op with several results returns: a tuple_getitem node per result, or the
@@ -223,7 +235,70 @@ class OutputGraph:
                 items.append(arrays[same])
             else:
                 items.append(ArrayVariable(self.graph.result(node, index)))
+                self.shape_env.bind_dims(items[-1].node, meta.shape)
         return TupleVariable(items, cls=type(node.results))  # a meta rule returns NumPy's named tuple
+
+    # -- indices only the data knows ----------------------------------------------------
+    def data_index(self, array: ArrayVariable, index: Variable) -> tuple[Variable, bool]:
+        """`index` as NumPy reads it where the data decides what it picks: each boolean mask
+        replaced by its nonzero() index arrays (once checked against the dims it covers), a slice
+        whose bounds are computed in the graph by the positions it picks (ops slice_positions).
+        Also whether the result stands for NumPy's view: every array in the index is an integer
+        or such a slice (then updates through the result reach `array`). The same mask gives the
+        same index arrays (so `x[m] += 1` reads and writes one selection of one size)."""
+        items = list(index.items) if isinstance(index, TupleVariable) and index.cls is tuple else [index]
+        metas = tuple(map_nodes(self.graph_arg(v), lambda n: n.array_meta) for v in items)
+        sliced = [k for k, v in enumerate(items) if isinstance(v, SliceVariable)
+                  and any(isinstance(b, ArrayVariable) for b in (v.start, v.stop, v.step))]
+        if not any(map(is_mask, metas)) and not sliced:
+            return index, self._int_items_only(metas)
+        try:
+            check_masks(array.node.array_meta, metas)
+        except IndexError as e:  # NumPy raises its own message when the frame runs
+            raise Unsupported(f"index raises IndexError in NumPy: {e}") from None
+        if sliced:
+            return self._positions_of_slice(array, items, metas, sliced), True
+        expanded = []
+        for var, meta in zip(items, metas):
+            if not is_mask(meta):
+                expanded.append(var)
+            elif isinstance(meta, ArrayMeta):
+                if var.node not in self._nonzero:
+                    self._nonzero[var.node] = self.call_op(ops.get("nonzero"), (var,), {}).items
+                expanded += self._nonzero[var.node]
+            else:  # a constant mask: its index arrays are constants too
+                expanded += [ConstantVariable(i) for i in np.nonzero(np.asarray(meta))]
+        return TupleVariable(expanded), False
+
+    @staticmethod
+    def _int_items_only(metas: tuple) -> bool:
+        arrays = [m for m in metas if isinstance(m, ArrayMeta) or isinstance(m, (list, np.ndarray))]
+        return bool(arrays) and all(isinstance(m, ArrayMeta) and m.ndim == 0 for m in arrays)
+
+    def _positions_of_slice(self, array: ArrayVariable, items: list, metas: tuple, sliced: list) -> Variable:
+        """The index with its one slice of computed bounds replaced by the positions it picks, where
+        that reads as the slice does: beside slices, None and Ellipsis only (an int or array
+        beside it would move the advanced dims), and with a constant step."""
+        (k,) = sliced if len(sliced) == 1 else (None,)
+        step = items[k].step if k is not None else None
+        if k is None or not step.is_constant() or any(
+                not (isinstance(m, slice) or m is None or m is Ellipsis) for i, m in enumerate(metas) if i != k):
+            raise Unsupported("a slice with bounds computed in the graph is supported alone or beside slices, "
+                              "None and Ellipsis, with a constant step")
+        before = sum(m is not None for m in metas[:k])
+        if Ellipsis in metas[:k]:
+            before = array.node.array_meta.ndim - sum(m is not None and m is not Ellipsis for m in metas[k:])
+        if before >= array.node.array_meta.ndim:
+            raise Unsupported(f"index raises IndexError in NumPy: too many indices for array")
+        size = ConstantVariable(array.node.array_meta.shape[before])
+        positions = self.call_op(ops.get("slice_positions"), (size, items[k].start, items[k].stop, step), {})
+        positions.spelled = items[k]   # generated code indexes the caller's array with the slice itself
+        return TupleVariable(items[:k] + [positions] + items[k + 1:])
+
+    def mark_view(self, result: ArrayVariable, array: ArrayVariable, index: Variable) -> None:
+        """`result = array[index]` (op index) stands for NumPy's view: updates through one reach the other."""
+        if not result.node.meta["scalar"]:
+            result.base, result.view_op, result.base_version = array, (ops.get("index"), (index,), {}, None), array.version
 
     # -- in-place updates --------------------------------------------------------------
     def refresh(self, var: ArrayVariable) -> None:
@@ -255,7 +330,7 @@ class OutputGraph:
                 self.mutated_arrays.append(var)
             return
         op, rest, kwargs, method = var.view_op
-        if op.name != "getitem" or method is not None:
+        if op.name not in ("getitem", "index") or method is not None:
             raise Unsupported(f"in-place update of an array through a {op.name} view is not supported yet")
         self.mutate(var.base, self.call_op(ops.get("setitem"), (var.base, *rest, value), {}))
 
@@ -303,7 +378,7 @@ class OutputGraph:
         whose symbolic dims a node's arguments use is read."""
         used = {id(n) for node in self.graph.nodes for n in node.inputs} | {id(n) for n in outputs}
         symbol_owners = {expr: node for node, expr in zip(self.graph.inputs, (s.expr() for s in self.input_sources))}
-        for index in self.graph.symbols_used():
+        for index in self.graph.symbols_used() - set(self.shape_env.unbacked):
             used.add(id(symbol_owners[self.shape_env.symbols[index][0]]))
         keep = []
         for node, src, ex in zip(self.graph.inputs, self.input_sources, self.example_inputs):
@@ -314,8 +389,9 @@ class OutputGraph:
         self.input_sources = [s for s, _ in keep]
         self.example_inputs = [e for _, e in keep]
         by_expr = {s.expr(): node for s, node in zip(self.input_sources, self.graph.inputs)}
-        self.graph.symbols = [(by_expr[array], dim) if array in by_expr else None
-                              for array, dim in self.shape_env.symbols]
+        self.graph.symbols = [(u.node, u.dim) if (u := self.shape_env.unbacked.get(k)) is not None
+                              else (by_expr[s[0]], s[1]) if s[0] in by_expr else None
+                              for k, s in enumerate(self.shape_env.symbols)]
 
 
 def _makes_view(name: str, method: str | None, args: tuple, meta: ArrayMeta) -> bool:

@@ -23,6 +23,7 @@ import numpy as np
 from .. import config, ops
 from ..exc import Unsupported
 from ..graph import SourceLoc
+from ..shapes import DataDependent
 from . import bytecode_compat as bc
 from .builtins_table import call_builtin, call_container_method, container_method
 from .contexts import CONTEXT_FACTORIES, ContextExitVariable, call_exit
@@ -110,6 +111,10 @@ class InstructionTranslator:
                 raise Unsupported(f"bytecode {inst.opname} is not supported yet").at(self.loc)
             try:
                 handler(self, inst)
+            except DataDependent as e:  # Python code asked a question about a size only the data knows
+                error = Unsupported(self.output.shape_env.describe(e))
+                error.user_stack = self.user_stack()
+                raise error.at(self.loc) from None
             except Unsupported as e:
                 if e.user_stack is None:
                     e.user_stack = self.user_stack()

@@ -75,6 +75,8 @@ class ArrayVariable(Variable):
     view_op: tuple = ()               # (op, args after the base, kwargs, method name or None)
     base_version: int = 0
     version: int = 0
+    spelled: "Variable | None" = None  # the index item the user wrote, where this array stands for it
+                                       # (a slice with bounds computed in the graph): generated code uses it
 
     def describe(self) -> str:
         if self.node.meta["weak"]:

@@ -301,12 +301,20 @@ class CompiledProgram:
         program = self.program
         names = {n: f"b{i}" for i, n in enumerate(program.buffers)}
         env = {"empty": np.empty, "cached_empty": allocator.empty, "asarray": np.asarray}
-        lines = []
         used = set()   # the symbols the runner needs
-        allocated = allocated_buffers(program)
-        for n, buf in program.buffers.items():
-            if n in allocated:
-                env[f"dt_{names[n]}"] = buf.dtype
+        bound_by = {b: [(k, s[1]) for k, s in enumerate(program.symbols) if s is not None and s[0] == b]
+                    for b in program.buffers if b not in program.inputs}
+        unbacked = {k for ks in bound_by.values() for k, _ in ks}
+        waiting = []   # (buffer, the unbacked symbols its shape needs) not yet allocated
+        for n in sorted(allocated_buffers(program), key=list(program.buffers).index):
+            env[f"dt_{names[n]}"] = program.buffers[n].dtype
+            waiting.append((n, {int(k) for d in program.buffers[n].shape for k in SYMBOL_PATTERN.findall(_python(d))} & unbacked))
+        lines, bound = [], set()
+
+        def allocate():  # the buffers whose sizes are known by now
+            for n, needs in [w for w in waiting if w[1] <= bound]:
+                waiting.remove((n, needs))
+                buf = program.buffers[n]
                 shape = f"({''.join(_python(d) + ', ' for d in buf.shape)})"
                 nbytes = math.prod(buf.shape) * buf.dtype.itemsize
                 if isinstance(nbytes, SymInt):
@@ -314,6 +322,7 @@ class CompiledProgram:
                 else:
                     alloc = "cached_empty" if nbytes >= allocator.MIN_BYTES else "empty"
                 lines.append(f"    {names[n]} = {alloc}({shape}, dt_{names[n]})")
+        allocate()
         for i, step in enumerate(program.steps):
             if isinstance(step, Extern):
                 env[f"extern{i}"] = ops.get(step.op).impl
@@ -324,6 +333,11 @@ class CompiledProgram:
                     lines.append(f"    ({''.join(names[o] + ', ' for o in step.output)}) = map(asarray, {call})")
                 else:
                     lines.append(f"    {names[step.output]} = asarray({call})")
+                for k, dim in (kd for out in step.outputs for kd in bound_by[out]):  # sizes the result tells
+                    out = names[program.symbols[k][0]]
+                    lines.append(f"    s{k} = int({out})" if dim is None else f"    s{k} = {out}.shape[{dim}]")
+                    bound.add(k)
+                allocate()
             elif step.name in self.steps:
                 ks = self.steps[step.name]
                 arrays = ", ".join(names[n] for n in ks.kp.arrays if n != codegen.PARTIALS)
@@ -353,7 +367,7 @@ class CompiledProgram:
         used.update(int(k) for line in lines for k in SYMBOL_PATTERN.findall(line))
         head = [f"def run({', '.join(names[n] for n in program.inputs)}):"]
         head += [f"    {names[name]} = asarray({names[name]})" for name in program.inputs]
-        head += [f"    s{k} = {names[program.symbols[k][0]]}.shape[{program.symbols[k][1]}]" for k in sorted(used)]
+        head += [f"    s{k} = {names[program.symbols[k][0]]}.shape[{program.symbols[k][1]}]" for k in sorted(used - unbacked)]
         source = "\n".join(head + lines) + "\n"
         exec(compile(source, "<numpile-llvm runner>", "exec"), env)
         return source, env["run"]

@@ -23,7 +23,9 @@ from .irbuilder import I64, Function, V, literal
 
 
 def stride_parameter(buffer: str, dim: int) -> str:
-    return f"stride{dim}_{buffer}"
+    """A Python name (size expressions are parsed as Python): `nonzero[1]`, result 1 of an extern,
+    is `nonzero_r1`."""
+    return f"stride{dim}_{buffer.replace('[', '_r').replace(']', '')}"
 
 
 def read_at_run_time(buffer: str, dim: int, stride) -> bool:

@@ -146,8 +146,12 @@ def symbolic_graph(case) -> tuple[Graph, list]:
         meta = op.meta(*args, **kwargs)
         value = graph.call(op.name, *op.normalize(*case.bind(nodes)), meta)
         # an op with several results: the graph returns each
-        graph.output([graph.result(value, i) for i in range(len(meta))] if isinstance(meta, tuple) else [value])
-    graph.symbols = [(nodes[int(array[1:])], dim) for array, dim in env.symbols]
+        results = [graph.result(value, i) for i in range(len(meta))] if isinstance(meta, tuple) else [value]
+        graph.output(results)
+    for node in results:   # the sizes only the data knows: bound by the results
+        env.bind_dims(node, node.shape)
+    graph.symbols = [(env.unbacked[k].node, env.unbacked[k].dim) if k in env.unbacked else (nodes[int(s[0][1:])], s[1])
+                     for k, s in enumerate(env.symbols)]
     return graph, inputs
 
 

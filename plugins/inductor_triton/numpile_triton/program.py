@@ -137,6 +137,7 @@ class _RunnerWriter:
         self.on_host = set(program.inputs)      # buffers whose current value is on the host
         self.on_device: set[str] = set()        # ... on the device
         self.callers = set(program.inputs)      # host values that are the caller's arrays
+        self.bound: set[int] = set()            # unbacked symbols bound so far (by externs' results)
         launched = [s for s in program.steps if isinstance(s, Kernel) and s.name in compiled.launches]
         self.device_written = {o for s in launched for o in s.outputs}
 
@@ -181,7 +182,8 @@ class _RunnerWriter:
         used = sorted({int(k) for line in self.lines for k in SYMBOL_PATTERN.findall(line)})
         if any(line.lstrip().startswith("fallback") for line in self.lines):
             used = [k for k, s in enumerate(program.symbols) if s is not None]
-        head += [f"    s{k} = b{self.index[program.symbols[k][0]]}.shape[{program.symbols[k][1]}]" for k in used]
+        head += [f"    s{k} = b{self.index[program.symbols[k][0]]}.shape[{program.symbols[k][1]}]" for k in used
+                 if program.symbols[k][0] in program.inputs]   # the others an extern's result binds
         source = "\n".join(head + self.lines) + "\n"
         exec(compile(source, "<numpile-triton runner>", "exec"), self.env)
         return source, self.env["run"]
@@ -204,6 +206,11 @@ class _RunnerWriter:
             self.lines.append(f"    ({''.join(f'b{self.index[o]}, ' for o in step.output)}) = map(asarray, {call})")
         else:
             self.lines.append(f"    b{self.index[step.output]} = asarray({call})")
+        for k, s in enumerate(self.program.symbols):   # sizes only the data knew, which the result tells
+            if s is not None and s[0] in step.outputs:
+                b = f"b{self.index[s[0]]}"
+                self.lines.append(f"    s{k} = int({b})" if s[1] is None else f"    s{k} = {b}.shape[{s[1]}]")
+                self.bound.add(k)
         self.wrote(list(step.outputs), self.on_host, self.on_device)
 
     def kernel(self, i: int, step: Kernel) -> None:
@@ -243,7 +250,8 @@ class _RunnerWriter:
                 self.lines.append(f"    {b} = host_empty(({shape}), {self.constant(buffer.dtype)})")
             values[name] = b
         self.env[f"fallback{i}"] = _fallback(step)
-        symbols = ", ".join(f"s{k}" if s is not None else "None" for k, s in enumerate(self.program.symbols))
+        symbols = ", ".join(f"s{k}" if s is not None and (s[0] in self.program.inputs or k in self.bound) else "None"
+                            for k, s in enumerate(self.program.symbols))
         buffers = ", ".join(f"{name!r}: {b}" for name, b in values.items())
         self.lines.append(f"    fallback{i}({{{buffers}}}, [{symbols}])")
         self.wrote(step.outputs, self.on_host, self.on_device)
