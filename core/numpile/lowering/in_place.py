@@ -17,7 +17,9 @@ reads the base's old value later:
   as in NumPy), or is one boolean mask with a scalar value (`x[x < 0] = 0`: a select over the
   whole array) (setitem_form);
 - every node that reads the base's old value, directly or through views and inlined pointwise
-  ops, is placed before the update (graph order is placement order).
+  ops, is placed before the update (graph order is placement order). A small view read after
+  the update (`prey = state[0]` used after `state[0] += ...`) is stored into a buffer of its own
+  before it (early_reads), which makes that so.
 
 Whether the value itself reads the base at other positions (`a[1:] = a[:-1]`) is the scheduler's
 to see when it builds the store: it then computes the value first, as NumPy does.
@@ -53,6 +55,31 @@ def in_place_setitems(graph: Graph, kind_of, materialized: set, users: dict) -> 
                 all(order[r] < order[s] for r in _readers(base, s, kind_of, materialized, users, outputs)):
             chosen.add(s)
     return chosen
+
+
+def early_reads(graph: Graph, kind_of, materialized: set, users: dict) -> set[Node]:
+    """Views of an array that an update changes, read after the update (`prey = state[0]` used
+    after `state[0] += ...`): their values in the graph are the old elements, so computing them
+    into buffers of their own before the update lets it store in place. Only views of fewer
+    elements than their base, known sizes: a smaller copy than the update's whole one."""
+    order = {n: i for i, n in enumerate(graph.nodes)}
+    outputs = set(graph.outputs)
+    found: set[Node] = set()
+    for s in graph.calls:
+        if setitem_form(s) is None:
+            continue
+        base = update_parts(s)[0]
+        for v in users[base]:
+            if v is not s and kind_of(v) == "view" and v not in materialized and order[v] < order[s] \
+                    and _fewer(v, base) \
+                    and any(order[r] > order[s] for r in _readers(v, s, kind_of, materialized, users, outputs)):
+                found.add(v)
+    return found
+
+
+def _fewer(view: Node, base: Node) -> bool:
+    sizes = [np.prod(n.shape, dtype=object) for n in (view, base)]
+    return all(isinstance(size, int) for size in sizes) and sizes[0] < sizes[1]
 
 
 def in_place_outputs(graph: Graph, kind_of, materialized: set, users: dict, in_place: set) -> dict[Node, Node]:

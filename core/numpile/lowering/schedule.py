@@ -30,7 +30,7 @@ from ..ops.meta import normalize_axis_index
 from ..ops.reductions import reduced_axes
 from ..shapes import identical, no_new_guards, replaying
 from .decompose import decompose
-from .in_place import disjoint, in_place_outputs, in_place_setitems, setitem_form, update_parts
+from .in_place import disjoint, early_reads, in_place_outputs, in_place_setitems, setitem_form, update_parts
 from .ir import Affine, Buffer, BufferArg, Call, Const, Extern, Indirect, Kernel, Load, Program, RowValue, Stage, walk
 from .views import VIEW_INDEX, broadcast_index, slice_index
 
@@ -98,6 +98,7 @@ class _Scheduler:
             or kind_of(n) in COMPUTED and (n in outputs or n in shared or any(_reads_whole(u, n) for u in self.users[n]))
         }
         self.materialized |= _too_big(graph, self.materialized)
+        self.materialized |= early_reads(graph, kind_of, self.materialized, self.users)
         self.in_place = in_place_setitems(graph, kind_of, self.materialized, self.users)
         self.into_input = in_place_outputs(graph, kind_of, self.materialized, self.users, self.in_place)
         self.buffers: dict[str, Buffer] = {}
@@ -368,6 +369,8 @@ class _Scheduler:
     def _computed(self, n: Node, index: tuple, memo: dict, used: set):
         if kind_of(n) == "gather":
             return self._value_of_gather(n, index, memo, used)
+        if kind_of(n) == "view":   # one stored for later (in_place.early_reads): a copy of its elements
+            return self._value(n.args[0], VIEW_INDEX[n.target](n, index), memo, used)
         return self._value_of_pointwise(n, index, memo, used)
 
     def _value_of_gather(self, n: Node, index: tuple, memo: dict, used: set):

@@ -29,7 +29,7 @@ from numpile.lowering import BufferArg, Extern, Kernel, Program, schedule
 from numpile.lowering.reference import run_kernel, symbol_values
 from numpile.shapes import SYMBOL_PATTERN, NewGuard, SymInt, identical, no_new_guards
 
-from . import allocator, codegen, jit, sizes, team
+from . import allocator, chain, codegen, jit, sizes, team
 from .irbuilder import Module, Unlowerable
 
 # below this many elements of work a kernel runs on the calling thread: a hand-off costs ~20 µs
@@ -267,12 +267,16 @@ class CompiledProgram:
                 ks.render(module, symbol, strides)
                 symbols.append((symbol, ks))
                 self.steps[step.name] = ks
+        self.chains = self._chains(module, key, dict((ks, s) for s, ks in symbols))
         self.ir = module.render()
         self.origin = "no kernels"
         if symbols:
-            addresses, self.origin = jit.compile_ir(self.ir, [f for s, ks in symbols for f in ks.symbols(s)])
+            entries = [f for s, ks in symbols for f in ks.symbols(s)] + [c for c, _, _ in self.chains.values()]
+            addresses, self.origin = jit.compile_ir(self.ir, entries)
             for symbol, ks in symbols:
                 ks.native, ks.team = ks.load(addresses, symbol)
+            self.chains = {i: (jit.function(addresses[c], len(params), 0), run, params)
+                           for i, (c, run, params) in self.chains.items()}
         self.source, self.run = self._runner()
         self.compile_seconds = time.perf_counter() - start
         code_log = logs.get("output_code")
@@ -284,6 +288,43 @@ class CompiledProgram:
 
     def __call__(self, *inputs):
         return self.run(*inputs)
+
+    def _chains(self, module: Module, key: str, symbol_of: dict) -> dict:
+        """The runs of kernels called as one (chain.py): those that run whole at static sizes.
+        By a run's first step: (the chain's symbol, its steps, its arguments as runner names)."""
+        names = _buffer_names(self.program)
+        steps = self.program.steps
+
+        def chainable(step) -> bool:
+            ks = self.steps.get(getattr(step, "name", None)) if isinstance(step, Kernel) else None
+            return ks is not None and not ks.parallel and not ks.kp.symbols
+
+        found = {}
+        for run in chain.runs(steps, chainable):
+            calls = [(symbol_of[self.steps[steps[i].name]], self._arguments(i, names), self.steps[steps[i].name].kp.extent)
+                     for i in run]
+            name = f"npk_{key}_chain{run[0]}"
+            found[run[0]] = (name, run, chain.render(module, name, calls))
+        return found
+
+    def _whole_call(self, i: int, names: dict, env: dict) -> tuple[str, str]:
+        """Kernel step i run whole on one thread, as runner source: (its relayout call, the
+        statement `if kernel(...): relayout(...)`)."""
+        ks = self.steps[self.program.steps[i].name]
+        env[f"kernel{i}"], env[f"relayout{i}"] = ks.native, ks._relayout
+        if ks.unused_partials:
+            env[f"partials{i}"] = ks.unused_partials[0]
+        arrays = ", ".join(names[n] for n in ks.kp.arrays if n != codegen.PARTIALS)
+        symbols = "".join(f"s{k}, " for k in ks.kp.symbols)
+        dynamic = f", ({symbols}), {_python(ks.kp.extent)}" if ks.kp.symbols else ""
+        relayout = f"relayout{i}(({arrays},){dynamic})"
+        return relayout, f"if kernel{i}({', '.join(self._arguments(i, names))}, {symbols}0, {_python(ks.kp.extent)}, -1): {relayout}"
+
+    def _arguments(self, i: int, names: dict) -> list[str]:
+        """The arrays kernel step i takes, as the runner names them (its partials last)."""
+        ks = self.steps[self.program.steps[i].name]
+        arrays = [names[n] for n in ks.kp.arrays if n != codegen.PARTIALS]
+        return arrays + ([f"partials{i}"] if ks.unused_partials else [])
 
     @staticmethod
     def _strides(program: Program, example_inputs) -> dict:
@@ -299,8 +340,9 @@ class CompiledProgram:
     def _runner(self):
         """Python source that runs the program, and the function it defines."""
         program = self.program
-        names = {n: f"b{i}" for i, n in enumerate(program.buffers)}
+        names = _buffer_names(program)
         env = {"empty": np.empty, "cached_empty": allocator.empty, "asarray": np.asarray}
+        chained = {i for _, run, _ in self.chains.values() for i in run[1:]}
         used = set()   # the symbols the runner needs
         bound_by = {b: [(k, s[1]) for k, s in enumerate(program.symbols) if s is not None and s[0] == b]
                     for b in program.buffers if b not in program.inputs}
@@ -338,6 +380,12 @@ class CompiledProgram:
                     lines.append(f"    s{k} = int({out})" if dim is None else f"    s{k} = {out}.shape[{dim}]")
                     bound.add(k)
                 allocate()
+            elif i in self.chains:
+                native, run, params = self.chains[i]
+                env[f"chain{i}"] = native
+                lines += chain.runner_lines(f"chain{i}", params, [self._whole_call(k, names, env) for k in run])
+            elif i in chained:
+                continue
             elif step.name in self.steps:
                 ks = self.steps[step.name]
                 arrays = ", ".join(names[n] for n in ks.kp.arrays if n != codegen.PARTIALS)
@@ -350,13 +398,7 @@ class CompiledProgram:
                     lines.append(f"    {test}split{i}(({arrays},){dynamic})")
                     whole = "elif"
                 if ks.parallel is not True:
-                    env[f"kernel{i}"], env[f"relayout{i}"] = ks.native, ks._relayout
-                    extra = ""
-                    if ks.unused_partials:
-                        env[f"partials{i}"] = ks.unused_partials[0]
-                        extra = f", partials{i}"
-                    lines.append(f"    {whole} kernel{i}({arrays}{extra}, {symbols}0, {_python(ks.kp.extent)}, -1): "
-                                 f"relayout{i}(({arrays},){dynamic})")
+                    lines.append(f"    {whole} {self._whole_call(i, names, env)[1][3:]}")
             else:
                 needs = codegen.plan(step, program).symbols
                 env[f"fallback{i}"] = _fallback(step, names, needs, len(program.symbols))
@@ -371,6 +413,11 @@ class CompiledProgram:
         source = "\n".join(head + lines) + "\n"
         exec(compile(source, "<numpile-llvm runner>", "exec"), env)
         return source, env["run"]
+
+
+def _buffer_names(program: Program) -> dict:
+    """Each buffer's name in the runner: b0, b1, ..."""
+    return {n: f"b{i}" for i, n in enumerate(program.buffers)}
 
 
 def _render_arg(value, names: dict, env: dict) -> str:
