@@ -29,7 +29,7 @@ from numpile.lowering import BufferArg, Extern, Kernel, Program, schedule
 from numpile.lowering.reference import run_kernel, symbol_values
 from numpile.shapes import SYMBOL_PATTERN, NewGuard, SymInt, identical, no_new_guards
 
-from . import allocator, chain, codegen, jit, sizes, team
+from . import allocator, chain, codegen, jit, pycall, sizes, team
 from .irbuilder import Module, Unlowerable
 
 # below this many elements of work a kernel runs on the calling thread: a hand-off costs ~20 µs
@@ -133,6 +133,8 @@ class KernelStep:
         else:
             self.parallel = splits and kp.work >= PARALLEL_MIN_WORK and kp.extent > 1
             self.ranges = _thread_ranges(kp, kp.extent) if self.parallel else []
+        # little work on one thread: called without ctypes (pycall.py), and may join a chain
+        self.quick = not self.parallel and not kp.symbols and kp.work < PARALLEL_MIN_WORK
         self.table = team.table(self.ranges)   # (ranges, the driver's table of them, its address)
         self.tables: dict[int, tuple] = {}      # the same by the value of a symbolic extent
         #: how shares run: "libgomp" (one native call), "python pool" (a call per share), None: whole
@@ -148,9 +150,13 @@ class KernelStep:
             codegen.render(module, symbol, self.kp, self.program, strides, set(self.checked))
         if self.dispatch == "libgomp":
             team.render(module, symbol, len(self.kp.arrays), self.kp.symbols)
+        if self.quick:
+            pycall.render(module, symbol, len(self.kp.arrays), 3 + len(self.kp.symbols))
 
     def load(self, addresses: dict, symbol: str) -> tuple:
-        """The kernel's ctypes functions in a compiled module: (kernel, team entry or None)."""
+        """The kernel's functions in a compiled module: (kernel, team entry or None)."""
+        if self.quick:
+            return pycall.function(addresses[f"{symbol}.py"], symbol), None
         native = jit.function(addresses[symbol], len(self.kp.arrays), 3 + len(self.kp.symbols))
         if self.dispatch != "libgomp":
             return native, None
@@ -158,7 +164,7 @@ class KernelStep:
 
     def symbols(self, symbol: str) -> list[str]:
         """The functions of the kernel `symbol` the runtime calls."""
-        return [symbol, f"{symbol}.team"] if self.dispatch == "libgomp" else [symbol]
+        return [symbol] + [f"{symbol}.team"] * (self.dispatch == "libgomp") + [f"{symbol}.py"] * self.quick
 
     def run(self, arrays: tuple, symbols: tuple = (), extent: int | None = None) -> None:
         """Run split over threads: the arrays in kp.arrays order (without partials), the values of
@@ -271,11 +277,11 @@ class CompiledProgram:
         self.ir = module.render()
         self.origin = "no kernels"
         if symbols:
-            entries = [f for s, ks in symbols for f in ks.symbols(s)] + [c for c, _, _ in self.chains.values()]
+            entries = [f for s, ks in symbols for f in ks.symbols(s)] + [f"{c}.py" for c, _, _ in self.chains.values()]
             addresses, self.origin = jit.compile_ir(self.ir, entries)
             for symbol, ks in symbols:
                 ks.native, ks.team = ks.load(addresses, symbol)
-            self.chains = {i: (jit.function(addresses[c], len(params), 0), run, params)
+            self.chains = {i: (pycall.function(addresses[f"{c}.py"], c), run, params)
                            for i, (c, run, params) in self.chains.items()}
         self.source, self.run = self._runner()
         self.compile_seconds = time.perf_counter() - start
@@ -297,14 +303,16 @@ class CompiledProgram:
 
         def chainable(step) -> bool:
             ks = self.steps.get(getattr(step, "name", None)) if isinstance(step, Kernel) else None
-            return ks is not None and not ks.parallel and not ks.kp.symbols
+            return ks is not None and ks.quick
 
         found = {}
         for run in chain.runs(steps, chainable):
             calls = [(symbol_of[self.steps[steps[i].name]], self._arguments(i, names), self.steps[steps[i].name].kp.extent)
                      for i in run]
             name = f"npk_{key}_chain{run[0]}"
-            found[run[0]] = (name, run, chain.render(module, name, calls))
+            params = chain.render(module, name, calls)
+            pycall.render(module, name, len(params), 0)
+            found[run[0]] = (name, run, params)
         return found
 
     def _whole_call(self, i: int, names: dict, env: dict) -> tuple[str, str]:

@@ -27,7 +27,7 @@ import llvmlite.binding as llvm
 
 from numpile import disk_cache
 
-from . import mathlib
+from . import mathlib, pycall
 
 _FORMAT = b"numpile-llvm-object-1\n"  # bump when the layout of cached objects changes
 _lock = threading.RLock()  # re-entrant: compile_ir holds it across optimize and the engine
@@ -58,6 +58,7 @@ def _start_llvm() -> tuple[Target, "llvm.TargetMachine", "llvm.ExecutionEngine"]
     machine = llvm.Target.from_triple(target.triple).create_target_machine(
         cpu=target.cpu, features=target.features, opt=3, reloc="default", codemodel="jitdefault", jit=True)
     mathlib.register_symbols(llvm)
+    pycall.register_symbols(llvm)
     engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
     return target, machine, engine
 

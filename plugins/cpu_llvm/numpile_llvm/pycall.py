@@ -1,0 +1,63 @@
+"""Small kernels called from Python without ctypes.
+
+A ctypes call with a few arguments costs about 0.8 µs, more than a kernel on a dozen elements
+takes. A small kernel (and a chain of them) therefore also gets an entry CPython calls
+directly: a METH_FASTCALL builtin function, `@<kernel>.py(self, args, nargs)`, which reads
+the arrays as the PyObject pointers the kernel takes and the ints with PyLong_AsLongLong, calls
+the kernel and returns its status as a Python int: about 0.1 µs. It holds the GIL while the
+kernel runs, which is why only kernels of little work use it (big ones keep ctypes, which
+releases the GIL, so that other threads run meanwhile).
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+from .irbuilder import Module
+
+_PYTHON_API = ("PyLong_AsLongLong", "PyLong_FromLong")
+_METH_FASTCALL = 0x0080
+
+
+def register_symbols(llvm) -> None:
+    """Make the C API functions the entries call known to the JIT."""
+    for name in _PYTHON_API:
+        llvm.add_symbol(name, ctypes.cast(getattr(ctypes.pythonapi, name), ctypes.c_void_p).value)
+
+
+def render(module: Module, symbol: str, narrays: int, nints: int) -> str:
+    """The entry `<symbol>.py` calling kernel `symbol` (narrays PyObject*, then nints i64);
+    returns its name."""
+    module.declare("PyLong_AsLongLong", "declare i64 @PyLong_AsLongLong(ptr)")
+    module.declare("PyLong_FromLong", "declare ptr @PyLong_FromLong(i64)")
+    lines, args = ["entry:"], []
+    for k in range(narrays + nints):
+        lines += [f"  %p{k} = getelementptr ptr, ptr %args, i64 {k}", f"  %o{k} = load ptr, ptr %p{k}"]
+        if k < narrays:
+            args.append(f"ptr %o{k}")
+        else:
+            lines.append(f"  %i{k} = call i64 @PyLong_AsLongLong(ptr %o{k})")
+            args.append(f"i64 %i{k}")
+    lines += [f"  %status = call i32 @{symbol}({', '.join(args)})", "  %wide = sext i32 %status to i64",
+              "  %result = call ptr @PyLong_FromLong(i64 %wide)", "  ret ptr %result"]
+    name = f"{symbol}.py"
+    module.functions.append(f"define ptr @\"{name}\"(ptr %self, ptr %args, i64 %nargs) {{\n" + "\n".join(lines) + "\n}\n")
+    return name
+
+
+class _MethodDef(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("meth", ctypes.c_void_p), ("flags", ctypes.c_int), ("doc", ctypes.c_char_p)]
+
+
+_new_function = ctypes.pythonapi.PyCFunction_NewEx
+_new_function.restype = ctypes.py_object
+_new_function.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
+_functions: dict[int, tuple] = {}   # entry address -> (its method def, which must outlive it; the function)
+
+
+def function(address: int, name: str):
+    """The builtin function calling the entry at `address` (one per entry, made once)."""
+    if address not in _functions:
+        definition = _MethodDef(name.encode(), address, _METH_FASTCALL, None)
+        _functions[address] = (definition, _new_function(ctypes.addressof(definition), None, None))
+    return _functions[address][1]
