@@ -119,7 +119,12 @@ class CompiledFunction:
     def __call__(self, *args, **kwargs):
         if self._self is not _NO_SELF:
             args = (self._self, *args)
-        result = self._dispatch(args, kwargs)
+        entries = self.entries
+        try:   # the most recently used entry, checked here: a hit costs no further call
+            hit = bool(entries) and entries[0].check(*args, **kwargs)
+        except Exception:   # a source that can no longer be read: the lookup says so
+            hit = False
+        result = entries[0].run(*args, **kwargs) if hit else self._dispatch(args, kwargs)
         while type(result) is TailCall:
             result = result.target.call(result.args)
         return result
