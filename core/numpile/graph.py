@@ -131,7 +131,7 @@ class Graph:
     def __init__(self):
         self.nodes: list[Node] = []
         self.guards: list[str] = []  # the guards of the cache entry this graph serves, readable
-        self.symbols: list = []      # symbol i -> (input node, dim), or for an unbacked size (the node binding it, its dim or None: its value)
+        self.symbols: list = []      # symbol i -> (node, dim): an input's, or for an unbacked size the call whose result binds it
         # (output position, input node): after the graph runs, the caller writes that output into that
         # input (an in-place update). A backend may compute the output in the input's memory and
         # return the input array itself: then nothing is copied.
@@ -223,11 +223,11 @@ class Graph:
         """A SymInt argument as Python over the inputs' shapes: `(x.shape[0] // 2)`."""
         def sub(m):
             node, dim = self.symbols[int(m.group(1))]
-            return f"int({node.name})" if dim is None else f"{node.name}.shape[{dim}]"
+            return f"{node.name}.shape[{dim}]"
         return "(" + SYMBOL_PATTERN.sub(sub, sym.expr) + ")"
 
     def binders(self) -> dict:
-        """The nodes that bind an unbacked symbol when the graph runs -> [(symbol, dim or None)]."""
+        """The nodes that bind an unbacked symbol when the graph runs -> [(symbol, dim)]."""
         found: dict = {}
         for k, s in enumerate(self.symbols):
             if s is not None and s[0].op == "call":
@@ -322,7 +322,7 @@ class Graph:
                 if n.meta.get("weak"):
                     env[n] = n.array_meta.python_type(env[n])
                 for k, dim in binders.get(n, ()):
-                    sizes[k] = int(env[n]) if dim is None else np.shape(env[n])[dim]
+                    sizes[k] = np.shape(env[n])[dim]
             elif n.op == "constant":
                 env[n] = n.args[0]
             elif n.op == "output":

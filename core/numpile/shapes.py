@@ -16,7 +16,7 @@ took, it says so with `replaying()`.
 Some sizes only the data knows: how many elements `x[mask]` selects, the length of
 `np.bincount(x)`, where `a[k:]` starts when k is an array. Such a size is an *unbacked* symbol
 (torch.compile's name): it has no hint, and a graph node binds it when the graph runs (a dim of
-its result, or its value). Arithmetic on it works as on any symbol; a decision that does not hold
+its result). Arithmetic on it works as on any symbol; a decision that does not hold
 for every size (`u == 1`, `u > 4`) raises `DataDependent`, which the tracer turns into a graph
 break, and one that does (`u >= 0`: sizes are never negative) is taken without a guard.
 """
@@ -59,10 +59,6 @@ class ShapeEnv:
             if k in self.unbacked and self.unbacked[k].node is None:
                 self.unbacked[k].node, self.unbacked[k].dim = node, dim
 
-    def bind_value(self, symbol: "SymInt", node) -> None:
-        """`node`'s value (a 0-d integer) binds the unbacked `symbol`."""
-        self.unbacked[lone_symbol(symbol)].node = node
-
     def describe(self, error: "DataDependent") -> str:
         """A data-dependent decision as users read it: which sizes it needed."""
         used = sorted({int(k) for k in SYMBOL_PATTERN.findall(error.expr)} & set(self.unbacked))
@@ -101,12 +97,12 @@ def active(env: ShapeEnv):
 
 @dataclass
 class Unbacked:
-    """An unbacked symbol: what it counts, and the graph node that binds it when the graph runs:
-    dim `dim` of the node's result, or with dim None the node's value (a 0-d integer)."""
+    """An unbacked symbol: what it counts, and the graph node that binds it when the graph runs
+    (dim `dim` of the node's result)."""
 
     what: str
     node: object = None
-    dim: int | None = None
+    dim: int = 0
 
 
 def unbacked(what: str) -> "SymInt":

@@ -265,13 +265,17 @@ class Program:
     """Sizes (buffer shapes, loop sizes, index constants) are ints or SymInts over the graph's
     symbols; symbol i is dimension `symbols[i][1]` of buffer `symbols[i][0]`: an input's, or for
     a size only the data knows (shapes.py: unbacked) an extern's result, which binds it when the
-    extern has run (dim None: the 0-d result's value). Buffers sized by one are allocated after."""
+    extern has run (`binds`). Buffers sized by one are allocated after."""
 
     buffers: dict                       # name -> Buffer
     inputs: list                        # buffer names of the graph inputs, in order
     steps: list                         # Kernels and Externs
     outputs: list                       # buffer names of the graph outputs, in order
-    symbols: list = field(default_factory=list)   # symbol i -> (buffer, dim or None)
+    symbols: list = field(default_factory=list)   # symbol i -> (buffer, dim)
+
+    def binds(self, step) -> list[tuple[int, str, int]]:
+        """(symbol, buffer, dim) for each unbacked symbol the results of extern `step` bind."""
+        return [(k, s[0], s[1]) for k, s in enumerate(self.symbols) if s is not None and s[0] in step.outputs]
 
     @property
     def kernels(self) -> list[Kernel]:

@@ -42,15 +42,14 @@ def run(program: Program, *inputs) -> tuple:
             run_kernel(step, env, symbols)
         else:
             _run_extern(step, env, symbols)
-            symbols = symbol_values(program, env)
+            for k, buffer, dim in program.binds(step):
+                symbols[k] = np.shape(env[buffer])[dim]
     return tuple(env[name][()] if program.buffers[name].scalar else env[name] for name in program.outputs)
 
 
 def symbol_values(program: Program, env: dict) -> list:
-    """The value of each symbol whose buffer env has: a dim of its shape, or the value of a 0-d one
-    (an unbacked size bound by an extern); None for the rest."""
-    return [None if s is None or s[0] not in env else int(env[s[0]]) if s[1] is None else np.shape(env[s[0]])[s[1]]
-            for s in program.symbols]
+    """The value of each symbol whose buffer env has (a dim of its shape); None for the rest."""
+    return [np.shape(env[s[0]])[s[1]] if s is not None and s[0] in env else None for s in program.symbols]
 
 
 def size(x, symbols: list) -> int:

@@ -133,8 +133,7 @@ class Reconstructor:
 
     def _unbacked(self, u) -> str:
         """An unbacked symbol's value after the graph ran: read off the output of the node that binds it."""
-        value = self.node_expr(u.node)
-        return f"int({value})" if u.dim is None else f"{value}.shape[{u.dim}]"
+        return f"{self.node_expr(u.node)}.shape[{u.dim}]"
 
     def apply_side_effects(self, arrays: list, containers: list, attr_writes) -> None:
         """Statements that make the caller see what the traced code did: updated arrays written

@@ -210,7 +210,7 @@ def subscript(tx: Tx, container, index):
     raise Unsupported(f"indexing {container.describe()}")
 
 
-def _one_mask_and_scalar(tx: Tx, index, value) -> bool:
+def _one_mask_and_scalar(index, value) -> bool:
     value_is_scalar = not isinstance(value, ArrayVariable) or not value.node.array_meta.ndim
     return value_is_scalar and isinstance(index, ArrayVariable) and is_mask(index.node.array_meta)
 
@@ -261,7 +261,7 @@ def store_slice(tx: Tx, inst):
 
 def _store_item(tx, container, index, value):
     if isinstance(container, ArrayVariable):
-        if not _one_mask_and_scalar(tx, index, value):  # that one is a select: no count needed
+        if not _one_mask_and_scalar(index, value):  # that one is a select: no count needed
             index, _ = tx.output.data_index(container, index)
         updated = tx.output.call_op(ops.get("setitem"), (container, index, value), {})
         tx.output.mutate(container, updated)

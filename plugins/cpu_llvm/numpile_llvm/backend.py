@@ -352,9 +352,7 @@ class CompiledProgram:
         env = {"empty": np.empty, "cached_empty": allocator.empty, "asarray": np.asarray}
         chained = {i for _, run, _ in self.chains.values() for i in run[1:]}
         used = set()   # the symbols the runner needs
-        bound_by = {b: [(k, s[1]) for k, s in enumerate(program.symbols) if s is not None and s[0] == b]
-                    for b in program.buffers if b not in program.inputs}
-        unbacked = {k for ks in bound_by.values() for k, _ in ks}
+        unbacked = {k for k, s in enumerate(program.symbols) if s is not None and s[0] not in program.inputs}
         waiting = []   # (buffer, the unbacked symbols its shape needs) not yet allocated
         for n in sorted(allocated_buffers(program), key=list(program.buffers).index):
             env[f"dt_{names[n]}"] = program.buffers[n].dtype
@@ -383,9 +381,8 @@ class CompiledProgram:
                     lines.append(f"    ({''.join(names[o] + ', ' for o in step.output)}) = map(asarray, {call})")
                 else:
                     lines.append(f"    {names[step.output]} = asarray({call})")
-                for k, dim in (kd for out in step.outputs for kd in bound_by[out]):  # sizes the result tells
-                    out = names[program.symbols[k][0]]
-                    lines.append(f"    s{k} = int({out})" if dim is None else f"    s{k} = {out}.shape[{dim}]")
+                for k, buffer, dim in program.binds(step):  # sizes the result tells
+                    lines.append(f"    s{k} = {names[buffer]}.shape[{dim}]")
                     bound.add(k)
                 allocate()
             elif i in self.chains:

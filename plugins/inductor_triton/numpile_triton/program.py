@@ -206,11 +206,9 @@ class _RunnerWriter:
             self.lines.append(f"    ({''.join(f'b{self.index[o]}, ' for o in step.output)}) = map(asarray, {call})")
         else:
             self.lines.append(f"    b{self.index[step.output]} = asarray({call})")
-        for k, s in enumerate(self.program.symbols):   # sizes only the data knew, which the result tells
-            if s is not None and s[0] in step.outputs:
-                b = f"b{self.index[s[0]]}"
-                self.lines.append(f"    s{k} = int({b})" if s[1] is None else f"    s{k} = {b}.shape[{s[1]}]")
-                self.bound.add(k)
+        for k, buffer, dim in self.program.binds(step):   # sizes only the data knew, which the result tells
+            self.lines.append(f"    s{k} = b{self.index[buffer]}.shape[{dim}]")
+            self.bound.add(k)
         self.wrote(list(step.outputs), self.on_host, self.on_device)
 
     def kernel(self, i: int, step: Kernel) -> None:
