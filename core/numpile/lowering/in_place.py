@@ -200,13 +200,13 @@ def _readers(base: Node, update: Node, kind_of, materialized: set, users: dict, 
     ops (`update` itself excepted: the scheduler sees where it reads), and through an extern's
     result that may be a view of it (`update` included: it would read what it overwrites). A value
     no placed node reads but the graph returns is read last."""
-    found, seen, stack = [], {base}, [(base, True)]
+    found, seen, stack = [], {(base, True)}, [(base, True)]
     while stack:
         node, own = stack.pop()        # own: read through base's own buffer, where the scheduler looks
-        for u in users[node]:
-            if u in seen or (u is update and own):
+        for u in users[node]:          # a node reached both ways is walked both ways
+            if (u, own) in seen or (u is update and own):
                 continue
-            seen.add(u)
+            seen.add((u, own))
             if u in materialized:
                 found.append(u)
                 if kind_of(u) == "extern" and _views(u) and u.args[0] is node:

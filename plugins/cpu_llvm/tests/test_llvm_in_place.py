@@ -80,6 +80,16 @@ def test_overlapping_source_and_destination_give_numpys_result(how):
     assert not any(isinstance(s, Extern) for s in program.steps)   # the value is computed first, no copy of `a`
 
 
+def _add_reversed_then_double(x):
+    np.add(x, x.reshape(-1)[::-1].reshape(x.shape), out=x)   # read reversed through views placed as calls
+    x += x                                                   # and again through the inlined add
+    return x
+
+
+def test_a_value_reading_the_input_through_a_view_is_not_computed_in_it():
+    run_both(_add_reversed_then_double, lambda: (rng.random(6),))
+
+
 def test_elementwise_read_modify_write_needs_no_temporary():
     def f(a, b):
         a[1:-1] += b[1:-1] * 2
