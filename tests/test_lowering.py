@@ -75,7 +75,7 @@ def test_mlp_epilogues_fuse_between_matmuls(rng):
     def mlp(x, w1, b1, w2, b2):
         h = np.maximum(x @ w1 + b1, 0)
         return np.tanh(h @ w2 + b2)
-    program = lowered(mlp, rand(rng, (4, 8)), rand(rng, (8, 16)), rand(rng, (16,)), rand(rng, (16, 3)), rand(rng, (3,)))
+    program = lowered(mlp, rand(rng, (8, 32)), rand(rng, (32, 16)), rand(rng, (16,)), rand(rng, (16, 24)), rand(rng, (24,)))
     kinds = [type(s).__name__ if isinstance(s, Kernel) else s.op for s in program.steps]
     assert kinds == ["matmul", "Kernel", "matmul", "Kernel"]
 
@@ -205,3 +205,37 @@ def test_other_einsums_stay_numpys(rng, subscripts, shapes):
     ops = [rand(rng, s) for s in shapes]
     program = lowered(lambda *x: np.einsum(subscripts, *x), *ops)
     assert [s.op for s in program.steps if isinstance(s, Extern)] == ["einsum"]
+
+
+SMALL_PRODUCTS = [((4, 3), (3, 5)), ((3,), (3, 4)), ((4, 3), (3,)), ((6,), (6,)), ((2, 1, 3, 4), (5, 4, 2)),
+                  ((3, 2, 4), (4,))]
+
+
+@pytest.mark.parametrize("a_shape, b_shape", SMALL_PRODUCTS)
+@pytest.mark.parametrize("dtype", ["float64", "float32", "int32", "int8", "uint8"])
+@pytest.mark.parametrize("op", [np.matmul, np.dot])
+def test_small_matmuls_are_kernels(rng, op, a_shape, b_shape, dtype):
+    """Integers exactly NumPy's (int8 wraps as its matmul loop does); floats within rounding."""
+    if op is np.dot and (len(a_shape) > 2 or len(b_shape) > 2):
+        pytest.skip("np.dot of stacks is not matmul")
+    a, b = ((rng.standard_normal(s) * 40).astype(dtype) for s in (a_shape, b_shape))
+    rec = Recorder()
+    got = numpile.compile(lambda x, y: op(x, y) + 1, backend=rec)(a, b)
+    want = op(a, b) + 1
+    assert type(got) is type(want) and got.dtype == want.dtype and np.shape(got) == np.shape(want)
+    if np.dtype(dtype).kind == "f":
+        scale = op(np.abs(a).astype(np.float64), np.abs(b).astype(np.float64)) + 1
+        assert np.all(np.abs(got - want) <= 4 * np.finfo(dtype).eps * scale)
+    else:
+        assert np.array_equal(got, want)
+    [program] = rec.programs
+    assert [type(s) for s in program.steps] == [Kernel], str(program)
+
+
+@pytest.mark.parametrize("a, b", [(np.ones((64, 64)), np.ones((64, 64))), (np.ones((3, 3), bool), np.ones((3, 3), bool)),
+                                  (np.ones((3, 3), np.complex128), np.ones((3, 3)))])
+def test_large_boolean_and_complex_matmuls_stay_blas(a, b):
+    rec = Recorder()
+    assert_same(numpile.compile(lambda x, y: x @ y, backend=rec)(a, b), a @ b)
+    [program] = rec.programs
+    assert [s.op for s in program.steps if isinstance(s, Extern)] == ["matmul"]

@@ -18,6 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from . import lowering, ops
+from .lowering.decompose import SMALL_MATMUL
 from .testing import conformance_cases, one_op_graph
 
 DEFAULT_OUTPUT = Path("docs/coverage.md")
@@ -51,9 +52,16 @@ def _spellings(op: ops.OpDef) -> str:
     return ", ".join(names) or "(emitted by the tracer)"
 
 
+# ops whose lowering depends on their operands' size (lowering/decompose.py)
+_BY_SIZE = {name: f"kernel up to {SMALL_MATMUL} multiply-adds (float32/64, integers), else NumPy call (BLAS)"
+            for name in ("matmul", "dot")}
+
+
 def on_llvm(name: str) -> str:
     """Whether the scheduler places the op (its first conformance case, decomposed if composite,
     read by a pointwise op as a view would be) in kernels, or leaves it a call into NumPy."""
+    if name in _BY_SIZE:
+        return _BY_SIZE[name]
     case = conformance_cases([name])[0]
     op, astype = ops.get(name), ops.get("astype")
     graph, results, meta = one_op_graph(op, case, case.inputs())

@@ -103,8 +103,41 @@ def _meshgrid(emit: Emitter, *xi, copy=True, sparse=False, indexing="xy"):
     return tuple(results)
 
 
+# up to this many multiply-adds a matmul is a fused kernel: a call into BLAS costs more than the loop
+SMALL_MATMUL = 1 << 11
+
+
+def _matmul(emit: Emitter, x1, x2):
+    """A small matmul of static shape as the sum over k of broadcast products (one kernel, fused
+    with its neighbours): (..., M, K, 1) * (..., 1, K, N) summed along K in the result's dtype,
+    which wraps integers as NumPy's matmul loop does (a vector operand has no M or N). Floats add
+    in the kernel's order, not BLAS's: equal within rounding. Larger products, booleans, float16
+    and complex stay BLAS's."""
+    if not all(isinstance(x, Node) and x.shape and all(type(d) is int for d in x.shape) for x in (x1, x2)):
+        return None
+    dtype = np.result_type(x1.dtype, x2.dtype)
+    if dtype.kind not in "iu" and dtype not in (np.float32, np.float64):
+        return None
+    a, b = x1.shape, x2.shape
+    if len(b) == 1:             # (..., M, K) * (K,), summed along K (a dot where x1 is a vector too)
+        spread, axis = (None, None), -1 if len(a) > 1 else None
+    else:                       # (..., M, K, 1) * (..., 1, K, N), summed along K
+        spread, axis = (-1, -3 if len(a) > 1 else None), -2
+    rows, columns = a[-2] if len(a) > 1 else 1, b[-1] if len(b) > 1 else 1
+    if math.prod(np.broadcast_shapes(a[:-2], b[:-2])) * rows * a[-1] * columns > SMALL_MATMUL:
+        return None
+    left, right = (x if at is None else emit("expand_dims", x, at) for x, at in zip((x1, x2), spread))
+    return emit("sum", emit("multiply", left, right), axis=axis, dtype=dtype)
+
+
+def _dot(emit: Emitter, a, b):
+    """np.dot of vectors and matrices is their matmul."""
+    vectors_or_matrices = all(isinstance(x, Node) and 1 <= len(x.shape) <= 2 for x in (a, b))
+    return _matmul(emit, a, b) if vectors_or_matrices else None
+
+
 DECOMPOSITIONS = {"mean": _mean, "var": _var, "std": _std, "divmod": _divmod, "meshgrid": _meshgrid,
-                  "einsum": einsum}
+                  "einsum": einsum, "matmul": _matmul, "dot": _dot}
 
 
 def _meta_of(result):

@@ -135,6 +135,9 @@ class KernelStep:
             self.ranges = _thread_ranges(kp, kp.extent) if self.parallel else []
         # little work on one thread: called without ctypes (pycall.py), and may join a chain
         self.quick = not self.parallel and not kp.symbols and kp.work < PARALLEL_MIN_WORK
+        # at symbolic sizes a whole run is called without ctypes where the call's work is little
+        self.small_test = f"{_python(kp.work)} < {PARALLEL_MIN_WORK}" if kp.symbols and self.parallel is not True else None
+        self.small = None   # that entry (pycall), loaded with the kernel
         self.table = team.table(self.ranges)   # (ranges, the driver's table of them, its address)
         self.tables: dict[int, tuple] = {}      # the same by the value of a symbolic extent
         #: how shares run: "libgomp" (one native call), "python pool" (a call per share), None: whole
@@ -150,7 +153,7 @@ class KernelStep:
             codegen.render(module, symbol, self.kp, self.program, strides, set(self.checked))
         if self.dispatch == "libgomp":
             team.render(module, symbol, len(self.kp.arrays), self.kp.symbols)
-        if self.quick:
+        if self.quick or self.small_test:
             pycall.render(module, symbol, len(self.kp.arrays), 3 + len(self.kp.symbols))
 
     def load(self, addresses: dict, symbol: str) -> tuple:
@@ -164,7 +167,7 @@ class KernelStep:
 
     def symbols(self, symbol: str) -> list[str]:
         """The functions of the kernel `symbol` the runtime calls."""
-        return [symbol] + [f"{symbol}.team"] * (self.dispatch == "libgomp") + [f"{symbol}.py"] * self.quick
+        return [symbol] + [f"{symbol}.team"] * (self.dispatch == "libgomp") + [f"{symbol}.py"] * bool(self.quick or self.small_test)
 
     def run(self, arrays: tuple, symbols: tuple = (), extent: int | None = None) -> None:
         """Run split over threads: the arrays in kp.arrays order (without partials), the values of
@@ -281,6 +284,8 @@ class CompiledProgram:
             addresses, self.origin = jit.compile_ir(self.ir, entries)
             for symbol, ks in symbols:
                 ks.native, ks.team = ks.load(addresses, symbol)
+                if ks.small_test:
+                    ks.small = pycall.function(addresses[f"{symbol}.py"], symbol)
             self.chains = {i: (pycall.function(addresses[f"{c}.py"], c), run, params)
                            for i, (c, run, params) in self.chains.items()}
         self.source, self.run = self._runner()
@@ -326,7 +331,11 @@ class CompiledProgram:
         symbols = "".join(f"s{k}, " for k in ks.kp.symbols)
         dynamic = f", ({symbols}), {_python(ks.kp.extent)}" if ks.kp.symbols else ""
         relayout = f"relayout{i}(({arrays},){dynamic})"
-        return relayout, f"if kernel{i}({', '.join(self._arguments(i, names))}, {symbols}0, {_python(ks.kp.extent)}, -1): {relayout}"
+        kernel = f"kernel{i}"
+        if ks.small:
+            env[f"small{i}"] = ks.small
+            kernel = f"(small{i} if {ks.small_test} else kernel{i})"
+        return relayout, f"if {kernel}({', '.join(self._arguments(i, names))}, {symbols}0, {_python(ks.kp.extent)}, -1): {relayout}"
 
     def _arguments(self, i: int, names: dict) -> list[str]:
         """The arrays kernel step i takes, as the runner names them (its partials last)."""

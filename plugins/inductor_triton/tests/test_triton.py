@@ -256,7 +256,7 @@ def test_a_kernel_reads_what_it_stored_in_place(fn, layout):
 
 def test_unrenderable_kernels_run_with_numpy_and_say_why(capsys):
     compile_triton, made = programs()
-    a, b = rng.integers(1, 50, 16), rng.integers(1, 50, 16)
+    a, b = rng.integers(1, 50, 4096), rng.integers(1, 50, 4096)   # a product big enough for BLAS
     numpile.set_logs(perf=True)
     try:
         got = numpile.compile(lambda x, y: np.gcd(x, y) + x @ y, backend=compile_triton)(a, b)
