@@ -72,8 +72,12 @@ def scatter_add(x, idx, v):
     x[idx] += v
 
 
-def cumsum_rows_and_columns(m):
-    return np.cumsum(m, axis=0), np.cumsum(m, axis=1)
+def cumsum_down(m):
+    return np.cumsum(m, axis=0)
+
+
+def cumsum_across(m):
+    return np.cumsum(m, axis=1)
 
 
 def einsum_contraction(a, b):
@@ -193,19 +197,24 @@ def _numba_indexing(numba):
             x[idx[i]] = new[i]
 
     @njit
-    def nb_cumsum(m):
-        down, right = np.empty_like(m), np.empty_like(m)
+    def nb_cumsum_down(m):
+        down = np.empty_like(m)
         for j in prange(m.shape[1]):
             total = m.dtype.type(0)
             for i in range(m.shape[0]):
                 total += m[i, j]
                 down[i, j] = total
+        return down
+
+    @njit
+    def nb_cumsum_across(m):
+        across = np.empty_like(m)
         for i in prange(m.shape[0]):
             total = m.dtype.type(0)
             for j in range(m.shape[1]):
                 total += m[i, j]
-                right[i, j] = total
-        return down, right
+                across[i, j] = total
+        return across
 
     @njit
     def nb_kmeans(X, C):
@@ -222,7 +231,8 @@ def _numba_indexing(numba):
             out[i] = arg
         return out
 
-    return {"gather": nb_gather, "scatter_add": nb_scatter_add, "cumsum": nb_cumsum, "kmeans": nb_kmeans,
+    return {"gather": nb_gather, "scatter_add": nb_scatter_add, "cumsum_down": nb_cumsum_down,
+            "cumsum_across": nb_cumsum_across, "kmeans": nb_kmeans,
             "einsum": None}
 
 
@@ -265,7 +275,8 @@ def workloads(quick: bool, rng):
         ("heat_3d", heat_3d, (cube_a, cube_b), 4 * cube_a.nbytes),
         ("gather", gather, (values, perm), values.nbytes + perm.nbytes + values.nbytes),
         ("scatter_add", scatter_add, (values.copy(), dup, values), None),
-        ("cumsum", cumsum_rows_and_columns, (m,), 3 * m.nbytes),
+        ("cumsum_down", cumsum_down, (m,), 2 * m.nbytes),        # along axis 0: lanes of columns
+        ("cumsum_across", cumsum_across, (m,), 2 * m.nbytes),    # along axis 1: along each row
         ("einsum", einsum_contraction, (batch_a, batch_b), None),
         ("kmeans", kmeans_assign, (points, centres), points.nbytes),
         ("chain_100", chain, (small,), None),
