@@ -27,7 +27,7 @@ import warnings
 import weakref
 from dataclasses import dataclass, field
 
-from . import config, logs, output_check
+from . import array_kinds, config, logs, output_check
 from .exc import BackendCompilerFailed, Unsupported
 from .graph import Graph
 from .shapes import DynamicInputs
@@ -102,6 +102,7 @@ class CompiledFunction:
         self._orig = original
         self._backend_spec = backend
         self._backend = None
+        self._default_backends: dict[str, object] = {}   # by device, with no backend given
         self.fullgraph, self.dynamic, self.mode = fullgraph, dynamic, mode
         self.options = dict(options or {})
         self._self = bound_self
@@ -171,13 +172,25 @@ class CompiledFunction:
     # -- backends ------------------------------------------------------------------------
     @property
     def backend(self):
+        """The backend given, or with none given the CPU's default (calls with CUDA arrays pick
+        the CUDA default: backend_for)."""
         if self._backend is None:
             from . import plugins
             if self._backend_spec is None:
-                self._backend = plugins.default_backend(config.default_backends["cpu"], "cpu", self.mode)
+                self._backend = self.backend_for("cpu")
             else:
                 self._backend = plugins.resolve_backend(self._backend_spec, self.mode)
         return self._backend
+
+    def backend_for(self, device: str):
+        """The backend of calls whose arrays are on `device`: the one given, or the first
+        available of config.default_backends[device]."""
+        if self._backend_spec is not None:
+            return self.backend
+        if device not in self._default_backends:
+            from . import plugins
+            self._default_backends[device] = plugins.default_backend(config.default_backends[device], device, self.mode)
+        return self._default_backends[device]
 
     @property
     def backend_name(self) -> str:
@@ -191,7 +204,8 @@ class CompiledFunction:
         from residual code) with the same backend and settings."""
         child = CompiledFunction(fn, fn, None, fullgraph=self.fullgraph, dynamic=self.dynamic, mode=self.mode,
                                  options=self.options, root=self.root)
-        child._backend_spec, child._backend = self._backend_spec, self.backend
+        child._backend_spec, child._backend = self._backend_spec, self._backend
+        child._default_backends = self._default_backends
         return child
 
     # -- misses --------------------------------------------------------------------------
@@ -206,7 +220,7 @@ class CompiledFunction:
             return _Eager(self._fn)
         if self.entries and logs.enabled("recompiles"):
             logs.get("recompiles").debug("%s", self._recompile_reason(args, kwargs))
-        backend = self.backend
+        backend = self.backend_for(array_kinds.call_device(args, kwargs))
         t0 = time.perf_counter()
         dynamic = self._dynamic_inputs(args, kwargs, backend)
         try:
@@ -235,7 +249,7 @@ class CompiledFunction:
             env = self._frame_env(args, kwargs)
             for entry in self.entries:
                 for guard in entry.guards:
-                    if guard.kind == "array" and dims and self.dynamic is None and config.automatic_dynamic_shapes:
+                    if guard.kind in ("array", "kind_array") and dims and self.dynamic is None and config.automatic_dynamic_shapes:
                         self._note_changed_dims(guard, env)
                     elif guard.kind == "const" and type(guard.expected) in (float, int) and config.automatic_dynamic_scalars:
                         self._note_changed_scalar(guard, env)
@@ -276,7 +290,7 @@ class CompiledFunction:
         graph = tr.graph
         body = []
         if graph.calls:
-            self._backend_compile(backend, graph, tr.example_inputs, ns.values)
+            self._backend_compile(backend, graph, tr.example_inputs, ns.values, tr.array_kind)
             inputs = "".join(f"{s.expr()}, " for s in tr.input_sources)
             # the replay runs outside the except clause: its error must not chain to the graph's
             body += ["try:", f"    __o = __compiled({inputs})",
@@ -297,10 +311,14 @@ class CompiledFunction:
         return CacheEntry(check, run, tr.guards, graph if graph.calls else None, backend.name,
                           graph_break=tr.graph_break)
 
-    def _backend_compile(self, backend, graph: Graph, example_inputs: list, namespace: dict) -> None:
+    def _backend_compile(self, backend, graph: Graph, example_inputs: list, namespace: dict, kind=None) -> None:
         """Compile `graph` with `backend` into namespace["__compiled"] (what the entry's run calls),
-        checked on its first run, and namespace["__replay"] (what runs when it raises)."""
+        checked on its first run, and namespace["__replay"] (what runs when it raises). `kind`:
+        (ArrayKind, location) of inputs that are CuPy arrays or tensors, met at a Boundary."""
         from . import plugins
+        boundary = array_kinds.Boundary(*kind, tuple(backend.devices)) if kind is not None else None
+        if boundary is not None:
+            example_inputs = boundary.inputs(example_inputs)
         graph = plugins.apply_graph_passes(graph, backend.name)
         if logs.enabled("graph"):
             logs.get("graph").debug("graph of %s for backend %r:\n%s", self._fn.__qualname__, backend.name, graph.tabular())
@@ -320,15 +338,17 @@ class CompiledFunction:
             raise BackendCompilerFailed(backend.name, graph, TypeError(f"compile returned {type(compiled).__name__}, not a callable"),
                                         plugins.distribution_of(backend))
         plugins.notify_compiled(self._fn.__qualname__, backend.name, graph, time.perf_counter() - t0)
-        namespace["__compiled"] = self._first_run_checked(compiled, backend, graph, namespace)
+        if boundary is not None:
+            compiled = boundary.wrap(compiled)
+        namespace["__compiled"] = self._first_run_checked(compiled, backend, graph, namespace, kind)
 
-    def _first_run_checked(self, compiled, backend, graph: Graph, namespace: dict):
+    def _first_run_checked(self, compiled, backend, graph: Graph, namespace: dict, kind=None):
         """`compiled`, checking what its first run returns against the graph's outputs; from then on
         the entry calls `compiled` itself. Wrong outputs raise BackendCompilerFailed (through the
         replay), or with config.suppress_errors warn once and run the graph eagerly."""
         def first_run(*inputs):
             outputs = compiled(*inputs)
-            wrong = output_check.mismatch(outputs, graph, inputs)
+            wrong = output_check.mismatch(outputs, graph, inputs, kind and kind[0])
             if wrong is None:
                 namespace["__compiled"] = compiled
                 return outputs

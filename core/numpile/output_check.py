@@ -15,8 +15,10 @@ from .graph import Graph
 from .shapes import SYMBOL_PATTERN, SymInt, evaluate, lone_symbol
 
 
-def mismatch(outputs, graph: Graph, inputs: tuple) -> str | None:
-    """What is wrong with `outputs` as the result of `graph` on `inputs`; None when nothing is."""
+def mismatch(outputs, graph: Graph, inputs: tuple, kind=None) -> str | None:
+    """What is wrong with `outputs` as the result of `graph` on `inputs`; None when nothing is.
+    With an ArrayKind (inputs that are CuPy arrays or tensors), arrays and NumPy scalars must be
+    arrays of that kind (a scalar 0-d, as CuPy's and torch's reductions give)."""
     expected = graph.outputs
     if not isinstance(outputs, (tuple, list)):
         return f"it returned {_describe(outputs)}, not the tuple of the graph's {len(expected)} outputs"
@@ -28,7 +30,11 @@ def mismatch(outputs, graph: Graph, inputs: tuple) -> str | None:
         shape = _expected_shape(meta.shape, np.shape(got), sizes)
         symbolic = any(isinstance(d, SymInt) for d in meta.shape)  # (a SymInt compares by its trace-time hint)
         want = f"{meta} (shape {shape})" if symbolic else str(meta)
-        if not _same_kind(got, meta) or np.shape(got) != shape or (not meta.weak and got.dtype != meta.dtype):
+        if kind is not None and not meta.weak:
+            ok = type(got) is kind.array_type() and tuple(got.shape) == shape and kind.dtype(got) == meta.dtype
+        else:
+            ok = _same_kind(got, meta) and np.shape(got) == shape and (meta.weak or got.dtype == meta.dtype)
+        if not ok:
             return f"output {i} ({node.name}) is {_describe(got)}, the graph's is {want}"
     return None
 

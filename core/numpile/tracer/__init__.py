@@ -63,6 +63,7 @@ class Trace:
     result_expr: str | None      # the frame's return value, when it ran to the end
     resumes: list = field(default_factory=list)   # at a graph break
     graph_break: GraphBreak | None = None
+    array_kind: tuple | None = None   # (ArrayKind, location) when the inputs are CuPy arrays or tensors
 
 
 class TraceFailed(Exception):
@@ -139,7 +140,8 @@ def _trace(fn, args, kwargs, stop_at, dynamic, views, graph_break: GraphBreak | 
                                if v.node in rc.outputs and v.source.name() in inputs]
     output.graph.guards = output.guards.describe()
     return Trace(output.graph, output.guards, output.input_sources, output.example_inputs, ns,
-                 signature_params(fn, ns), resume.origin(code)[0], rc.lines, result_expr, resumes, graph_break)
+                 signature_params(fn, ns), resume.origin(code)[0], rc.lines, result_expr, resumes, graph_break,
+                 output.array_kind)
 
 
 def _resumes(tx: InstructionTranslator, rc: Reconstructor) -> list[Resume]:

@@ -233,4 +233,4 @@ def _views_caller_array(var: ArrayVariable) -> bool:
         if var.view_op[0].name in MAYBE_VIEWS and var.base_version != var.base.version:
             return False
         var = var.base
-    return var.source is not None
+    return var.source is not None and var.numpy_views

@@ -59,11 +59,7 @@ def _array_code(v, const, expected) -> str:
     t, dtype, shape = expected
     if t is not np.ndarray:
         return f"type({v}) is {const(t)}"  # a NumPy scalar: its type fixes dtype and shape
-    head = f"type({v}) is ndarray and {v}.dtype == {const(dtype)}"
-    if None not in shape:
-        return f"{head} and {v}.shape == {shape!r}"
-    dims = "".join(f" and {v}.shape[{i}] == {d}" for i, d in enumerate(shape) if d is not None)
-    return f"{head} and {v}.ndim == {len(shape)}{dims}"
+    return f"type({v}) is ndarray and {v}.dtype == {const(dtype)} and {_shape_checks(v, shape)}"
 
 
 def _array_mismatch(name, value, expected) -> str | None:
@@ -75,6 +71,28 @@ def _array_mismatch(name, value, expected) -> str | None:
     if len(value.shape) != len(shape) or any(d is not None and d != v for d, v in zip(shape, value.shape)):
         return f"shape of {name} changed from {_shape_text(shape)} to {tuple(value.shape)}"
     return None
+
+
+def _shape_checks(v, shape) -> str:
+    """Code testing v's shape against `shape` (None: a symbolic dim, guarded on its own)."""
+    if None not in shape:
+        return f"{v}.shape == {shape!r}"
+    return f"{v}.ndim == {len(shape)}" + "".join(f" and {v}.shape[{i}] == {d}" for i, d in enumerate(shape) if d is not None)
+
+
+def _kind_array_code(v, const, expected) -> str:
+    t, dtype, shape, location, kind = expected
+    return f"type({v}) is {const(t)} and {v}.dtype == {const(dtype)} and {_shape_checks(v, shape)} and " \
+           f"{const(kind.location)}({v}) == {location!r}"
+
+
+def _kind_array_mismatch(name, value, expected) -> str | None:
+    t, dtype, shape, location, kind = expected
+    if type(value) is not t:
+        return f"type of {name} changed from {_type_name(t)} to {_type_name(type(value))}"
+    if kind.location(value) != location:
+        return f"{name} moved from {location} to {kind.location(value)}"
+    return _array_mismatch(name, value, (t, dtype, shape))
 
 
 def _shape_text(shape) -> str:
@@ -124,6 +142,11 @@ GUARD_KINDS: dict[str, GuardKind] = {
         code=_array_code,
         describe=lambda e: f"{_type_name(e[0])}, dtype {e[1]}, shape {_shape_text(e[2])}",
         mismatch=_array_mismatch,
+    ),
+    "kind_array": GuardKind(   # a CuPy array or torch tensor (array_kinds.py)
+        code=_kind_array_code,
+        describe=lambda e: f"{e[4].name} {_type_name(e[0])}, dtype {e[1]}, shape {_shape_text(e[2])}, on {e[3]}",
+        mismatch=_kind_array_mismatch,
     ),
     "writeable": GuardKind(  # an array updated in place: the write-back after the graph must not fail
         code=lambda v, const, _: f"{v}.flags.writeable",

@@ -10,7 +10,7 @@ import types
 
 import numpy as np
 
-from .. import ops
+from .. import array_kinds, ops
 from ..exc import Unsupported
 from ..graph import Graph, Node, map_nodes
 from ..ops import ArrayMeta
@@ -66,6 +66,8 @@ class OutputGraph:
         self.loc = None  # the user source line being traced (SourceLoc)
         self.errstate: list[dict] = []  # settings of the np.errstate blocks being traced, outermost first
         self._nonzero: dict[Node, list] = {}  # a boolean mask's node -> the Variables of its nonzero() arrays
+        self.array_kind: tuple | None = None   # (ArrayKind, location) of the inputs that are CuPy arrays or tensors
+        self._numpy_input: str | None = None   # the first input that is an ndarray (one kind per call)
 
     # -- inputs ------------------------------------------------------------------------
     def wrap(self, value, source: Source, *, guard: bool = True) -> Variable:
@@ -88,11 +90,15 @@ class OutputGraph:
         return self._input(value, source, ArrayMeta((), np.dtype(np.int64), scalar=True, weak=True))
 
     def _build(self, value, source: Source, guard: bool) -> Variable:
+        kind = array_kinds.kind_of(value)
+        if kind is not None:
+            return self._kind_input(value, source, kind)
         if isinstance(value, (np.ndarray, np.generic)):
             if type(value) is not np.ndarray and not isinstance(value, np.generic):
                 self.guards.add(source, "type", type(value))  # the eager entry is for this subclass only
                 raise Unsupported(f"{source.name()} is an ndarray subclass ({type(value).__name__}); only plain ndarrays are compiled")
             if isinstance(value, np.ndarray):
+                self._one_kind(source, None)
                 aliased = self._aliased_input(value, source)
                 if aliased is not None:
                     return aliased
@@ -135,6 +141,45 @@ class OutputGraph:
             self.guards.add(source, "id" if isinstance(value, IDENTITY_TYPES) else "type",
                             value if isinstance(value, IDENTITY_TYPES) else type(value))
         return ObjectVariable(value, source)
+
+    def _kind_input(self, value, source: Source, kind: array_kinds.ArrayKind) -> ArrayVariable:
+        """A CuPy array or torch tensor (array_kinds.py): an input like an ndarray, guarded by its
+        own type, dtype, shape and device."""
+        location = kind.location(value)
+        self._one_kind(source, (kind, location))
+        same = self._arrays.get(id(value))
+        if same is not None:
+            self.guards.add(source, "same", same[1].source)
+            return same[1]
+        for other, other_var in self._arrays.values():
+            if kind.storage(other) == kind.storage(value):
+                raise Unsupported(f"{source.name()} and {other_var.source.name()} are views of one {kind.name} array")
+        try:
+            dtype = kind.dtype(value)
+        except TypeError as e:
+            raise Unsupported(f"{source.name()}: {e}") from None
+        dims = [i for i, d in enumerate(value.shape) if self.dynamic.wants(source.name(), i, d)]
+        shape = tuple(None if i in dims else d for i, d in enumerate(value.shape))
+        self.guards.add(source, "kind_array", (type(value), value.dtype, shape, location, kind))
+        shape = tuple(self.shape_env.new_symbol(source.expr(), i, d) if i in dims else d for i, d in enumerate(value.shape))
+        var = self._input(value, source, ArrayMeta(shape, dtype))
+        var.numpy_views = kind.numpy_views
+        self._arrays[id(value)] = (value, var)
+        return var
+
+    def _one_kind(self, source: Source, kind: tuple | None) -> None:
+        """One call's arrays are all ndarrays or all of one kind on one device (as CuPy and torch
+        refuse to mix them): a second kind is a break, after which the code runs as Python."""
+        if kind is None:   # an ndarray
+            clash = self.array_kind
+            self._numpy_input = self._numpy_input or source.name()
+        else:
+            clash = self._numpy_input or (self.array_kind if self.array_kind not in (None, kind) else None)
+            self.array_kind = self.array_kind or kind
+        if clash is not None:
+            what = "an ndarray" if kind is None else f"a {kind[0].name} array on {kind[1]}"
+            other = f"ndarray {clash}" if isinstance(clash, str) else f"a {clash[0].name} array on {clash[1]}"
+            raise Unsupported(f"{source.name()} is {what}, beside {other}: numpile compiles arrays of one kind per call")
 
     def _aliased_input(self, value: np.ndarray, source: Source) -> ArrayVariable | None:
         """The Variable for an array that is an earlier input (the same Variable) or, when asked
@@ -320,7 +365,7 @@ class OutputGraph:
         the base of a view, through a functional setitem."""
         self.refresh(var)
         if var.base is None:
-            if var.source is not None:
+            if var.source is not None and isinstance(self.read_source(var.source), np.ndarray):
                 if not self.read_source(var.source).flags.writeable:  # NumPy raises its own error there
                     raise Unsupported(f"{var.source.name()} is read-only and updated in place")
                 self.guards.add(var.source, "writeable", None)

@@ -77,6 +77,7 @@ class ArrayVariable(Variable):
     version: int = 0
     spelled: "Variable | None" = None  # the index item the user wrote, where this array stands for it
                                        # (a slice with bounds computed in the graph): generated code uses it
+    numpy_views: bool = True          # NumPy's view functions make views of the caller's array (not of a tensor)
 
     def describe(self) -> str:
         if self.node.meta["weak"]:

@@ -21,8 +21,12 @@ from . import device
 class TritonBackend(numpile.Backend):
     name = "triton"
     description = "fused Triton kernels on a CUDA GPU (TRITON_INTERPRET=1: Triton's interpreter on the CPU)"
-    devices = ("cuda",)
     supports_dynamic_shapes = True
+
+    @property
+    def devices(self) -> tuple[str, ...]:
+        """The GPU's; the CPU's with TRITON_INTERPRET=1 (NumPy arrays in and out there)."""
+        return ("cpu",) if device.interpreting() else ("cuda",)
 
     def is_available(self) -> tuple[bool, str]:
         return device.availability()
@@ -39,4 +43,4 @@ class TritonBackend(numpile.Backend):
             logs.get("perf").debug("triton: %s runs with NumPy: its dynamic shapes need a decision: %s", name, e)
             return graph.compile_python()
         with no_new_guards():
-            return CompiledProgram(program, graph_name=name)
+            return CompiledProgram(program, graph_name=name, resident=any(map(device.resident, example_inputs)))

@@ -49,11 +49,21 @@ def torch_dtype(dtype: np.dtype):
     return torch.from_numpy(np.empty(0, dtype)).dtype
 
 
+def resident(value) -> bool:
+    """Whether `value` is a device array (a CuPy array or a CUDA tensor, as numpile.array_kinds
+    hands them over): it stays on the device, and so do the results of a call with it."""
+    return hasattr(value, "__cuda_array_interface__") or type(value).__module__ == "torch" and value.device.type == "cuda"
+
+
 def to_device(x, copy: bool):
-    """A NumPy array (or scalar) as a C-ordered tensor on the device; `copy`: never share the
-    array's memory (the program writes into it). The interpreter always gets a copy: it tells
-    tensors' memory apart by where their storage starts, which two views of one array share."""
+    """A NumPy array (or scalar) as a C-ordered tensor on the device, a device array as a tensor
+    viewing it (zero-copy through DLPack); `copy`: never share the array's memory (the program
+    writes into it). The interpreter always gets a copy: it tells tensors' memory apart by where
+    their storage starts, which two views of one array share."""
     import torch
+    if resident(x):
+        tensor = x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+        return tensor.clone(memory_format=torch.contiguous_format) if copy else tensor.contiguous()
     a = np.asarray(x)
     if copy or interpreting() or not a.flags.c_contiguous or not a.flags.writeable:
         a = np.array(a, order="C", copy=True)

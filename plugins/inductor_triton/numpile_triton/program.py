@@ -86,9 +86,10 @@ def _load_module(source: str):
 class CompiledProgram:
     """A Program with Triton kernels, run by a generated Python function (see `source`)."""
 
-    def __init__(self, program: Program, *, graph_name: str = "graph"):
+    def __init__(self, program: Program, *, graph_name: str = "graph", resident: bool = False):
         start = time.perf_counter()
         self.program = program
+        self.resident = resident   # device arrays in: results stay on the device (as torch tensors)
         self.fallbacks: dict[str, str] = {}
         interpreting = device.interpreting()
         rendered: dict[str, _Rendered] = {}
@@ -140,6 +141,12 @@ class _RunnerWriter:
         self.bound: set[int] = set()            # unbacked symbols bound so far (by externs' results)
         launched = [s for s in program.steps if isinstance(s, Kernel) and s.name in compiled.launches]
         self.device_written = {o for s in launched for o in s.outputs}
+        if compiled.resident:   # the inputs are device arrays (and numbers, which go there too)
+            self.on_host, self.callers = set(), set()
+            for name in program.inputs:
+                i = self.index[name]
+                self.lines.append(f"    d{i} = to_device(b{i}, {name in self.device_written})")
+                self.on_device.add(name)
 
     def host(self, name: str) -> str:
         b = f"b{self.index[name]}"
@@ -175,10 +182,14 @@ class _RunnerWriter:
                 self.kernel(i, step)
             else:
                 self.fallback(i, step)
-        outputs = [self.host(n) + ("[()]" if program.buffers[n].scalar else "") for n in program.outputs]
+        if self.compiled.resident:   # a scalar result is a 0-d array there, as CuPy's reductions give
+            outputs = [self.on_device_now(n) for n in program.outputs]
+        else:
+            outputs = [self.host(n) + ("[()]" if program.buffers[n].scalar else "") for n in program.outputs]
         self.lines.append(f"    return ({', '.join(outputs)}{',' if len(outputs) == 1 else ''})")
         head = [f"def run({', '.join(f'b{self.index[n]}' for n in program.inputs)}):"]
-        head += [f"    b{self.index[n]} = asarray(b{self.index[n]})" for n in program.inputs]
+        if not self.compiled.resident:   # device arrays go to_device as they are
+            head += [f"    b{self.index[n]} = asarray(b{self.index[n]})" for n in program.inputs]
         used = sorted({int(k) for line in self.lines for k in SYMBOL_PATTERN.findall(line)})
         if any(line.lstrip().startswith("fallback") for line in self.lines):
             used = [k for k, s in enumerate(program.symbols) if s is not None]
