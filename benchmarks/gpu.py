@@ -1,0 +1,159 @@
+"""numpile "triton" on the unchanged NumPy functions with CuPy inputs, against the GPU peers.
+
+Peers in one process, medians of `triton.testing.do_bench` (device events): CuPy eager (the
+same NumPy function on CuPy arrays), `cupy.fuse` where the function is pointwise, torch eager and
+torch.compile on the equivalent torch code, JAX `jit` on the equivalent `jnp` code. "vs floor" is
+the time over the memory floor: bytes each input read once and each output written once, at the
+device-to-device copy bandwidth measured in the same run. The 1024-element chain is timed per
+call on the host clock (what a user waits), since its kernels take microseconds. Peers that are
+not installed are skipped with a note.
+
+    python benchmarks/gpu.py [--only chain softmax ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+
+import numpy as np
+
+import numpile
+
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+
+
+def chain(x):
+    return np.sin(x) * np.cos(x) + np.exp(-x * x) * 0.5 + np.tanh(x)
+
+
+def squared_distance(x, y):
+    return ((x - y) ** 2).sum()
+
+
+def softmax(x):
+    e = np.exp(x - x.max(axis=-1, keepdims=True))
+    return e / e.sum(axis=-1, keepdims=True)
+
+
+def layer_norm(x, g, b):
+    mu = x.mean(axis=-1, keepdims=True)
+    var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)
+    return (x - mu) / np.sqrt(var + 1e-5) * g + b
+
+
+def workloads(cp):
+    """(name, function, CuPy arguments, bytes at the floor)."""
+    f32 = cp.float32
+    x, y = (cp.random.standard_normal(1 << 26, dtype=f32) for _ in range(2))
+    m = cp.random.standard_normal((8192, 8192), dtype=f32)
+    g, b = cp.random.standard_normal(8192, dtype=f32), cp.random.standard_normal(8192, dtype=f32)
+    small = cp.random.standard_normal(1024, dtype=f32)
+    return [("chain", chain, (x,), 2 * x.nbytes), ("squared_distance", squared_distance, (x, y), 2 * x.nbytes),
+            ("softmax", softmax, (m,), 2 * m.nbytes), ("layer_norm", layer_norm, (m, g, b), 2 * m.nbytes),
+            ("chain_1024", chain, (small,), None)]
+
+
+def torch_peers(name, fn, args):
+    try:
+        import torch
+    except ImportError:
+        return [("torch", "not installed")]
+    import torch.nn.functional as F
+    equivalents = {
+        "chain": lambda x: torch.sin(x) * torch.cos(x) + torch.exp(-x * x) * 0.5 + torch.tanh(x),
+        "squared_distance": lambda x, y: ((x - y) ** 2).sum(),
+        "softmax": lambda x: torch.softmax(x, -1),
+        "layer_norm": lambda x, g, b: F.layer_norm(x, x.shape[-1:], g, b, 1e-5),
+    }
+    fn_t = equivalents[name.removesuffix("_1024")]
+    targs = tuple(torch.from_dlpack(a) for a in args)
+    return [("torch eager", lambda: fn_t(*targs)),
+            ("torch.compile", (lambda c=torch.compile(fn_t): c(*targs))),
+            ("torch.compile reduce-overhead", (lambda c=torch.compile(fn_t, mode="reduce-overhead"): c(*targs)))]
+
+
+def jax_peer(name, args):
+    try:
+        import jax
+        import jax.numpy as jnp
+    except ImportError:
+        return [("jax jit", "not installed")]
+    fns = {"chain": lambda x: jnp.sin(x) * jnp.cos(x) + jnp.exp(-x * x) * 0.5 + jnp.tanh(x),
+           "squared_distance": lambda x, y: ((x - y) ** 2).sum(),
+           "softmax": lambda x: jax.nn.softmax(x, -1),
+           "layer_norm": lambda x, g, b: (x - x.mean(-1, keepdims=True))
+           / jnp.sqrt(x.var(-1, keepdims=True) + 1e-5) * g + b}
+    jitted = jax.jit(fns[name.removesuffix("_1024")])
+    jargs = tuple(jax.dlpack.from_dlpack(a) for a in args)
+    return [("jax jit", lambda: jitted(*jargs).block_until_ready())]
+
+
+def peers(name, fn, args):
+    import cupy as cp
+    out = [("numpile triton", (lambda c=numpile.compile(fn, backend="triton"): c(*args))),
+           ("cupy eager", lambda: fn(*args))]
+    if name.startswith("chain"):   # cupy.fuse traces CuPy's functions, not NumPy's
+        fused = cp.fuse(lambda x: cp.sin(x) * cp.cos(x) + cp.exp(-x * x) * 0.5 + cp.tanh(x))
+        out.append(("cupy.fuse", lambda: fused(*args)))
+    out += torch_peers(name, fn, args) + jax_peer(name, args)
+    return out
+
+
+def device_seconds(run) -> float:
+    from triton.testing import do_bench
+    return do_bench(run, warmup=100, rep=500, return_mode="median") / 1e3
+
+
+def call_seconds(run) -> float:
+    """Per-call wall time of a small workload: the host waits for the device after each call."""
+    import cupy as cp
+    times = []
+    for _ in range(2000):
+        t0 = time.perf_counter()
+        run()
+        cp.cuda.Device().synchronize()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times[200:])
+
+
+def copy_bandwidth(cp) -> float:
+    src = cp.ones(1 << 28, cp.float32)
+    dst = cp.empty_like(src)
+    return 2 * src.nbytes / device_seconds(lambda: cp.copyto(dst, src))
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--only", nargs="*")
+    args = parser.parse_args(argv)
+    import cupy as cp
+    bandwidth = copy_bandwidth(cp)
+    print(f"# {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, copy bandwidth {bandwidth / 1e12:.2f} TB/s, "
+          f"numpile {numpile.__version__}, CuPy {cp.__version__}")
+    print(f"{'workload':<18} {'runner':<32} {'median':>11} {'of floor':>9} {'1st call':>9}")
+    for name, fn, fargs, floor_bytes in workloads(cp):
+        if args.only and name not in args.only:
+            continue
+        timer = call_seconds if floor_bytes is None else device_seconds
+        for peer, run in peers(name, fn, fargs):
+            if isinstance(run, str):
+                print(f"{name:<18} {peer:<32} ({run})")
+                continue
+            t0 = time.perf_counter()
+            try:
+                run()
+                cp.cuda.Device().synchronize()
+            except Exception as e:   # a peer that cannot run this workload says why; the others go on
+                print(f"{name:<18} {peer:<32} (failed: {type(e).__name__}: {str(e).splitlines()[0][:60]})")
+                continue
+            first = time.perf_counter() - t0
+            t = timer(run)
+            share = f"{floor_bytes / bandwidth / t:8.0%}" if floor_bytes else ""
+            print(f"{name:<18} {peer:<32} {t * 1e6:9.1f}µs {share:>9} {first:8.2f}s", flush=True)
+
+
+if __name__ == "__main__":
+    main()

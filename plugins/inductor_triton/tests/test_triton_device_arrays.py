@@ -1,0 +1,121 @@
+"""Device arrays in and out on the GPU: the tutorial's scenarios with CuPy arrays (and torch CUDA
+tensors), the default backend picked by the inputs' device, results staying on the device. Runs
+only on a CUDA machine with CuPy (tests/run_on_gpu.sh); the oracle is NumPy on host copies."""
+
+import numpy as np
+import pytest
+
+import numpile
+
+cupy = pytest.importorskip("cupy")
+torch = pytest.importorskip("torch")
+if not torch.cuda.is_available():
+    pytest.skip("no CUDA device", allow_module_level=True)
+
+rng = np.random.default_rng()
+
+
+def close(got, want, rtol=2e-6):
+    """A CuPy result with NumPy's dtype, shape and values (floats within rounding)."""
+    assert type(got) is cupy.ndarray, type(got)
+    assert got.dtype == np.asarray(want).dtype and got.shape == np.shape(want)
+    np.testing.assert_allclose(cupy.asnumpy(got), want, rtol=rtol, atol=rtol)
+
+
+def on_gpu(*arrays):
+    return [cupy.asarray(a) for a in arrays]
+
+
+def foo(x, y):
+    return np.sin(x) + np.cos(y)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+@pytest.mark.parametrize("shape", [(7,), (33, 65), (4, 5, 6)])
+def test_basic_use_on_cupy_arrays(dtype, shape):
+    x, y = (rng.standard_normal(shape).astype(dtype) for _ in range(2))
+    compiled = numpile.compile(foo)   # no backend: CUDA arrays pick "triton"
+    close(compiled(*on_gpu(x, y)), foo(x, y))
+    assert compiled.entries[0].backend == "triton"
+
+
+class Linear:
+    def __init__(self, w, b):
+        self.w, self.b = w, b
+
+    def __call__(self, x):
+        return np.maximum(x @ self.w + self.b, 0)
+
+
+def test_a_model_with_cupy_weights():
+    w, b = rng.standard_normal((16, 8)).astype(np.float32), rng.standard_normal(8).astype(np.float32)
+    x = rng.standard_normal((4, 16)).astype(np.float32)
+    model = Linear(*on_gpu(w, b))
+    compiled = numpile.compile(model)
+    close(compiled(cupy.asarray(x)), np.maximum(x @ w + b, 0), rtol=1e-4)
+    model.w[...] = cupy.asarray(w * 2)          # updated in place: seen by the next call
+    close(compiled(cupy.asarray(x)), np.maximum(x @ (w * 2) + b, 0), rtol=1e-4)
+
+
+def bar(a, b):
+    x = a / (np.abs(a) + 1)
+    if b.sum() < 0:
+        b = b * -1
+    return x * b
+
+
+def test_graph_breaks_resume_on_the_device():
+    a, b = rng.standard_normal(10).astype(np.float32), rng.standard_normal(10).astype(np.float32)
+    compiled = numpile.compile(bar, backend="triton")
+    close(compiled(*on_gpu(a, b)), bar(a, b))
+    close(compiled(*on_gpu(a, -b)), bar(a, -b))
+
+
+def test_dynamic_shapes_one_entry_for_every_size():
+    def softmax(x):
+        e = np.exp(x - x.max(axis=-1, keepdims=True))
+        return e / e.sum(axis=-1, keepdims=True)
+    compiled = numpile.compile(softmax, backend="triton", dynamic=True)
+    for n in (3, 17, 130):
+        x = rng.standard_normal((n, 50)).astype(np.float32)
+        close(compiled(cupy.asarray(x)), softmax(x))
+    assert len(compiled.entries) == 1
+
+
+def test_numpy_inputs_go_to_the_cpu_backend_cupy_inputs_to_the_gpu():
+    compiled = numpile.compile(foo)
+    x, y = rng.standard_normal(9), rng.standard_normal(9)
+    got = compiled(x, y)
+    assert type(got) is np.ndarray and np.allclose(got, foo(x, y))
+    close(compiled(*on_gpu(x, y)), foo(x, y), rtol=1e-12)
+    assert sorted(e.backend for e in compiled.entries) == sorted(
+        [numpile.plugins.default_backend(numpile.config.default_backends["cpu"], "cpu").name, "triton"])
+
+
+def test_in_place_updates_of_device_inputs():
+    def step(a, b):
+        a[1:-1] = 0.5 * (b[:-2] + b[2:])
+        b += 1
+        return a.sum()
+    a, b = rng.standard_normal(40), rng.standard_normal(40)
+    da, db = on_gpu(a, b)
+    got = numpile.compile(step, backend="triton")(da, db)
+    want = step(a, b)
+    close(got, np.asarray(want), rtol=1e-12)
+    np.testing.assert_allclose(cupy.asnumpy(da), a, rtol=1e-12)
+    np.testing.assert_allclose(cupy.asnumpy(db), b, rtol=1e-12)
+
+
+def test_torch_cuda_tensors_in_and_out():
+    x = torch.randn(6, 5, device="cuda")
+    got = numpile.compile(foo)(x, x * 2)
+    assert type(got) is torch.Tensor and got.device.type == "cuda"
+    want = foo(x.cpu().numpy(), (x * 2).cpu().numpy())
+    np.testing.assert_allclose(got.cpu().numpy(), want, rtol=2e-6, atol=2e-6)
+
+
+def test_a_full_reduction_is_a_0d_device_array_as_cupy_gives():
+    x = rng.standard_normal(100_000).astype(np.float32)
+    got = numpile.compile(lambda v: ((v - 1) ** 2).sum(), backend="triton")(cupy.asarray(x))
+    assert type(got) is cupy.ndarray and got.shape == ()
+    np.testing.assert_allclose(float(got), ((x - 1) ** 2).sum(dtype=np.float64), rtol=1e-4)
