@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
 import sys
 import textwrap
 import types
@@ -22,9 +19,6 @@ from numpile.graph import Graph
 from numpile.hookspecs import hookimpl
 from numpile.ops import ArrayMeta
 
-ROOT = Path(__file__).resolve().parents[1]
-# the directory holding the numpile package these tests import, for subprocesses to import the same one
-NUMPILE_PATH = str(Path(numpile.__file__).resolve().parent.parent)
 
 
 @pytest.fixture(autouse=True)
@@ -202,31 +196,6 @@ def test_first_plugin_keeps_a_name_two_offer(install_dist):
     install_dist("numpile-fake", "1.0", {"fake": "fake_plugin"}, {"fake_plugin": backend_module("eager")})
     assert isinstance(plugins.lookup("eager"), EagerBackend)
     assert "offers 'eager', which numpile.backends.eager offers already" in row("fake").reason
-
-
-@pytest.mark.slow
-def test_pip_installed_template_distribution_is_found(tmp_path):
-    """The third-party template, installed by pip for real, is listed and compiles."""
-    source, target = tmp_path / "source", tmp_path / "site"
-    shutil.copytree(ROOT / "examples" / "third_party_backend", source)  # the build writes beside the sources
-    install = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target),
-                              str(source)], capture_output=True, text=True)
-    if install.returncode and "No matching distribution found for setuptools" in install.stderr:
-        pytest.skip("no package index to build the distribution with")
-    assert install.returncode == 0, install.stderr
-    program = textwrap.dedent("""
-        import numpy as np, numpile
-        from numpile import plugins
-        info = plugins.backend_info("example")
-        print(info.distribution, info.version, info.available)
-        x = np.arange(4.0)
-        print(numpile.compile(lambda x: np.sin(x) * 2, backend="example")(x).tolist() == (np.sin(x) * 2).tolist())
-    """)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(target), NUMPILE_PATH])}
-    env.pop(plugins.DISABLE_VARIABLE, None)
-    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, env=env)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["numpile-example-backend", "0.1.0", "True", "True"]
 
 
 # -- names and the table ---------------------------------------------------------------------
