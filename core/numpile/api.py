@@ -54,6 +54,8 @@ def reset() -> None:
 
 @dataclass
 class ExplainOutput:
+    """What `numpile.explain(fn)(*args)` found; `print()` it for a readable report."""
+
     graphs: list = field(default_factory=list)
     graph_count: int = 0
     graph_break_count: int = 0
