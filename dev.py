@@ -68,7 +68,7 @@ def setup(env: Path, python: str) -> Path:
     plugins = dists[1:]
     if TRITON_PLUGIN in plugins and not install_torch_cpu(py):
         plugins.remove(TRITON_PLUGIN)
-    targets = ["-e", f"{ROOT}[test]"]
+    targets = ["-e", f"{ROOT}[test,docs]"]
     for d in plugins:
         targets += ["-e", str(d)]
     subprocess.run([str(py), "-m", "pip", "install", "-q", *targets], check=True)
