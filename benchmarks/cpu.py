@@ -307,7 +307,7 @@ def copy_bandwidth(nbytes: int = 1 << 28) -> float:
 def peers(name, fn, args, numba_fns):
     """(peer name, callable or reason it is missing)."""
     out = []
-    backend = "llvm" if any(b.name == "llvm" and b.available for b in numpile.list_backends()) else None
+    backend = "llvm" if "llvm" in numpile.list_backends(available_only=True) else None
     out.append((f"numpile[{backend or 'default'}]", numpile.compile(fn, backend=backend)))
     out.append((f"numpile[{backend or 'default'}] dynamic", numpile.compile(fn, backend=backend, dynamic=True)))
     try:

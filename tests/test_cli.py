@@ -39,9 +39,9 @@ def test_backends_lists_eager():
     result = run_numpile("backends")
     assert result.returncode == 0, result.stderr
     header, *rows = result.stdout.splitlines()
-    assert header.split() == ["name", "distribution", "version", "available", "description"]
+    assert header.split() == ["name", "distribution", "version", "api", "available", "description"]
     [eager] = [r for r in rows if r.split()[0] == "eager"]
-    assert eager.split()[:4] == ["eager", "numpile", numpile.__version__, "yes"]
+    assert eager.split()[:5] == ["eager", "numpile", numpile.__version__, numpile.PLUGIN_API_VERSION, "yes"]
 
 
 def test_backends_table_says_why_a_backend_is_unavailable(capsys):

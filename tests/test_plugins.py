@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
 import sys
 import textwrap
 import types
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,9 +18,6 @@ from numpile.graph import Graph
 from numpile.hookspecs import hookimpl
 from numpile.ops import ArrayMeta
 
-ROOT = Path(__file__).resolve().parents[1]
-# the directory holding the numpile package these tests import, for subprocesses to import the same one
-NUMPILE_PATH = str(Path(numpile.__file__).resolve().parent.parent)
 
 
 @pytest.fixture(autouse=True)
@@ -74,8 +67,16 @@ BACKEND_MODULE = """
 """
 
 
-def backend_module(name: str) -> str:
-    return BACKEND_MODULE.format(cls=f"Backend_{name}", name=name)
+def backend_module(name: str, api_version: str | None = None) -> str:
+    """A plugin module offering one backend; with `api_version`, declaring that plugin API."""
+    source = BACKEND_MODULE.format(cls=f"Backend_{name}", name=name)
+    if api_version is not None:
+        source += f"""
+    @numpile.hookspecs.hookimpl
+    def numpile_api_version():
+        return {api_version!r}
+"""
+    return source
 
 
 def sin_plus_graph() -> Graph:
@@ -105,8 +106,7 @@ def offering(*backends: Backend):
 
 
 def row(name: str) -> plugins.BackendInfo:
-    [found] = [r for r in plugins.list_backends() if r.name == name]
-    return found
+    return plugins.backend_info(name)
 
 
 # -- the built-in backend ------------------------------------------------------------------------
@@ -114,7 +114,7 @@ def row(name: str) -> plugins.BackendInfo:
 def test_eager_is_always_present_as_a_builtin():
     assert isinstance(plugins.lookup("eager"), EagerBackend)
     assert row("eager") == plugins.BackendInfo("eager", "numpile", numpile.__version__, True, "",
-                                               EagerBackend.description)
+                                               EagerBackend.description, numpile.PLUGIN_API_VERSION)
 
 
 def test_eager_runs_the_graph_with_numpy():
@@ -136,7 +136,7 @@ def test_entry_point_plugin_loads_lazily_with_its_distribution(install_dist):
     assert "fake_plugin" not in sys.modules  # nothing loads before the first lookup
     assert plugins.lookup("fake").name == "fake"
     assert "fake_plugin" in sys.modules
-    assert row("fake") == plugins.BackendInfo("fake", "numpile-fake", "1.2.3", True, "", "a test backend")
+    assert row("fake") == plugins.BackendInfo("fake", "numpile-fake", "1.2.3", True, "", "a test backend", "1.0")
 
 
 def test_plugin_that_fails_to_import_is_reported_and_the_others_work(install_dist):
@@ -197,29 +197,70 @@ def test_first_plugin_keeps_a_name_two_offer(install_dist):
     assert "offers 'eager', which numpile.backends.eager offers already" in row("fake").reason
 
 
-@pytest.mark.slow
-def test_pip_installed_template_distribution_is_found(tmp_path):
-    """The third-party template, installed by pip for real, is listed and compiles."""
-    source, target = tmp_path / "source", tmp_path / "site"
-    shutil.copytree(ROOT / "examples" / "third_party_backend", source)  # the build writes beside the sources
-    install = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(target),
-                              str(source)], capture_output=True, text=True)
-    if install.returncode and "No matching distribution found for setuptools" in install.stderr:
-        pytest.skip("no package index to build the distribution with")
-    assert install.returncode == 0, install.stderr
-    program = textwrap.dedent("""
-        import numpy as np, numpile
-        from numpile import plugins
-        [info] = [r for r in plugins.list_backends() if r.name == "example"]
-        print(info.distribution, info.version, info.available)
-        x = np.arange(4.0)
-        print(numpile.compile(lambda x: np.sin(x) * 2, backend="example")(x).tolist() == (np.sin(x) * 2).tolist())
-    """)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(target), NUMPILE_PATH])}
-    env.pop(plugins.DISABLE_VARIABLE, None)
-    result = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True, env=env)
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.split() == ["numpile-example-backend", "0.1.0", "True", "True"]
+# -- names and the table ---------------------------------------------------------------------
+
+def test_list_backends_gives_names_and_backend_info_the_details(install_dist):
+    install_dist("numpile-fake", "1.2.3", {"fake": "fake_plugin"}, {"fake_plugin": backend_module("fake")})
+    plugins.get_plugin_manager().register(offering(backend_named("down", is_available=lambda self: (False, "no frob"))))
+    names = plugins.list_backends()
+    assert names[0] == "eager" and names.index("fake") < names.index("down") == len(names) - 1  # built-ins, entry points, in-process
+    assert "fake" in numpile.list_backends() and "down" not in numpile.list_backends(available_only=True)
+    assert row("down").reason == "no frob" and row("fake").version == "1.2.3"
+    with pytest.raises(InvalidBackendError, match="unknown backend 'nope'; known backends: eager, .*fake.*, down"):
+        plugins.backend_info("nope")
+
+
+# -- the plugin API version ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("declared", [None, "1.0", numpile.PLUGIN_API_VERSION])
+def test_plugin_built_for_a_supported_api_is_used(install_dist, declared):
+    install_dist("numpile-fake", "1.2.3", {"fake": "fake_plugin"}, {"fake_plugin": backend_module("fake", declared)})
+    assert plugins.lookup("fake").name == "fake"
+    assert row("fake").api_version == (declared or "1.0")  # undeclared: the contract before declarations
+
+
+@pytest.mark.parametrize("declared, why", [
+    ("2.0", "is built for plugin API 2.0; this numpile supports plugin API 1.0 to " + numpile.PLUGIN_API_VERSION),
+    ("1.99", "is built for plugin API 1.99; this numpile supports plugin API 1.0 to " + numpile.PLUGIN_API_VERSION),
+    ("one", "declares plugin API 'one', which is not a version"),
+])
+def test_plugin_built_for_another_api_is_refused_naming_both(install_dist, declared, why, caplog):
+    install_dist("numpile-future", "3.1", {"future": "future_plugin"},
+                 {"future_plugin": backend_module("future", declared)})
+    install_dist("numpile-good", "0.2", {"good": "good_plugin"}, {"good_plugin": backend_module("good")})
+    assert plugins.lookup("good").name == "good"  # the others go on
+    refused = row("future")
+    assert (refused.distribution, refused.version, refused.available) == ("numpile-future", "3.1", False)
+    assert refused.reason.startswith(why) and refused.api_version == declared
+    assert "future" not in plugins.list_backends()  # its backend is not registered
+    assert "numpile plugin 'future' (numpile-future 3.1): " + why in caplog.text
+    with pytest.raises(InvalidBackendError, match=r"(?s)unknown backend 'future'.*plugin 'future' \(numpile-future 3.1\)"):
+        plugins.lookup("future")
+
+
+def test_backends_command_shows_the_api_version(install_dist, capsys):
+    from numpile import cli
+
+    install_dist("numpile-future", "3.1", {"future": "future_plugin"}, {"future_plugin": backend_module("future", "2.0")})
+    assert cli.main(["backends"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split() == ["name", "distribution", "version", "api", "available", "description"]
+    [eager] = [line.split() for line in lines if line.startswith("eager ")]
+    assert eager[:5] == ["eager", "numpile", numpile.__version__, numpile.PLUGIN_API_VERSION, "yes"]
+    [future] = [line.split() for line in lines if line.startswith("future ")]
+    assert future[:6] == ["future", "numpile-future", "3.1", "2.0", "no:", "is"]
+
+
+def test_every_hook_says_since_which_api_version():
+    from numpile import hookspecs
+
+    hooks = [name for name in dir(hookspecs) if name.startswith("numpile_")]
+    assert len(hooks) >= 5
+    for name in hooks:
+        doc = getattr(hookspecs, name).__doc__
+        assert ".. versionadded:: " in doc, name
+        since = doc.split(".. versionadded:: ")[1].split()[0]
+        assert hookspecs.parse_api_version(since) <= hookspecs.parse_api_version(hookspecs.API_VERSION), name
 
 
 # -- in-process registration --------------------------------------------------------------------

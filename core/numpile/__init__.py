@@ -9,9 +9,9 @@ from .backend import (  # noqa: E402
 )
 from .exc import BackendCompilerFailed, NumpileError, Unsupported  # noqa: E402
 from .graph import Graph, Node  # noqa: E402
-from .hookspecs import hookimpl, hookspec  # noqa: E402
+from .hookspecs import API_VERSION as PLUGIN_API_VERSION, hookimpl, hookspec  # noqa: E402
 from .logs import set_logs  # noqa: E402
-from .plugins import BackendInfo, list_backends, register_backend  # noqa: E402
+from .plugins import BackendInfo, backend_info, backend_table, list_backends, register_backend  # noqa: E402
 
 __all__ = [
     "__version__", "config", "compile", "disable", "explain", "reset", "set_logs",
@@ -19,7 +19,7 @@ __all__ = [
     "NumpileError", "Unsupported", "BackendCompilerFailed",
     "InvalidBackendError", "BackendUnavailableError", "InvalidExporterError",
     "Backend", "CallableBackend", "Exporter", "BackendInfo",
-    "hookimpl", "hookspec", "list_backends", "register_backend",
+    "PLUGIN_API_VERSION", "hookimpl", "hookspec", "list_backends", "backend_info", "backend_table", "register_backend",
 ]
 
 from .logs import from_environment as _logs_from_environment  # noqa: E402

@@ -54,6 +54,8 @@ def reset() -> None:
 
 @dataclass
 class ExplainOutput:
+    """What `numpile.explain(fn)(*args)` found; `print()` it for a readable report."""
+
     graphs: list = field(default_factory=list)
     graph_count: int = 0
     graph_break_count: int = 0
@@ -61,6 +63,18 @@ class ExplainOutput:
     ops_per_graph: list = field(default_factory=list)     # [[op names of graph 0], ...]
     guards: list = field(default_factory=list)            # [[readable guards of entry 0], ...]
     compile_times: list = field(default_factory=list)     # seconds per compilation
+    segments: list = field(default_factory=list)          # (graph or None, GraphBreak or None) per entry, in order
+
+    def draw(self, path="numpile-explain"):
+        """Draw the graphs, their fused kernels and the breaks (reason, source line): an SVG through
+        Graphviz when the `graphviz` package is installed, else a text picture. Returns the file."""
+        from . import drawing
+        return drawing.draw(self, path)
+
+    def to_dot(self) -> str:
+        """The picture in Graphviz's DOT language."""
+        from . import drawing
+        return drawing.to_dot(self)
 
     def __str__(self) -> str:
         lines = [f"Graph count: {self.graph_count}", f"Graph break count: {self.graph_break_count}"]
@@ -93,6 +107,7 @@ def explain(fn, **compile_kwargs):
                 report.ops_per_graph.append([n.target for n in entry.graph.calls])
             if entry.graph_break is not None:
                 report.break_reasons.append(entry.graph_break)
+            report.segments.append((entry.graph, entry.graph_break))
             report.guards.append(entry.guards.describe())
             report.compile_times.append(entry.compile_seconds)
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from .exc import NumpileError
+from .ops import TUPLE_GETITEM
 
 
 class InvalidBackendError(NumpileError, ValueError):
@@ -46,6 +47,12 @@ class Backend:
     supports_dynamic_shapes: bool = False
     #: The values of `numpile.compile(mode=...)` it accepts; None is the default mode.
     modes: tuple[str | None, ...] = (None,)
+    #: The registry ops (`numpile.ops` names) it compiles; None: all of them. A graph that calls
+    #: another op is not handed to it: numpile runs that graph with NumPy (logged under "perf"),
+    #: and the conformance kit counts that op as declared unsupported. `tuple_getitem` (reading
+    #: one result of an op with several) goes with the op it reads from and need not be listed.
+    #: (API 1.1)
+    supported_ops: frozenset[str] | None = None
 
     def is_available(self) -> tuple[bool, str]:
         """(True, "") when it can compile here, else (False, why not), e.g. (False, "no CUDA device").
@@ -53,6 +60,12 @@ class Backend:
         Called on every lookup of the backend: cache the answer if finding it out is slow.
         """
         return True, ""
+
+    def unsupported_ops(self, graph) -> list[str]:
+        """The ops `graph` calls that this backend does not declare in `supported_ops`, sorted."""
+        if self.supported_ops is None:
+            return []
+        return sorted({n.target for n in graph.calls} - self.supported_ops - {TUPLE_GETITEM})
 
     def compile(self, graph, example_inputs: list, options: dict) -> Callable[..., tuple]:
         """Compile `graph` and return a callable that takes the graph's inputs positionally and

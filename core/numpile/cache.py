@@ -28,6 +28,7 @@ import weakref
 from dataclasses import dataclass, field
 
 from . import array_kinds, config, logs, output_check
+from .backend import Backend
 from .exc import BackendCompilerFailed, Unsupported
 from .graph import Graph
 from .shapes import DynamicInputs
@@ -324,6 +325,12 @@ class CompiledFunction:
             logs.get("graph").debug("graph of %s for backend %r:\n%s", self._fn.__qualname__, backend.name, graph.tabular())
         options = {**self.options, "mode": self.mode}
         namespace["__replay"] = functools.partial(self._replay, backend, graph)
+        unsupported = backend.unsupported_ops(graph) if isinstance(backend, Backend) else []
+        if unsupported:  # the backend says it cannot: NumPy runs the graph
+            logs.get("perf").debug("%s: backend %r does not support %s; a graph of %d ops runs with NumPy",
+                                   self._fn.__qualname__, backend.name, ", ".join(unsupported), len(graph.calls))
+            namespace["__compiled"] = graph.compile_python()
+            return
         t0 = time.perf_counter()
         try:
             compiled = backend.compile(graph, example_inputs, options)

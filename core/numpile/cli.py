@@ -9,15 +9,15 @@ from . import __version__, plugins
 
 def backends_table(rows: list[plugins.BackendInfo]) -> str:
     """The backends as an aligned text table, one row each."""
-    cells = [("name", "distribution", "version", "available", "description")]
-    cells += [(r.name, r.distribution, r.version, "yes" if r.available else f"no: {r.reason}", r.description)
-              for r in rows]
+    cells = [("name", "distribution", "version", "api", "available", "description")]
+    cells += [(r.name, r.distribution, r.version, r.api_version, "yes" if r.available else f"no: {r.reason}",
+               r.description) for r in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(cells[0]))]
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells)
 
 
 def run_backends(extra_args: list[str]) -> int:
-    print(backends_table(plugins.list_backends()))
+    print(backends_table(plugins.backend_table()))
     return 0
 
 
@@ -31,7 +31,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="numpile", description="numpile: a JIT compiler for NumPy programs")
     parser.add_argument("--version", action="version", version=f"numpile {__version__}")
     commands = parser.add_subparsers(title="commands", metavar="COMMAND", required=True)
-    commands.add_parser("backends", help="list every backend: distribution, version, availability") \
+    commands.add_parser("backends", help="list every backend: distribution, version, plugin API, availability") \
         .set_defaults(run=run_backends, passes_args_on=False)
     # the demo parses its own arguments (numpile demo --help)
     commands.add_parser("demo", help="run the tutorial's scenarios", add_help=False) \

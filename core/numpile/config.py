@@ -5,19 +5,19 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-# A failing backend falls back to eager (one warning per function) instead of raising.
 suppress_errors: bool = False
-# Compiled entries kept per function; past it the function runs eagerly, with one warning.
+"""A failing backend falls back to eager (one warning per function) instead of raising."""
 cache_size_limit: int = 8
-# A dimension that changed between compiles becomes symbolic in the next compile.
+"""Compiled entries kept per function; past it the function runs eagerly, with one warning."""
 automatic_dynamic_shapes: bool = True
-# A Python float or int argument whose value changed between compiles becomes a graph input in the
-# next compile, instead of a constant guarded by value (one entry per value); an int only where
-# Python arithmetic uses it (see tracer/python_scalars.py).
+"""A dimension that changed between compiles becomes symbolic in the next compile."""
 automatic_dynamic_scalars: bool = True
-# Loops over known iterables are unrolled up to this many iterations, then break the graph.
+"""A Python float or int argument whose value changed between compiles becomes a graph input in the
+next compile, instead of a constant guarded by value (one entry per value); an int only where
+Python arithmetic uses it (see tracer/python_scalars.py)."""
 unroll_limit: int = 256
-# On-disk cache of compiled artifacts (safe to delete).
+"""Loops over known iterables are unrolled up to this many iterations, then break the graph."""
 cache_dir: Path = Path(os.environ.get("NUMPILE_CACHE_DIR", Path.home() / ".cache" / "numpile"))
-# The backends tried, in order, when numpile.compile is given none: by the device of the inputs.
+"""On-disk cache of compiled artifacts (safe to delete)."""
 default_backends: dict = {"cpu": ["llvm", "eager"], "cuda": ["triton", "eager"]}
+"""The backends tried, in order, when numpile.compile is given none: by the device of the inputs."""

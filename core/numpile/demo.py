@@ -109,7 +109,8 @@ def scenario_guards_and_recompiles() -> None:
 
 def scenario_backends() -> None:
     _title("13. backends (numpile backends)")
-    for info in numpile.list_backends():
+    print(f"  numpile.list_backends() = {numpile.list_backends()}")
+    for info in numpile.backend_table():
         state = "available" if info.available else f"unavailable: {info.reason}"
         print(f"  {info.name:<12} {info.distribution:<16} {state}")
 

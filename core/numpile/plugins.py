@@ -3,9 +3,10 @@
 Nothing is loaded on `import numpile`. The first call here that needs plugins
 registers the built-in plugins (backends/), then imports every module of the
 entry-point group "numpile" (skipping the names in NUMPILE_DISABLE_PLUGINS).
-A plugin that fails to import, or whose hook raises, is recorded as a
+A plugin that fails to import, whose hook raises, or that is built for a plugin
+API this numpile does not support (hookspecs.API_VERSION), is recorded as a
 `PluginIssue` under its name and never stops the others; the issues show in
-`list_backends()`, `numpile backends` and the error of a failed lookup.
+`backend_table()`, `numpile backends` and the error of a failed lookup.
 """
 
 from __future__ import annotations
@@ -32,12 +33,23 @@ DISABLE_VARIABLE = "NUMPILE_DISABLE_PLUGINS"
 _log = logging.getLogger(__name__)
 
 
+class IncompatiblePlugin(NumpileError):
+    """A plugin built for a plugin API this numpile does not support (see hookspecs.API_VERSION)."""
+
+    def __init__(self, why: str, api_version: str):
+        super().__init__(why)
+        self.api_version = api_version
+
+
 @dataclass(frozen=True)
 class Origin:
     """The distribution a plugin was installed with."""
 
     distribution: str
     version: str
+
+    def __str__(self) -> str:
+        return f"{self.distribution} {self.version}".strip()
 
 
 BUILTIN = Origin("numpile", __version__)
@@ -51,11 +63,12 @@ class PluginIssue:
     plugin: str
     origin: Origin
     reason: str
+    api_version: str = ""  # the plugin API it declared, when known
 
 
 @dataclass(frozen=True)
 class BackendInfo:
-    """One row of `list_backends()`."""
+    """One row of `backend_table()`: a backend, or a plugin not in use (then `name` is the plugin's)."""
 
     name: str
     distribution: str
@@ -63,6 +76,7 @@ class BackendInfo:
     available: bool
     reason: str       # why it is not available; "" when it is
     description: str
+    api_version: str = ""  # the plugin API its plugin is built for (hookspecs.API_VERSION for built-ins)
 
 
 @dataclass(frozen=True)
@@ -90,6 +104,7 @@ class _Plugins:
         self.pm = pluggy.PluginManager(ENTRY_POINT_GROUP)
         self.pm.add_hookspecs(hookspecs)
         self.origins: dict[str, Origin] = {}
+        self.api_versions: dict[str, str] = {}  # plugin name -> the plugin API it is built for
         self.issues: list[PluginIssue] = []
         self.offered: dict[pluggy.HookImpl, list] = {}
 
@@ -104,6 +119,8 @@ class _Plugins:
                 continue
             try:
                 self.add(ep.load(), ep.name, origin)
+            except IncompatiblePlugin as e:
+                self.record(ep.name, str(e), origin, e.api_version)
             except Exception as e:
                 self.record(ep.name, f"failed to load {ep.value!r}: {type(e).__name__}: {e}", origin)
 
@@ -118,15 +135,28 @@ class _Plugins:
             known = ", ".join(hook for hook in dir(hookspecs) if hook.startswith("numpile_"))
             raise NumpileError(f"it implements {', '.join(unknown)}, which numpile does not define "
                                f"(numpile's hooks: {known}; mark hooks of newer numpiles optionalhook=True)")
+        declared = self.declared_api_version(plugin)
+        why = hookspecs.api_incompatibility(declared)
+        if why:
+            self.pm.unregister(plugin)
+            raise IncompatiblePlugin(why, str(declared))
         self.origins[name] = origin
+        self.api_versions[name] = declared
+
+    def declared_api_version(self, plugin) -> str:
+        """What the plugin's `numpile_api_version` returns; UNDECLARED_API_VERSION without one."""
+        for impl in self.pm.hook.numpile_api_version.get_hookimpls():
+            if impl.plugin is plugin:
+                return impl.function()
+        return hookspecs.UNDECLARED_API_VERSION
 
     def origin(self, plugin: str) -> Origin:
         return self.origins.get(plugin, IN_PROCESS)
 
-    def record(self, plugin: str, reason: str, origin: Origin | None = None) -> None:
-        issue = PluginIssue(plugin, origin or self.origin(plugin), reason)
+    def record(self, plugin: str, reason: str, origin: Origin | None = None, api_version: str = "") -> None:
+        issue = PluginIssue(plugin, origin or self.origin(plugin), reason, api_version or self.api_versions.get(plugin, ""))
         if issue not in self.issues:
-            _log.warning("numpile plugin %r (%s): %s", plugin, issue.origin.distribution, reason)
+            _log.warning("numpile plugin %r (%s): %s", plugin, issue.origin, reason)
             self.issues.append(issue)
 
     def call(self, impl: pluggy.HookImpl, hook: str, failed, **kwargs):
@@ -177,7 +207,7 @@ class _Plugins:
 
     def issues_note(self) -> str:
         """Lines for an error message: the plugins not in use, and why."""
-        return "".join(f"\n  plugin {i.plugin!r} ({i.origin.distribution}): {i.reason}" for i in self.issues)
+        return "".join(f"\n  plugin {i.plugin!r} ({i.origin}): {i.reason}" for i in self.issues)
 
 
 _state: _Plugins | None = None
@@ -311,16 +341,36 @@ def distribution_of(backend: Backend) -> str:
     return "registered in this process" if origin is IN_PROCESS else f"{origin.distribution} {origin.version}"
 
 
-def list_backends() -> list[BackendInfo]:
-    """Every backend with its distribution, version, availability and description; then the
-    plugins that are not in use (failed to import, disabled, a hook that raised), unavailable,
-    with the reason."""
+def list_backends(available_only: bool = False) -> list[str]:
+    """The names of the registered backends, as `torch._dynamo.list_backends()` gives them: the
+    built-in ones first, then the plugins' in the order of their entry points' names. With
+    `available_only`, only those that can run here. `backend_info(name)` and `backend_table()`
+    say more: distribution, version, availability and why not, description."""
+    state = _loaded()
+    return [name for name, offer in state.backends().items() if not available_only or not _unavailable(offer.item)]
+
+
+def backend_info(name: str) -> BackendInfo:
+    """The row of `backend_table()` for the backend `name`; InvalidBackendError for an unknown name."""
+    for row in backend_table():
+        if row.name == name:
+            return row
+    raise InvalidBackendError(f"unknown backend {name!r}; known backends: {', '.join(list_backends())}"
+                              + _loaded().issues_note())
+
+
+def backend_table() -> list[BackendInfo]:
+    """What `numpile backends` shows: every backend with its distribution, version, availability,
+    description and plugin API version; then the plugins that are not in use (failed to import,
+    disabled, built for another plugin API, a hook that raised), unavailable, with the reason."""
     state = _loaded()
     rows = []
     for name, offer in state.backends().items():
         origin, why = state.origin(offer.plugin), _unavailable(offer.item)
-        rows.append(BackendInfo(name, origin.distribution, origin.version, not why, why, offer.item.description))
-    rows += [BackendInfo(i.plugin, i.origin.distribution, i.origin.version, False, i.reason, "") for i in state.issues]
+        rows.append(BackendInfo(name, origin.distribution, origin.version, not why, why, offer.item.description,
+                                state.api_versions.get(offer.plugin, "")))
+    rows += [BackendInfo(i.plugin, i.origin.distribution, i.origin.version, False, i.reason, "", i.api_version)
+             for i in state.issues]
     return rows
 
 

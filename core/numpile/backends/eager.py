@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ..backend import Backend
-from ..hookspecs import hookimpl
+from ..hookspecs import API_VERSION, hookimpl
 
 
 class EagerBackend(Backend):
@@ -21,3 +21,8 @@ class EagerBackend(Backend):
 @hookimpl
 def numpile_backends() -> list[Backend]:
     return [EagerBackend()]
+
+
+@hookimpl
+def numpile_api_version() -> str:
+    return API_VERSION  # built in: always the contract of the numpile it ships with

@@ -10,3 +10,8 @@ from .backend import LLVMBackend
 @numpile.hookimpl
 def numpile_backends():
     return [LLVMBackend()]
+
+
+@numpile.hookimpl
+def numpile_api_version() -> str:
+    return "1.1"  # the plugin API (numpile.PLUGIN_API_VERSION) this plugin is written for

@@ -63,7 +63,7 @@ def squared_distance(x, y):
 
 def test_llvm_is_the_default_cpu_backend():
     plugins.reset_plugins()
-    info = {b.name: b for b in numpile.list_backends()}
+    info = {b.name: b for b in numpile.backend_table()}
     assert info["llvm"].available
     assert plugins.default_backend(numpile.config.default_backends["cpu"], "cpu").name == "llvm"
 

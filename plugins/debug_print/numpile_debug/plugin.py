@@ -10,3 +10,8 @@ from .backend import DebugBackend
 @numpile.hookimpl
 def numpile_backends() -> list[numpile.Backend]:
     return [DebugBackend()]
+
+
+@numpile.hookimpl
+def numpile_api_version() -> str:
+    return "1.1"  # the plugin API (numpile.PLUGIN_API_VERSION) this plugin is written for

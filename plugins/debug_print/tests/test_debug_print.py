@@ -22,7 +22,7 @@ DISTRIBUTION = Path(__file__).resolve().parents[1]
 def debug_registered():
     """numpile with the debug plugin: from its entry point when installed, else registered in process."""
     plugins.reset_plugins()
-    if "debug" not in {info.name for info in plugins.list_backends()}:
+    if "debug" not in plugins.list_backends():
         plugins.get_plugin_manager().register(import_module("numpile_debug.plugin"))
     yield
     plugins.reset_plugins()
@@ -71,7 +71,7 @@ def test_entry_point_names_the_plugin_module():
 
 def test_numpile_finds_and_lists_it(debug_registered):
     assert isinstance(plugins.lookup("debug"), DebugBackend)
-    [info] = [info for info in plugins.list_backends() if info.name == "debug"]
+    info = plugins.backend_info("debug")
     assert info.available and info.description == DebugBackend.description
 
 

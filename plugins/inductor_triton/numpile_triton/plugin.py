@@ -11,3 +11,8 @@ from .backend import TritonBackend
 @numpile.hookimpl
 def numpile_backends() -> list[numpile.Backend]:
     return [TritonBackend()]
+
+
+@numpile.hookimpl
+def numpile_api_version() -> str:
+    return "1.1"  # the plugin API (numpile.PLUGIN_API_VERSION) this plugin is written for

@@ -79,7 +79,7 @@ def mlp(x, w1, b1, w2, b2):
 
 def test_backend_is_listed_and_says_why_it_is_unavailable():
     from numpile_triton import device
-    assert "triton" in [b.name for b in numpile.list_backends()]
+    assert "triton" in numpile.list_backends()
     try:
         import torch
         has_cuda = torch.cuda.is_available()
