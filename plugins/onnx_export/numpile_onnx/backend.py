@@ -1,0 +1,101 @@
+"""The backend "onnxrt": a graph exported to ONNX and run in onnxruntime.
+
+Every graph the tracer captures goes through the exporter, so the conformance suite and the
+random programs test export continuously. Options (`numpile.compile(options=...)`):
+`threads` (intra-op threads, default onnxruntime's), `graph_optimization_level`
+("disable", "basic", "extended", "all"; default "all") and `providers` (default: CUDA first when
+onnxruntime-gpu offers it and the caller asks for it with `providers`, else the CPU).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import numpile
+from numpile import logs
+
+from . import convert, emit
+
+LEVELS = ("disable", "basic", "extended", "all")
+KNOWN_OPTIONS = {"threads", "graph_optimization_level", "providers", "mode"}
+
+
+def session_options(options: dict):
+    import onnxruntime as ort
+    unknown = set(options) - KNOWN_OPTIONS
+    if unknown:
+        raise ValueError(f"onnxrt: unknown options {sorted(unknown)}; known: {sorted(KNOWN_OPTIONS - {'mode'})}")
+    so = ort.SessionOptions()
+    level = options.get("graph_optimization_level", "all")
+    if level not in LEVELS:
+        raise ValueError(f"onnxrt: graph_optimization_level must be one of {LEVELS}, not {level!r}")
+    so.graph_optimization_level = {
+        "disable": ort.GraphOptimizationLevel.ORT_DISABLE_ALL, "basic": ort.GraphOptimizationLevel.ORT_ENABLE_BASIC,
+        "extended": ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED, "all": ort.GraphOptimizationLevel.ORT_ENABLE_ALL,
+    }[level]
+    if "threads" in options:
+        so.intra_op_num_threads = int(options["threads"])
+    so.log_severity_level = 3   # errors only: onnxruntime's warnings are about its own choices
+    return so
+
+
+def session(model, options: dict | None = None):
+    """An onnxruntime InferenceSession of `model` (a ModelProto or bytes)."""
+    import onnxruntime as ort
+    options = dict(options or {})
+    providers = options.get("providers") or ["CPUExecutionProvider"]
+    data = model if isinstance(model, bytes) else model.SerializeToString()
+    return ort.InferenceSession(data, session_options(options), providers=providers)
+
+
+def show(model) -> str:
+    """The model as ONNX's textual syntax."""
+    import onnx.printer
+    return onnx.printer.to_text(model)
+
+
+class Runner:
+    """Calls a session with a graph's inputs (contiguous arrays of the graph's dtypes) and hands
+    back its outputs as NumPy would: NumPy scalars where the graph has scalars."""
+
+    def __init__(self, sess, graph):
+        self.session = sess
+        self.names = [i.name for i in sess.get_inputs()]
+        self.dtypes = [n.dtype for n in graph.inputs]
+        self.outputs = [o.array_meta if isinstance(o, numpile.Node) else None for o in graph.outputs]
+
+    def __call__(self, *inputs):
+        feed = {name: np.asarray(x, dtype=dt, order="C")
+                for name, x, dt in zip(self.names, inputs, self.dtypes)}
+        return tuple(as_numpy(r, meta) for r, meta in zip(self.session.run(None, feed), self.outputs))
+
+
+def as_numpy(result: np.ndarray, meta):
+    """An output as NumPy hands it back: int64, not the C long long of the same size that
+    onnxruntime's arrays may carry; a NumPy scalar where NumPy returns one."""
+    if meta is None:
+        return result
+    if result.dtype.type is not meta.dtype.type:
+        result = result.view(meta.dtype)
+    return result[()] if meta.scalar else result
+
+
+class OnnxrtBackend(numpile.Backend):
+    name = "onnxrt"
+    description = "exports each graph to ONNX (opset %d) and runs it in onnxruntime" % emit.OPSET
+    devices = ("cpu",)
+    supports_dynamic_shapes = True
+
+    def is_available(self) -> tuple[bool, str]:
+        try:
+            import onnxruntime  # noqa: F401
+        except ImportError as e:
+            return False, f"onnxruntime is not installed ({e})"
+        return True, ""
+
+    def compile(self, graph, example_inputs, options):
+        model = convert.to_model(graph)
+        code_log = logs.get("output_code")
+        if logs.enabled("output_code"):
+            code_log.debug("onnxrt: ONNX model (opset %d):\n%s", emit.OPSET, show(model))
+        return Runner(session(model, options), graph)

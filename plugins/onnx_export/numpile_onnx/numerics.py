@@ -1,0 +1,116 @@
+"""NumPy's numerics where ONNX's ops differ: integer floor division and modulo signs (and
+division by zero, which NumPy answers with 0 and ONNX leaves undefined), NumPy's float divmod,
+NaN-propagating maximum, and the accurate `expm1`/`log1p` that ONNX lacks.
+
+Each function takes an Emitter and Values already in the dtype the computation runs in.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .emit import BOOL, Emitter, Value
+
+
+def _c(cx: Emitter, value, like: Value) -> Value:
+    return cx.const(np.array(value, dtype=like.dtype))
+
+
+def where(cx: Emitter, cond: Value, a: Value, b: Value) -> Value:
+    if a.dtype == BOOL:   # onnxruntime has no boolean Where
+        pick = cx.op("And", cond, a, dtype=BOOL)
+        other = cx.op("And", cx.op("Not", cond, dtype=BOOL), b, dtype=BOOL)
+        return cx.op("Or", pick, other, dtype=BOOL)
+    return cx.op("Where", cond, a, b, dtype=a.dtype)
+
+
+def cmp(cx: Emitter, op: str, a: Value, b) -> Value:
+    return cx.op(op, a, b if isinstance(b, Value) else _c(cx, b, a), dtype=BOOL)
+
+
+# -- integers -----------------------------------------------------------------------------------
+
+def int_divmod(cx: Emitter, a: Value, b: Value, floor: bool = True) -> tuple[Value, Value]:
+    """(quotient, remainder) of integers, as NumPy gives them: floor division with the remainder's
+    sign the divisor's (`floor`) or truncation with the dividend's (fmod); both 0 where b == 0.
+    Division by -1 is a negation: INT_MIN / -1 traps in C, and wraps in NumPy."""
+    dt = a.dtype
+    zero, one = _c(cx, 0, a), _c(cx, 1, a)
+    by_zero = cmp(cx, "Equal", b, zero)
+    safe = where(cx, by_zero, one, b)
+    signed = dt.kind == "i"
+    if signed:
+        by_minus_one = cmp(cx, "Equal", safe, -1)
+        safe = where(cx, by_minus_one, one, safe)
+    q = cx.op("Div", a, safe, dtype=dt)           # truncates toward zero
+    if signed:
+        q = where(cx, by_minus_one, cx.op("Sub", zero, a, dtype=dt), q)
+        safe = where(cx, by_minus_one, _c(cx, -1, a), safe)
+    r = cx.op("Sub", a, cx.op("Mul", q, safe, dtype=dt), dtype=dt)
+    if floor and signed:   # a remainder whose sign differs from the divisor's: one step down
+        differ = cx.op("Xor", cmp(cx, "Less", r, zero), cmp(cx, "Less", safe, zero), dtype=BOOL)
+        step = cx.op("And", cx.op("Not", cmp(cx, "Equal", r, zero), dtype=BOOL), differ, dtype=BOOL)
+        q = where(cx, step, cx.op("Sub", q, one, dtype=dt), q)
+        r = where(cx, step, cx.op("Add", r, safe, dtype=dt), r)
+    return where(cx, by_zero, zero, q), where(cx, by_zero, zero, r)
+
+
+# -- floats ---------------------------------------------------------------------------------------
+
+def float_divmod(cx: Emitter, a: Value, b: Value) -> tuple[Value, Value]:
+    """NumPy's npy_divmod: mod = fmod(a, b) moved to the divisor's sign, div = (a - mod) / b
+    rounded to the nearest integer below; where b == 0, (a / b, fmod(a, b))."""
+    dt = a.dtype
+    zero = _c(cx, 0.0, a)
+    fmod = cx.op("Mod", a, b, dtype=dt, fmod=1)
+    div = cx.op("Div", cx.op("Sub", a, fmod, dtype=dt), b, dtype=dt)
+    nonzero = cx.op("Not", cmp(cx, "Equal", fmod, zero), dtype=BOOL)
+    differ = cx.op("Xor", cmp(cx, "Less", b, zero), cmp(cx, "Less", fmod, zero), dtype=BOOL)
+    step = cx.op("And", nonzero, differ, dtype=BOOL)
+    mod = where(cx, step, cx.op("Add", fmod, b, dtype=dt), fmod)
+    div = where(cx, step, cx.op("Sub", div, _c(cx, 1.0, a), dtype=dt), div)
+    signed_zero_b = where(cx, cmp(cx, "Less", b, zero), _c(cx, -0.0, a), zero)
+    mod = where(cx, cmp(cx, "Equal", mod, zero), signed_zero_b, mod)
+    floor = cx.op("Floor", div, dtype=dt)
+    up = cmp(cx, "Greater", cx.op("Sub", div, floor, dtype=dt), _c(cx, 0.5, a))
+    floor = where(cx, up, cx.op("Add", floor, _c(cx, 1.0, a), dtype=dt), floor)
+    quotient = cx.op("Div", a, b, dtype=dt)
+    signed_zero_q = where(cx, cmp(cx, "Less", quotient, zero), _c(cx, -0.0, a), zero)
+    floor = where(cx, cmp(cx, "Equal", div, zero), signed_zero_q, floor)
+    by_zero = cmp(cx, "Equal", b, zero)
+    return where(cx, by_zero, quotient, floor), where(cx, by_zero, fmod, mod)
+
+
+def nan_max(cx: Emitter, op: str, a: Value, b: Value, propagate: bool = True) -> Value:
+    """Max/Min with NumPy's NaNs: maximum returns a NaN operand (`propagate`), fmax the other."""
+    plain = cx.op(op, a, b, dtype=a.dtype)
+    if a.dtype.kind != "f":
+        return plain
+    a_nan, b_nan = cx.op("IsNaN", a, dtype=BOOL), cx.op("IsNaN", b, dtype=BOOL)
+    if propagate:
+        return where(cx, a_nan, a, where(cx, b_nan, b, plain))
+    return where(cx, a_nan, b, where(cx, b_nan, a, plain))
+
+
+def expm1(cx: Emitter, x: Value) -> Value:
+    """Kahan's expm1: u = exp(x); (u - 1) * x / log(u), x where u rounds to 1, -1 where u - 1 does."""
+    dt = x.dtype
+    one = _c(cx, 1.0, x)
+    u = cx.op("Exp", x, dtype=dt)
+    um1 = cx.op("Sub", u, one, dtype=dt)
+    scaled = cx.op("Div", cx.op("Mul", um1, x, dtype=dt), cx.op("Log", u, dtype=dt), dtype=dt)
+    big = cmp(cx, "Equal", u, np.inf)   # exp overflowed: inf, not inf * x / inf
+    scaled = where(cx, big, u, scaled)
+    scaled = where(cx, cmp(cx, "Equal", um1, -1.0), um1, scaled)
+    return where(cx, cmp(cx, "Equal", u, one), x, scaled)
+
+
+def log1p(cx: Emitter, x: Value) -> Value:
+    """Goldberg's log1p: u = 1 + x; log(u) * x / (u - 1), x where u rounds to 1."""
+    dt = x.dtype
+    one = _c(cx, 1.0, x)
+    u = cx.op("Add", x, one, dtype=dt)
+    scaled = cx.op("Div", cx.op("Mul", cx.op("Log", u, dtype=dt), x, dtype=dt),
+                   cx.op("Sub", u, one, dtype=dt), dtype=dt)
+    scaled = where(cx, cmp(cx, "Equal", u, np.inf), u, scaled)   # log(inf) * inf / inf is NaN
+    return where(cx, cmp(cx, "Equal", u, one), x, scaled)

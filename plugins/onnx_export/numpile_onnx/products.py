@@ -1,0 +1,3 @@
+"""products"""
+ROWS = {}
+UNSUPPORTED = {}

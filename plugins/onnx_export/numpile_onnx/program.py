@@ -1,0 +1,4 @@
+"""placeholder"""
+import numpile
+class OnnxExporter(numpile.Exporter):
+    name = "onnx"

@@ -1,0 +1,3 @@
+"""shape_ops"""
+ROWS = {}
+UNSUPPORTED = {}
