@@ -79,7 +79,7 @@ def to_model(graph, input_names: list[str] | None = None, output_names: list[str
         if node.op == "constant":
             env[node] = cx.const(node.args[0], node.dtype)
         elif node.op == "call":
-            env[node] = _convert(cx, node, env)
+            env[node] = _as_node(_convert(cx, node, env), node)
     outs = graph.outputs
     output_names = output_names or [f"output_{i}" for i in range(len(outs))]
     onnx_outputs = []
@@ -95,6 +95,16 @@ def to_model(graph, input_names: list[str] | None = None, output_names: list[str
                               producer_name=PRODUCER, producer_version=numpile.__version__)
     model.ir_version = 8   # onnx 1.13's: the oldest that opset 18 needs, for the widest range of runtimes
     return model
+
+
+def _as_node(out, node: Node):
+    """A converter's result, with the node's shape (and dtype, which must be NumPy's)."""
+    metas = node.results if node.results is not None else None
+    if metas is not None:
+        return tuple(_as_node(v, m) for v, m in zip(out, metas))
+    if out.dtype != node.dtype:   # node: a Node, or the ArrayMeta of one of its results
+        raise AssertionError(f"ONNX converter of {getattr(node, 'target', '?')} gives {out.dtype}, NumPy {node.dtype}")
+    return Value(out.name, node.dtype, tuple(node.shape))
 
 
 def _convert(cx: Emitter, node: Node, env: dict):

@@ -73,6 +73,7 @@ class Emitter:
         self.symbol_sizes = symbol_sizes or {}
         self._count = 0
         self._consts: dict = {}
+        self.constants: dict[str, np.ndarray] = {}   # value name -> its array, for the constants
 
     def fresh(self, hint: str) -> str:
         self._count += 1
@@ -98,6 +99,7 @@ class Emitter:
             self.nodes.append(helper.make_node("Constant", [], [name], name=name,
                                                value=numpy_helper.from_array(array, name)))
             self._consts[key] = Value(name, array.dtype, array.shape)
+            self.constants[name] = array
         return self._consts[key]
 
     def ints(self, values) -> Value:

@@ -86,10 +86,12 @@ def nan_max(cx: Emitter, op: str, a: Value, b: Value, propagate: bool = True) ->
     plain = cx.op(op, a, b, dtype=a.dtype)
     if a.dtype.kind != "f":
         return plain
-    a_nan, b_nan = cx.op("IsNaN", a, dtype=BOOL), cx.op("IsNaN", b, dtype=BOOL)
-    if propagate:
-        return where(cx, a_nan, a, where(cx, b_nan, b, plain))
-    return where(cx, a_nan, b, where(cx, b_nan, a, plain))
+    out = plain
+    for x, other in ((b, a), (a, b)):   # a constant without NaNs needs no test
+        known = cx.constants.get(x.name)
+        if known is None or np.isnan(known).any():
+            out = where(cx, cx.op("IsNaN", x, dtype=BOOL), x if propagate else other, out)
+    return out
 
 
 def expm1(cx: Emitter, x: Value) -> Value:
