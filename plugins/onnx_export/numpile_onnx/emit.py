@@ -8,6 +8,7 @@ written out as explicit `Cast`s: ONNX ops never promote.
 
 from __future__ import annotations
 
+import ast
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,6 +24,8 @@ ONNX_DTYPE = {np.dtype(k): v for k, v in {
     "int8": TensorProto.INT8, "int16": TensorProto.INT16, "int32": TensorProto.INT32, "int64": TensorProto.INT64,
     "uint8": TensorProto.UINT8, "uint16": TensorProto.UINT16, "uint32": TensorProto.UINT32,
     "uint64": TensorProto.UINT64, "bool": TensorProto.BOOL}.items()}
+
+_SIZE_OPS = {ast.Add: "Add", ast.Sub: "Sub", ast.Mult: "Mul", ast.FloorDiv: "Div", ast.Mod: "Mod"}
 
 BOOL, INT64, FLOAT32, FLOAT64 = (np.dtype(t) for t in ("bool", "int64", "float32", "float64"))
 
@@ -115,18 +118,25 @@ class Emitter:
         dims of the inputs it was traced from."""
         if not isinstance(d, SymInt):
             return self.const(np.array([d], dtype=np.int64))
-        if d.opaque is not None:
-            raise OnnxUnsupported(f"the symbolic size {d.expr} (only sums of input dims are exported)")
-        total = self.const(np.array([d.const], dtype=np.int64))
-        for name, coeff in d.terms:
-            k = int(name[1:])
+        return self._size_of(ast.parse(d.expr, mode="eval").body, d.expr)
+
+    def _size_of(self, tree, text: str) -> Value:
+        """A symbolic size's expression (`s0 * s1 // 2`) as int64 arithmetic on input dims; sizes are
+        never negative, so ONNX's truncating Div is floor division here."""
+        if isinstance(tree, ast.Constant) and type(tree.value) is int:
+            return self.const(np.array([tree.value], dtype=np.int64))
+        if isinstance(tree, ast.Name) and tree.id[1:].isdigit():
+            k = int(tree.id[1:])
             if k not in self.symbol_sizes:
-                raise OnnxUnsupported(f"the size {name} is known only from the data")
+                raise OnnxUnsupported(f"the size {tree.id} is known only from the data")
             source, dim = self.symbol_sizes[k]
-            shape = self.op("Shape", source, dtype=INT64, start=dim, end=dim + 1)
-            term = shape if coeff == 1 else self.op("Mul", shape, self.const(np.array([coeff], np.int64)), dtype=INT64)
-            total = self.op("Add", total, term, dtype=INT64)
-        return total
+            return self.op("Shape", source, dtype=INT64, start=dim, end=dim + 1)
+        if isinstance(tree, ast.UnaryOp) and isinstance(tree.op, ast.USub):
+            return self.op("Neg", self._size_of(tree.operand, text), dtype=INT64)
+        if isinstance(tree, ast.BinOp) and type(tree.op) in _SIZE_OPS:
+            return self.op(_SIZE_OPS[type(tree.op)], self._size_of(tree.left, text), self._size_of(tree.right, text),
+                           dtype=INT64)
+        raise OnnxUnsupported(f"the symbolic size {text}")
 
     # -- dtypes -------------------------------------------------------------------------------------
     def cast(self, v, dtype) -> Value:

@@ -7,6 +7,7 @@ import os
 from types import SimpleNamespace
 
 import numpy as np
+from onnx import helper
 
 import numpile
 from numpile import logs
@@ -53,12 +54,28 @@ class ExportedProgram:
         values = [backend.as_numpy(r, o.array_meta if isinstance(o, numpile.Node) else None) for r, o in zip(results, outs)]
         return _rebuild(self.signature.result, values)
 
+    def describe(self) -> str:
+        """The inputs and outputs with their types (`x float32[batch, 784]`) and the opset."""
+        def line(info) -> str:
+            t = info.type.tensor_type
+            dims = ", ".join(d.dim_param or str(d.dim_value) for d in t.shape.dim)
+            return f"{info.name} {np.dtype(helper.tensor_dtype_to_np_dtype(t.elem_type))}[{dims}]"
+        graph = self._model.graph
+        return "\n".join([f"inputs:  {'; '.join(line(i) for i in graph.input) or '(none)'}",
+                          f"outputs: {'; '.join(line(o) for o in graph.output)}",
+                          f"opset:   {self.opset} (ONNX {onnx_version()})"])
+
     def __str__(self) -> str:
         return backend.show(self._model)
 
     def __repr__(self) -> str:
         return (f"<ExportedProgram {self.signature.function}: inputs {', '.join(self.input_names)}; "
                 f"outputs {', '.join(self.output_names)}; ONNX opset {self.opset}>")
+
+
+def onnx_version() -> str:
+    import onnx
+    return onnx.__version__
 
 
 def _rebuild(result, values):

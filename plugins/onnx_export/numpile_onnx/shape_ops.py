@@ -187,9 +187,29 @@ def _index(cx, node, a, index):
     return cx.op("Gather", flat, cx.const(positions), dtype=a.dtype)
 
 
+def _basic(index: tuple) -> bool:
+    """Whether an index is basic: integers, slices of constant bounds, None and Ellipsis."""
+    def plain(b):
+        return b is None or isinstance(b, int) and not isinstance(b, bool)
+    return all(i is None or i is Ellipsis or plain(i) or isinstance(i, slice) and all(map(plain, (i.start, i.stop, i.step)))
+               for i in index)
+
+
 def _setitem(cx, node, a, index, value):
     """a with a[index] = value: a ScatterND of the value, broadcast to the selection, at the flat
-    positions NumPy selects (each at most once: ScatterND leaves the order of repeats open)."""
+    positions selected (each at most once: ScatterND leaves the order of repeats open). A basic
+    index selects them from a Range of a's shape, for any size; an index known now, by NumPy."""
+    if _basic(index):
+        count = cx.op("ReduceProd", cx.op("Shape", a, dtype=INT64), dtype=INT64, keepdims=0)
+        flat = cx.op("Range", cx.const(np.array(0, np.int64)), count, cx.const(np.array(1, np.int64)), dtype=INT64)
+        grid = cx.op("Reshape", flat, cx.op("Shape", a, dtype=INT64), dtype=INT64, shape=a.shape)
+        selected = _getitem(cx, node, grid, index)
+        spread = cx.op("Expand", cx.cast(value, node.dtype), cx.op("Shape", selected, dtype=INT64), dtype=node.dtype)
+        targets = cx.op("Reshape", selected, cx.ints([-1, 1]), dtype=INT64)
+        updates = cx.op("Reshape", spread, cx.ints([-1]), dtype=node.dtype)
+        whole = cx.op("Reshape", cx.cast(a, node.dtype), cx.ints([-1]), dtype=node.dtype)
+        scattered = cx.op("ScatterND", whole, targets, updates, dtype=node.dtype)
+        return cx.op("Reshape", scattered, cx.op("Shape", a, dtype=INT64), dtype=node.dtype)
     positions = _positions(a, index)
     if np.unique(positions).size != positions.size:
         raise OnnxUnsupported("an assignment to repeated positions (ScatterND leaves their order open)")
