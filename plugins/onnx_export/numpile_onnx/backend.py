@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 import numpile
-from numpile import logs
+from numpile import logs, ops
 
 from . import convert, emit
 
@@ -54,20 +54,51 @@ def show(model) -> str:
     return onnx.printer.to_text(model)
 
 
+def view_plans(graph) -> dict:
+    """Outputs that NumPy makes as views of other outputs (`a = c[:]`, both returned): output
+    position -> (the output it views, the view ops from it). Onnxruntime's outputs are separate
+    arrays; these are remade from their base with NumPy, so that an update through one is seen
+    through the other, as in NumPy."""
+    outputs = list(graph.outputs)
+    position = {o: i for i, o in reversed(list(enumerate(outputs))) if isinstance(o, numpile.Node)}
+    plans = {}
+    for j, out in enumerate(outputs):
+        steps, node = [], out
+        while isinstance(node, numpile.Node) and node.op == "call" and ops.get(node.target).kind == ops.VIEW \
+                and isinstance(node.args[0], numpile.Node) and all(n is node.args[0] for n in node.inputs):
+            steps.append(node)
+            node = node.args[0]
+            if node in position and position[node] != j:
+                plans[j] = (position[node], list(reversed(steps)))
+                break
+    return plans
+
+
+def _replay(base, steps):
+    for node in steps:
+        base = ops.get(node.target).impl(base, *node.args[1:], **node.kwargs)
+    return base
+
+
 class Runner:
     """Calls a session with a graph's inputs (contiguous arrays of the graph's dtypes) and hands
-    back its outputs as NumPy would: NumPy scalars where the graph has scalars."""
+    back its outputs as NumPy would: NumPy scalars where the graph has scalars, views of each
+    other where NumPy's are (view_plans)."""
 
     def __init__(self, sess, graph):
         self.session = sess
         self.names = [i.name for i in sess.get_inputs()]
         self.dtypes = [n.dtype for n in graph.inputs]
         self.outputs = [o.array_meta if isinstance(o, numpile.Node) else None for o in graph.outputs]
+        self.views = view_plans(graph)
 
     def __call__(self, *inputs):
-        feed = {name: np.asarray(x, dtype=dt, order="C")
-                for name, x, dt in zip(self.names, inputs, self.dtypes)}
-        return tuple(as_numpy(r, meta) for r, meta in zip(self.session.run(None, feed), self.outputs))
+        feed = {name: np.asarray(x, dtype=dt, order="C") for name, x, dt in zip(self.names, inputs, self.dtypes)}
+        results = [as_numpy(r, meta) for r, meta in zip(self.session.run(None, feed), self.outputs)]
+        for j, (i, steps) in self.views.items():
+            if isinstance(results[i], np.ndarray):
+                results[j] = as_numpy(np.asarray(_replay(results[i], steps)), self.outputs[j])
+        return tuple(results)
 
 
 def as_numpy(result: np.ndarray, meta):
