@@ -125,6 +125,8 @@ class OnnxrtBackend(numpile.Backend):
         return True, ""
 
     def compile(self, graph, example_inputs, options):
+        if not graph.outputs:   # nothing to compute (the graph only read its inputs): no model
+            return lambda *inputs: ()
         model = convert.to_model(graph)
         code_log = logs.get("output_code")
         if logs.enabled("output_code"):

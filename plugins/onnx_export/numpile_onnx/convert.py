@@ -99,7 +99,7 @@ def to_model(graph, input_names: list[str] | None = None, output_names: list[str
 
 def _as_node(out, node: Node):
     """A converter's result, with the node's shape (and dtype, which must be NumPy's)."""
-    metas = node.results if node.results is not None else None
+    metas = getattr(node, "results", None)
     if metas is not None:
         return tuple(_as_node(v, m) for v, m in zip(out, metas))
     if out.dtype != node.dtype:   # node: a Node, or the ArrayMeta of one of its results

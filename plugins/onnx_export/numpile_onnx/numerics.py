@@ -116,3 +116,52 @@ def log1p(cx: Emitter, x: Value) -> Value:
                    cx.op("Sub", u, one, dtype=dt), dtype=dt)
     scaled = where(cx, cmp(cx, "Equal", u, np.inf), u, scaled)   # log(inf) * inf / inf is NaN
     return where(cx, cmp(cx, "Equal", u, one), x, scaled)
+
+
+# Cephes' atan (Moshier): reduce |x| to [0, 0.66] with tan(3pi/8) and tan(pi/4), then a rational
+# approximation of degree 4/5 in x^2; accurate to about one ulp in float64.
+_ATAN_P = (-8.750608600031904122785e-1, -1.615753718733365076637e1, -7.500855792314704667340e1,
+           -1.228866684490136173410e2, -6.485021904942025371773e1)
+_ATAN_Q = (1.0, 2.485846490142306297962e1, 1.650270098316988542046e2, 4.328810604912902668951e2,
+           4.853903996359136964868e2, 1.945506571482613964425e2)
+_MOREBITS = 6.123233995736765886130e-17   # pi/2 - its double
+
+
+def _poly(cx: Emitter, z: Value, coefficients) -> Value:
+    acc = _c(cx, coefficients[0], z)
+    for c in coefficients[1:]:
+        acc = cx.op("Add", cx.op("Mul", acc, z, dtype=z.dtype), _c(cx, c, z), dtype=z.dtype)
+    return acc
+
+
+def atan(cx: Emitter, x: Value) -> Value:
+    """arctan of float64, which onnxruntime has no kernel for."""
+    dt = x.dtype
+    a = cx.op("Abs", x, dtype=dt)
+    one = _c(cx, 1.0, x)
+    big = cmp(cx, "Greater", a, 2.41421356237309504880)
+    mid = cx.op("And", cx.op("Not", big, dtype=BOOL), cmp(cx, "Greater", a, 0.66), dtype=BOOL)
+    reduced = where(cx, big, cx.op("Neg", cx.op("Div", one, a, dtype=dt), dtype=dt),
+                    where(cx, mid, cx.op("Div", cx.op("Sub", a, one, dtype=dt), cx.op("Add", a, one, dtype=dt), dtype=dt), a))
+    base = where(cx, big, _c(cx, np.pi / 2, x), where(cx, mid, _c(cx, np.pi / 4, x), _c(cx, 0.0, x)))
+    extra = where(cx, big, _c(cx, _MOREBITS, x), where(cx, mid, _c(cx, 0.5 * _MOREBITS, x), _c(cx, 0.0, x)))
+    z = cx.op("Mul", reduced, reduced, dtype=dt)
+    ratio = cx.op("Div", cx.op("Mul", z, _poly(cx, z, _ATAN_P), dtype=dt), _poly(cx, z, _ATAN_Q), dtype=dt)
+    value = cx.op("Add", cx.op("Mul", reduced, ratio, dtype=dt), reduced, dtype=dt)
+    value = cx.op("Add", base, cx.op("Add", value, extra, dtype=dt), dtype=dt)
+    return where(cx, cmp(cx, "Less", x, 0.0), cx.op("Neg", value, dtype=dt), value)
+
+
+def asin(cx: Emitter, x: Value) -> Value:
+    """arcsin(x) = atan(x / sqrt((1 - x)(1 + x))): 1 - x is exact near 1; NaN outside [-1, 1]."""
+    one = _c(cx, 1.0, x)
+    root = cx.op("Sqrt", cx.op("Mul", cx.op("Sub", one, x, dtype=x.dtype), cx.op("Add", one, x, dtype=x.dtype),
+                               dtype=x.dtype), dtype=x.dtype)
+    return atan(cx, cx.op("Div", x, root, dtype=x.dtype))
+
+
+def acos(cx: Emitter, x: Value) -> Value:
+    """arccos(x) = 2 atan(sqrt((1 - x) / (1 + x))): no cancellation near 1."""
+    one = _c(cx, 1.0, x)
+    ratio = cx.op("Div", cx.op("Sub", one, x, dtype=x.dtype), cx.op("Add", one, x, dtype=x.dtype), dtype=x.dtype)
+    return cx.op("Mul", atan(cx, cx.op("Sqrt", ratio, dtype=x.dtype)), _c(cx, 2.0, x), dtype=x.dtype)
