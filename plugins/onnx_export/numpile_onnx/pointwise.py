@@ -170,6 +170,9 @@ def _max_like(onnx_op, propagate, boolean):
 def _power(cx, node, x1, x2):
     if node.dtype == BOOL:
         raise OnnxUnsupported("power of booleans")
+    if node.dtype.kind in "iu" and isinstance(x2, Value) and x2.dtype.kind == "i":
+        raise OnnxUnsupported("integer power by a signed integer array: NumPy raises for a negative exponent, "
+                              "and an ONNX model cannot raise")
     # unsigned 64-bit powers wrap the same in int64
     dtype = INT64 if node.dtype == np.uint64 else node.dtype
     return _computed(cx, node, _op("Pow"), x1, x2, dtype=dtype)
