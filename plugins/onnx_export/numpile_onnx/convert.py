@@ -74,14 +74,14 @@ def to_model(graph, input_names: list[str] | None = None, output_names: list[str
             onnx_inputs.append(helper.make_value_info(name, _type(node, dims)))
         env[node] = Value(name, node.dtype, node.shape, bool(node.meta.get("weak")))
     sizes = {k: (env[s[0]].name, s[1]) for k, s in enumerate(graph.symbols) if s is not None and s[0] in env}
-    cx = Emitter(sizes)
+    outs = graph.outputs
+    output_names = output_names or [f"output_{i}" for i in range(len(outs))]
+    cx = Emitter(sizes, reserved=[*input_names, *output_names])
     for node in graph.nodes:
         if node.op == "constant":
             env[node] = cx.const(node.args[0], node.dtype)
         elif node.op == "call":
             env[node] = _as_node(_convert(cx, node, env), node)
-    outs = graph.outputs
-    output_names = output_names or [f"output_{i}" for i in range(len(outs))]
     onnx_outputs = []
     for value, name in zip(outs, output_names):
         v = env[value] if isinstance(value, Node) else cx.const(value)

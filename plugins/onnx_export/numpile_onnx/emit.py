@@ -70,17 +70,19 @@ class Emitter:
     """Collects nodes and initializers; `symbol_sizes[k]` is (value name, dim) of an input whose
     dim is symbol s<k>, for sizes computed from shapes at run time."""
 
-    def __init__(self, symbol_sizes: dict | None = None):
+    def __init__(self, symbol_sizes: dict | None = None, reserved=()):
         self.nodes: list = []
         self.initializers: list = []
         self.symbol_sizes = symbol_sizes or {}
         self._count = 0
+        self.reserved = set(reserved)   # the inputs' and outputs' names: no node output takes one
         self._consts: dict = {}
         self.constants: dict[str, np.ndarray] = {}   # value name -> its array, for the constants
 
     def fresh(self, hint: str) -> str:
         self._count += 1
-        return f"{hint}_{self._count}"
+        name = f"{hint}_{self._count}"
+        return name if name not in self.reserved else self.fresh(hint)
 
     def op(self, op_type: str, *inputs, dtype, shape=None, outputs: int = 1, **attrs):
         """Emit one node; returns its Value (a tuple of Values for several outputs, all of `dtype`
