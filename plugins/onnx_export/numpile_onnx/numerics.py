@@ -24,6 +24,18 @@ def where(cx: Emitter, cond: Value, a: Value, b: Value) -> Value:
     return cx.op("Where", cond, a, b, dtype=a.dtype)
 
 
+def negate(cx: Emitter, v: Value) -> Value:
+    """-v with the sign of zero flipped too (onnxruntime's Neg of 0.0 is 0.0)."""
+    return cx.op("Mul", v, _c(cx, -1, v), dtype=v.dtype)
+
+
+def with_sign(cx: Emitter, negative: Value, magnitude: Value) -> Value:
+    """magnitude, negated where `negative`: a product with +-1, since onnxruntime's Where hands back
+    -0.0 as 0.0."""
+    sign = cx.op("Where", negative, _c(cx, -1.0, magnitude), _c(cx, 1.0, magnitude), dtype=magnitude.dtype)
+    return cx.op("Mul", magnitude, sign, dtype=magnitude.dtype)
+
+
 def cmp(cx: Emitter, op: str, a: Value, b) -> Value:
     return cx.op(op, a, b if isinstance(b, Value) else _c(cx, b, a), dtype=BOOL)
 
@@ -149,7 +161,7 @@ def atan(cx: Emitter, x: Value) -> Value:
     ratio = cx.op("Div", cx.op("Mul", z, _poly(cx, z, _ATAN_P), dtype=dt), _poly(cx, z, _ATAN_Q), dtype=dt)
     value = cx.op("Add", cx.op("Mul", reduced, ratio, dtype=dt), reduced, dtype=dt)
     value = cx.op("Add", base, cx.op("Add", value, extra, dtype=dt), dtype=dt)
-    return where(cx, cmp(cx, "Less", x, 0.0), cx.op("Neg", value, dtype=dt), value)
+    return with_sign(cx, negative_sign(cx, x), value)
 
 
 def asin(cx: Emitter, x: Value) -> Value:
@@ -165,3 +177,53 @@ def acos(cx: Emitter, x: Value) -> Value:
     one = _c(cx, 1.0, x)
     ratio = cx.op("Div", cx.op("Sub", one, x, dtype=x.dtype), cx.op("Add", one, x, dtype=x.dtype), dtype=x.dtype)
     return cx.op("Mul", atan(cx, cx.op("Sqrt", ratio, dtype=x.dtype)), _c(cx, 2.0, x), dtype=x.dtype)
+
+
+def negative_sign(cx: Emitter, v: Value) -> Value:
+    """v's sign bit for every value but NaN: v < 0, or v a zero whose reciprocal is -inf (-0.0)."""
+    zero = _c(cx, 0.0, v)
+    minus_zero = cx.op("And", cmp(cx, "Equal", v, zero),
+                       cmp(cx, "Less", cx.op("Div", _c(cx, 1.0, v), v, dtype=v.dtype), zero), dtype=BOOL)
+    return cx.op("Or", cmp(cx, "Less", v, zero), minus_zero, dtype=BOOL)
+
+
+def atan2(cx: Emitter, y: Value, x: Value, atan=None) -> Value:
+    """C's atan2, special cases included: the quadrant from the signs (of zeros too), the angles
+    of infinities, NaN where either is NaN. `atan` is the arctan to use (Atan, or ours for float64)."""
+    dt = y.dtype
+    atan = atan or (lambda cx, v: cx.op("Atan", v, dtype=dt))
+
+    def c(value):
+        return _c(cx, value, y)
+
+    def signed(magnitude: Value) -> Value:   # magnitude with y's sign
+        return with_sign(cx, y_neg, magnitude)
+    y_neg, x_neg = negative_sign(cx, y), negative_sign(cx, x)
+    ay, ax = cx.op("Abs", y, dtype=dt), cx.op("Abs", x, dtype=dt)
+    # |angle| for finite, nonzero x: atan(|y| / |x|), folded to the left half-plane where x < 0
+    core = atan(cx, cx.op("Div", ay, ax, dtype=dt))
+    angle = where(cx, x_neg, cx.op("Sub", c(np.pi), core, dtype=dt), core)
+    # x zero: pi/2 (y nonzero), else 0 or pi by x's sign
+    angle = where(cx, cmp(cx, "Equal", ax, 0.0),
+                  where(cx, cmp(cx, "Equal", ay, 0.0), where(cx, x_neg, c(np.pi), c(0.0)), c(np.pi / 2)), angle)
+    # infinities: y infinite -> pi/2, or pi/4 / 3pi/4 with x infinite too; x infinite alone -> 0 or pi
+    y_inf, x_inf = cmp(cx, "Equal", ay, np.inf), cmp(cx, "Equal", ax, np.inf)
+    both = where(cx, x_neg, c(3 * np.pi / 4), c(np.pi / 4))
+    angle = where(cx, y_inf, where(cx, x_inf, both, c(np.pi / 2)),
+                  where(cx, x_inf, where(cx, x_neg, c(np.pi), c(0.0)), angle))
+    nan = cx.op("Or", cx.op("IsNaN", y, dtype=BOOL), cx.op("IsNaN", x, dtype=BOOL), dtype=BOOL)
+    return where(cx, nan, cx.op("Add", y, x, dtype=dt), signed(angle))
+
+
+def hypot(cx: Emitter, x: Value, y: Value) -> Value:
+    """C's hypot: big * sqrt(1 + (small / big)^2), no overflow; inf if either is infinite (NaN too)."""
+    dt = x.dtype
+    ax, ay = cx.op("Abs", x, dtype=dt), cx.op("Abs", y, dtype=dt)
+    big, small = cx.op("Max", ax, ay, dtype=dt), cx.op("Min", ax, ay, dtype=dt)
+    ratio = cx.op("Div", small, where(cx, cmp(cx, "Equal", big, 0.0), _c(cx, 1.0, x), big), dtype=dt)
+    r = cx.op("Mul", big, cx.op("Sqrt", cx.op("Add", _c(cx, 1.0, x), cx.op("Mul", ratio, ratio, dtype=dt), dtype=dt),
+                                 dtype=dt), dtype=dt)
+    nan = cx.op("Or", cx.op("IsNaN", x, dtype=BOOL), cx.op("IsNaN", y, dtype=BOOL), dtype=BOOL)
+    r = where(cx, nan, cx.op("Add", x, y, dtype=dt), r)
+    inf = cx.op("Or", cmp(cx, "Equal", ax, np.inf), cmp(cx, "Equal", ay, np.inf), dtype=BOOL)
+    return where(cx, inf, _c(cx, np.inf, x), r)

@@ -115,7 +115,7 @@ def _asinh(cx, x):  # sign(x) log1p(|x| + x^2 / (1 + sqrt(1 + x^2))); log(2|x|) 
     small = numerics.log1p(cx, cx.op("Add", a, cx.op("Div", sq, root, dtype=dt), dtype=dt))
     large = cx.op("Add", cx.op("Log", a, dtype=dt), _c(cx, math.log(2.0), x), dtype=dt)
     mag = numerics.where(cx, numerics.cmp(cx, "Greater", a, 1e150), large, small)
-    return numerics.where(cx, numerics.cmp(cx, "Less", x, 0.0), cx.op("Neg", mag, dtype=dt), mag)
+    return numerics.with_sign(cx, numerics.negative_sign(cx, x), mag)
 
 
 def _acosh(cx, x):  # log1p(t + sqrt(t (x + 1))), t = x - 1; log(2x) past 1e150
@@ -235,7 +235,7 @@ def _identity(cx, node, x):
 def _negative(cx, node, x):
     if node.dtype == BOOL:
         raise OnnxUnsupported("negative of booleans")
-    return _computed(cx, node, lambda cx, v: cx.op("Sub", _c(cx, 0, v), v, dtype=v.dtype), x)
+    return _computed(cx, node, lambda cx, v: numerics.negate(cx, v), x)
 
 
 def _absolute(cx, node, x):
@@ -269,7 +269,7 @@ def _square(cx, node, x):
 def _cbrt(cx, x):
     dt = x.dtype
     mag = cx.op("Pow", cx.op("Abs", x, dtype=dt), _c(cx, 1.0 / 3.0, x), dtype=dt)
-    return numerics.where(cx, numerics.cmp(cx, "Less", x, 0.0), cx.op("Neg", mag, dtype=dt), mag)
+    return numerics.with_sign(cx, numerics.negative_sign(cx, x), mag)
 
 
 def _trunc(cx, x):
@@ -434,6 +434,8 @@ ROWS = {
     "rad2deg": float_fn(lambda cx, x: _mul(cx, x, _c(cx, 180.0 / math.pi, x))),
     "degrees": float_fn(lambda cx, x: _mul(cx, x, _c(cx, 180.0 / math.pi, x))),
     "heaviside": float_fn(_heaviside),
+    "arctan2": float_fn(lambda cx, y, x: numerics.atan2(cx, y, x, numerics.atan if y.dtype == np.float64 else None)),
+    "hypot": float_fn(numerics.hypot),
     "floor": _rounding("Floor"),
     "ceil": _rounding("Ceil"),
     "trunc": _rounding("Trunc"),
@@ -470,8 +472,6 @@ ROWS = {
 
 # what reading a float's bits needs (BitCast is opset 26), or a loop
 UNSUPPORTED = {
-    "arctan2": "ONNX has no atan2, and one composed of Atan must get NumPy's signed zeros and quadrants",
-    "hypot": "ONNX has no hypot (sqrt(x*x + y*y) overflows where NumPy's does not)",
     "copysign": "reading a float's sign bit (NaN's too) needs BitCast, which is opset 26",
     "signbit": "reading a float's sign bit (NaN's too) needs BitCast, which is opset 26",
     "nextafter": "stepping to the next float needs BitCast, which is opset 26",
