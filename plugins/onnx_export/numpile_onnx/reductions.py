@@ -157,16 +157,39 @@ def _cumsum(cx, node, a, axis=None, dtype=None):
 
 
 def _norm(cx, node, x, ord=None, axis=None, keepdims=False):
-    """The 2-norm of vectors and the Frobenius norm: sqrt(sum(x * x)) over the axes."""
-    if not (ord is None or ord == "fro" and (axis is None and x.ndim == 2 or isinstance(axis, tuple))):
-        raise OnnxUnsupported(f"norm with ord={ord!r} (only the 2-norm of vectors and the Frobenius norm export)")
-    axes = reduced_axes(axis, x.ndim)
-    v = cx.cast(x, wide(node.dtype))
-    total = _reduce(cx, "ReduceSum", cx.op("Mul", v, v, dtype=v.dtype), axes, keepdims)
-    out = cx.op("Sqrt", total, dtype=total.dtype)
-    if keepdims and axis is None and x.ndim:
-        out = cx.op("Reshape", out, cx.ints([1] * x.ndim), dtype=out.dtype)
-    return cx.cast(out, node.dtype)
+    """np.linalg.norm over one axis (or a 1-D array): max/min of |x| (ord inf/-inf), the count of
+    nonzeros (0), sum(|x|**p)**(1/p); over two axes the Frobenius norm, or the largest/smallest
+    column (1/-1) or row (inf/-inf) sum of |x|. Integers are norms of floats, as in NumPy."""
+    dt = wide(node.dtype)
+    v = cx.cast(x, dt)
+    two_axes = isinstance(axis, tuple) and len(axis) == 2 or axis is None and x.ndim == 2 and ord is not None
+    if axis is None and (ord is None or x.ndim == 1):   # the 2-norm of the flattened array, or a vector's norm
+        axes = tuple(range(x.ndim))
+    else:
+        axes = reduced_axes(axis, x.ndim)
+    if ord is None or ord == "fro" and (two_axes or axis is None) or ord == 2 and not two_axes:
+        total = _reduce(cx, "ReduceSum", cx.op("Mul", v, v, dtype=dt), axes, keepdims)
+        return cx.cast(cx.op("Sqrt", total, dtype=dt), node.dtype)
+    magnitude = cx.op("Abs", v, dtype=dt)
+    if two_axes and ord in (1, -1, np.inf, -np.inf):
+        rows, cols = axes
+        inner, outer = (rows, cols) if ord in (1, -1) else (cols, rows)
+        sums = _reduce(cx, "ReduceSum", magnitude, (inner,), True)
+        out = _reduce(cx, "ReduceMax" if ord > 0 else "ReduceMin", sums, (outer,), True)
+        return cx.cast(out if keepdims else cx.op("Squeeze", out, cx.ints(sorted(axes)), dtype=dt), node.dtype)
+    if two_axes or isinstance(ord, str):
+        raise OnnxUnsupported(f"norm with ord={ord!r} over two axes (it needs singular values)")
+    if ord in (np.inf, -np.inf):
+        return cx.cast(_reduce(cx, "ReduceMax" if ord > 0 else "ReduceMin", magnitude, axes, keepdims), node.dtype)
+    if ord == 0:
+        nonzero = cx.cast(cx.cast(v, BOOL), dt)
+        return cx.cast(_reduce(cx, "ReduceSum", nonzero, axes, keepdims), node.dtype)
+    if ord == 1:
+        return cx.cast(_reduce(cx, "ReduceSum", magnitude, axes, keepdims), node.dtype)
+    p = cx.const(np.array(float(ord), dt))
+    total = _reduce(cx, "ReduceSum", cx.op("Pow", magnitude, p, dtype=dt), axes, keepdims)
+    inverse = cx.const(np.array(1.0 / float(ord), dt))
+    return cx.cast(cx.op("Pow", total, inverse, dtype=dt), node.dtype)
 
 
 ROWS = {
