@@ -97,17 +97,48 @@ def _einsum(cx, node, subscripts, *operands, dtype=None, order="K", casting="saf
     return _einsum_of(cx, node, subscripts, operands)
 
 
+def _cov(cx, node, m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, dtype=None):
+    """np.cov without weights: rows as variables, each centred on its mean, X @ X.T / (N - ddof)."""
+    if fweights is not None or aweights is not None:
+        raise OnnxUnsupported("cov with fweights or aweights")
+    dt = wide(node.dtype)
+
+    def rows(a):
+        v = cx.cast(a, dt)
+        shape = a.shape if isinstance(a, Value) else np.shape(a)
+        if len(shape) < 2:
+            v = cx.op("Reshape", v, cx.ints([1, -1]), dtype=dt)
+        elif not rowvar:
+            v = cx.op("Transpose", v, dtype=dt, perm=[1, 0])
+        return v
+    x = rows(m)
+    if y is not None:
+        x = cx.op("Concat", x, rows(y), dtype=dt, axis=0)
+    shape = m.shape if isinstance(m, Value) else np.shape(m)
+    observations = (shape[-1] if len(shape) < 2 or rowvar else shape[0])
+    if not isinstance(observations, int):
+        raise OnnxUnsupported("cov of a symbolic number of observations")
+    ddof = (0 if bias else 1) if ddof is None else ddof
+    if observations - ddof <= 0:   # NumPy divides by 0 (inf, NaN); onnxruntime refuses MatMul * inf
+        raise OnnxUnsupported(f"cov of {observations} observations with ddof={ddof} (NumPy divides by zero)")
+    mean = cx.op("ReduceMean", x, cx.ints([1]), dtype=dt, keepdims=1)
+    centred = cx.op("Sub", x, mean, dtype=dt)
+    product = cx.op("MatMul", centred, cx.op("Transpose", centred, dtype=dt, perm=[1, 0]), dtype=dt)
+    scaled = cx.op("Div", product, cx.const(np.array(observations - ddof, dt)), dtype=dt)
+    return cx.cast(cx.op("Reshape", scaled, cx.ints(node.shape), dtype=dt), node.dtype)
+
+
 ROWS = {
     "matmul": _matmul,
     "dot": _dot,
     "outer": _outer,
     "ufunc_outer": _ufunc_outer,
     "einsum": _einsum,
+    "cov": _cov,
 }
 
 _LAPACK = "ONNX has no LAPACK-style linear algebra op (opset 18 and later alike)"
 UNSUPPORTED = {
     "solve": _LAPACK, "inv": _LAPACK, "cholesky": _LAPACK, "eigh": _LAPACK, "slogdet": _LAPACK,
     "qr": _LAPACK, "svd": _LAPACK,
-    "cov": "not mapped yet (a mean, a deviation and a matmul with NumPy's weights and ddof rules)",
 }
