@@ -156,6 +156,31 @@ def _cumsum(cx, node, a, axis=None, dtype=None):
     return cx.cast(out, node.dtype)
 
 
+# the longest axis a cumulative product is unrolled along (one Mul per element)
+CUMPROD_UNROLL = 1024
+
+
+def _cumprod(cx, node, a, axis=None, dtype=None):
+    """ONNX has no cumulative product: along an axis of known length, the running products of
+    its slices, one after another, in NumPy's order."""
+    x = cx.cast(a, _summable(node.dtype))
+    if axis is None or a.ndim == 0:
+        x, ax, n = cx.op("Reshape", x, cx.ints([-1]), dtype=x.dtype), 0, math.prod(a.shape)
+    else:
+        ax = reduced_axes(axis, a.ndim)[0]
+        n = a.shape[ax]
+    if not isinstance(n, int) or n > CUMPROD_UNROLL:
+        raise OnnxUnsupported(f"cumprod along an axis of {n} elements (ONNX has no cumulative product; "
+                              f"up to {CUMPROD_UNROLL} known ones are unrolled)")
+    if n <= 1:
+        return cx.cast(cx.op("Identity", x, dtype=x.dtype), node.dtype)
+    parts = cx.op("Split", x, cx.ints([1] * n), dtype=x.dtype, outputs=n, axis=ax)
+    running = [parts[0]]
+    for part in parts[1:]:
+        running.append(cx.op("Mul", running[-1], part, dtype=x.dtype))
+    return cx.cast(cx.op("Concat", *running, dtype=x.dtype, axis=ax), node.dtype)
+
+
 def _norm(cx, node, x, ord=None, axis=None, keepdims=False):
     """np.linalg.norm over one axis (or a 1-D array): max/min of |x| (ord inf/-inf), the count of
     nonzeros (0), sum(|x|**p)**(1/p); over two axes the Frobenius norm, or the largest/smallest
@@ -205,11 +230,11 @@ ROWS = {
     "argmax": _arg("ArgMax"),
     "argmin": _arg("ArgMin"),
     "cumsum": _cumsum,
+    "cumprod": _cumprod,
     "norm": _norm,
 }
 
 UNSUPPORTED = {
-    "cumprod": "ONNX has no cumulative product",
     "histogram": "its bin edges and counts are computed from the data's range in NumPy's own order",
     "histogram_bin_edges": "its bin edges are computed from the data's range in NumPy's own order",
     "bincount": "its length is known only from the data",
