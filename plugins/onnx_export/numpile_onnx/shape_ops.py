@@ -224,6 +224,42 @@ def _setitem(cx, node, a, index, value):
     return _reshape(cx, scattered, a.shape)
 
 
+_AT_REDUCTIONS = {"add": "add", "subtract": "add", "multiply": "mul", "maximum": "max", "minimum": "min"}
+
+
+def _ufunc_at(cx, node, ufunc, a, indices, b=None):
+    """np.add.at and its kin: a ScatterND that reduces repeated indices (add, mul, max, min), each
+    index array on one leading axis, negative indices counted from the end. Floats are summed
+    in onnxruntime's order (within rounding of NumPy's one by one); NaNs in max/min are NumPy's
+    only for integers."""
+    name = ufunc if isinstance(ufunc, str) else ufunc.__name__
+    reduction = _AT_REDUCTIONS.get(name)
+    if reduction is None or b is None:
+        raise OnnxUnsupported(f"{name}.at (a unary ufunc applies again at each repeat)")
+    if reduction in ("max", "min") and node.dtype.kind == "f":
+        raise OnnxUnsupported(f"{name}.at of floats (ScatterND's max and min do not see NaNs as NumPy)")
+    if not all(isinstance(i, Value) and i.dtype.kind in "iu" for i in indices) or not _static(a.shape):
+        raise OnnxUnsupported(f"{name}.at with indices other than integer arrays, or of a symbolic shape")
+    dt = np.dtype(np.int64) if node.dtype.kind in "biu" else node.dtype
+    k = len(indices)
+    picked = np.broadcast_shapes(*(i.shape for i in indices))
+    columns = []
+    for i, dim in zip(indices, a.shape):
+        i64 = cx.cast(i, INT64)
+        wrapped = cx.op("Add", i64, cx.const(np.array(dim, np.int64)), dtype=INT64)
+        negative = cx.op("Less", i64, cx.const(np.array(0, np.int64)), dtype=BOOL)
+        i64 = cx.op("Where", negative, wrapped, i64, dtype=INT64)
+        i64 = cx.op("Expand", i64, cx.ints(picked), dtype=INT64)
+        columns.append(cx.op("Unsqueeze", i64, cx.ints([-1]), dtype=INT64))
+    where_to = cx.op("Concat", *columns, dtype=INT64, axis=-1) if k > 1 else columns[0]
+    updates = cx.cast(b, dt)
+    if name == "subtract":
+        updates = cx.op("Sub", cx.const(np.array(0, dt)), updates, dtype=dt)
+    updates = _expand(cx, updates, tuple(picked) + tuple(a.shape[k:]), dt)
+    out = cx.op("ScatterND", cx.cast(a, dt), where_to, updates, dtype=dt, reduction=reduction)
+    return cx.cast(out, node.dtype)
+
+
 # -- creation ------------------------------------------------------------------------------------
 
 def _fill(value_of):
@@ -260,6 +296,7 @@ ROWS = {
     "getitem": _getitem,
     "index": _index,
     "setitem": _setitem,
+    "ufunc_at": _ufunc_at,
     "zeros": _fill(lambda args: 0),
     "empty": _fill(lambda args: 0),
     "ndarray": _fill(lambda args: 0),
@@ -282,5 +319,4 @@ UNSUPPORTED = {
     "argwhere": "its result's size is known only from the data",
     "unique": "its result's size is known only from the data",
     "slice_positions": "a slice bound computed in the graph",
-    "ufunc_at": "unbuffered updates at repeated indices (ScatterND leaves their order open)",
 }
