@@ -48,10 +48,25 @@ def session(model, options: dict | None = None):
     return ort.InferenceSession(data, session_options(options), providers=providers)
 
 
+SHOWN_ELEMENTS = 16   # initializers larger than this are listed by name, dtype and shape, not printed
+
+
 def show(model) -> str:
-    """The model as ONNX's textual syntax."""
+    """The model as ONNX's textual syntax (onnx.printer), its large initializers (weights) listed
+    rather than printed."""
+    import onnx
     import onnx.printer
-    return onnx.printer.to_text(model)
+    from onnx import numpy_helper
+    big = [t for t in model.graph.initializer if np.prod(t.dims, dtype=np.int64) > SHOWN_ELEMENTS]
+    if not big:
+        return onnx.printer.to_text(model)
+    shown = onnx.ModelProto()
+    shown.CopyFrom(model)
+    kept = [t for t in shown.graph.initializer if np.prod(t.dims, dtype=np.int64) <= SHOWN_ELEMENTS]
+    del shown.graph.initializer[:]
+    shown.graph.initializer.extend(kept)
+    listed = "".join(f"#   {t.name}: {numpy_helper.to_array(t).dtype}{list(t.dims)}\n" for t in big)
+    return f"# initializers stored in the model, not shown:\n{listed}" + onnx.printer.to_text(shown)
 
 
 def view_plans(graph) -> dict:
