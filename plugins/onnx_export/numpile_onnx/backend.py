@@ -3,8 +3,9 @@
 Every graph the tracer captures goes through the exporter, so the conformance suite and the
 random programs test export continuously. Options (`numpile.compile(options=...)`):
 `threads` (intra-op threads, default onnxruntime's), `graph_optimization_level`
-("disable", "basic", "extended", "all"; default "all") and `providers` (default: CUDA first when
-onnxruntime-gpu offers it and the caller asks for it with `providers`, else the CPU).
+("disable", "basic", "extended", "all"; default "all") and `providers` (onnxruntime's execution
+providers, default the CPU's; with onnxruntime-gpu, "CUDAExecutionProvider" runs the model on the
+GPU, its NumPy inputs copied there and back).
 """
 
 from __future__ import annotations

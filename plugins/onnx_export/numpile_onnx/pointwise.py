@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from . import numerics
-from .emit import BOOL, FLOAT32, INT64, Emitter, OnnxUnsupported, Value, loop_dtype
+from .emit import BOOL, INT64, Emitter, OnnxUnsupported, Value, loop_dtype
 
 # the dtype onnxruntime computes a dtype's arithmetic in
 WIDE = {np.dtype(k): np.dtype(v) for k, v in {
