@@ -9,6 +9,7 @@ import re
 import sys
 
 from . import __version__, plugins
+from .exc import NumpileError
 
 
 def backends_table(rows: list[plugins.BackendInfo]) -> str:
@@ -76,7 +77,11 @@ def run_export(args) -> int:
         first = examples[0]
         dynamic = [{d: names[d] for d in args.dynamic if d < x.ndim and d < first.ndim and x.shape[d] == first.shape[d]}
                    for x in examples]
-    program = export(target(args.function), *examples, dynamic_shapes=dynamic, format=args.format)
+    try:
+        program = export(target(args.function), *examples, dynamic_shapes=dynamic, format=args.format)
+    except NumpileError as e:   # what cannot be exported, and why: no traceback of numpile's own
+        print(f"numpile export: {e}", file=sys.stderr)
+        return 1
     program.save(args.output)
     print(f"wrote {args.output} ({args.format})")
     print(program.describe() if hasattr(program, "describe") else
@@ -98,7 +103,8 @@ def main(argv: list[str] | None = None) -> int:
     exporting.add_argument("--arg", action="append", default=[], metavar="DTYPE[DIMS]",
                            help="an example argument, e.g. float32[8,784]; once per parameter, in order")
     exporting.add_argument("--dynamic", action="append", type=int, default=[], metavar="DIM",
-                           help="leave this dim of every argument symbolic (0: the batch)")
+                           help="leave dim DIM symbolic in the first argument and in every argument whose dim "
+                                "DIM has the same example size (0: the batch)")
     exporting.add_argument("--format", default="onnx", help="the exporter (default: onnx)")
     exporting.add_argument("-o", "--output", required=True, help="the file to write")
     exporting.set_defaults(run=lambda extra, args=None: None, passes_args_on=False, export=True)

@@ -239,3 +239,12 @@ def test_command_line_export(tmp_path, monkeypatch, capsys):
     assert "x float32[batch, 784]" in printed and "w float32[784, 10]" in printed
     assert "output float32[batch, 10]" in printed and "opset:   18" in printed
     onnx.checker.check_model(onnx.load(str(out)), full_check=True)
+
+
+def test_command_line_export_error(tmp_path, monkeypatch, capsys):
+    (tmp_path / "bad_for_cli.py").write_text("import numpy as np\n\ndef f(x):\n    return np.linalg.inv(x)\n")
+    monkeypatch.chdir(tmp_path)
+    assert cli.main(["export", "bad_for_cli:f", "--arg", "float64[3,3]", "-o", str(tmp_path / "f.onnx")]) == 1
+    err = capsys.readouterr().err
+    assert "cannot express inv" in err and "bad_for_cli.py:4" in err
+    assert not (tmp_path / "f.onnx").exists()
