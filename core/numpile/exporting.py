@@ -142,6 +142,7 @@ def capture(obj, args: tuple, dynamic_shapes=None):
                               err.loc).with_traceback(None) from None
         loc = failed.user_stack[-1] if failed.user_stack else None
         raise Unsupported(f"numpile.export: the tracer failed: {type(err).__name__}: {err}", loc) from err
+    _check_sizes(tr, fn, call_args, dynamic, dim_names)
     graph = tr.graph
     names, weights = [], {}
     for i, source in enumerate(tr.input_sources):
@@ -163,6 +164,39 @@ def capture(obj, args: tuple, dynamic_shapes=None):
     leaves = _leaves(result, "output")
     signature = ExportSignature(names, weights, [name for name, _ in leaves], result, symbol_names, fn.__qualname__)
     return graph, list(tr.example_inputs), signature
+
+
+class _Sized:
+    """An argument with another shape, for evaluating the trace's decisions on dims."""
+
+    def __init__(self, shape):
+        self.shape = shape
+
+
+def _check_sizes(tr, fn, call_args, dynamic, dim_names) -> None:
+    """The trace's decisions on dynamic dims (`x.shape[0] != 1`, `s0 * s1 % s0 == 0`) must hold
+    for every size of 2 and more, as the exported model claims: they are evaluated at sizes
+    drawn for each dim (dims named alike the same), and one that fails is an error naming it."""
+    relied = [g for g in tr.guards if g.kind == "expr"]
+    if not relied or dynamic is None:
+        return
+    bound = inspect.signature(fn, follow_wrapped=False).bind(*call_args).arguments
+    rng = np.random.default_rng(0)
+    for trial in range(8):
+        sizes: dict = {}
+        env = {"__G": fn.__globals__, "__C": fn.__closure__ or (), **bound}
+        for param, dims in dynamic.per_source.items():
+            shape = list(np.shape(bound[param]))
+            for d in dims:
+                key = dim_names.get((param, d), (param, d))
+                sizes.setdefault(key, int(rng.choice([2, 3, 5, 8, 64, 97])) if trial else 2)
+                shape[d] = sizes[key]
+            env[param] = _Sized(tuple(shape))
+        failed = [g.describe() for g in relied if not eval(g.source.expr(), dict(env))]
+        if failed:
+            raise Unsupported(f"numpile.export: the function's code decides on its dynamic dims "
+                              f"({'; '.join(failed)}), which does not hold for every size: make those dims "
+                              f"static, or compute without deciding on them")
 
 
 def _rebuild(tr, fn, call_args, user_params, names, weights):

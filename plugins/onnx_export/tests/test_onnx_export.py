@@ -248,3 +248,13 @@ def test_command_line_export_error(tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert "cannot express inv" in err and "bad_for_cli.py:4" in err
     assert not (tmp_path / "f.onnx").exists()
+
+
+def test_a_decision_on_a_dynamic_dim_is_an_error():
+    def f(x):
+        if x.shape[0] > 4:
+            return x * 2
+        return x
+
+    with pytest.raises(numpile.Unsupported, match=r"decides on its dynamic dims \(x.shape\[0\] > 4\)"):
+        numpile.export(f, rng.standard_normal((6, 3)), dynamic_shapes={"x": {0: "batch"}})
