@@ -195,33 +195,81 @@ def _basic(index: tuple) -> bool:
                for i in index)
 
 
+def _grid(cx, a: Value) -> Value:
+    """The flat position of every element of `a`, in a's shape (any size, symbolic too)."""
+    shape = cx.op("Shape", a, dtype=INT64)
+    count = cx.op("ReduceProd", shape, dtype=INT64, keepdims=0)
+    flat = cx.op("Range", cx.const(np.array(0, np.int64)), count, cx.const(np.array(1, np.int64)), dtype=INT64)
+    return cx.op("Reshape", flat, shape, dtype=INT64, shape=a.shape)
+
+
+def _scatter(cx, node, a: Value, positions: Value, value, last_wins: bool = False) -> Value:
+    """a with `value` (broadcast to the positions' shape) written at the flat `positions`. With
+    repeats (`last_wins`), only each position's last write is kept, as NumPy's assignment does:
+    ScatterND leaves the order of repeated indices open."""
+    spread = cx.op("Expand", cx.cast(value, node.dtype), cx.op("Shape", positions, dtype=INT64), dtype=node.dtype)
+    targets = cx.op("Reshape", positions, cx.ints([-1]), dtype=INT64)
+    updates = cx.op("Reshape", spread, cx.ints([-1]), dtype=node.dtype)
+    whole = cx.op("Reshape", cx.cast(a, node.dtype), cx.ints([-1]), dtype=node.dtype)
+    if last_wins:
+        n = cx.op("Shape", targets, dtype=INT64)
+        order = cx.op("Range", cx.const(np.array(0, np.int64)), cx.op("Squeeze", n, dtype=INT64),
+                      cx.const(np.array(1, np.int64)), dtype=INT64)
+        none = cx.op("Expand", cx.const(np.array(-1, np.int64)), cx.op("Shape", whole, dtype=INT64), dtype=INT64)
+        column = cx.op("Unsqueeze", targets, cx.ints([-1]), dtype=INT64)
+        last = cx.op("ScatterND", none, column, order, dtype=INT64, reduction="max")
+        keep = cx.op("Equal", cx.op("Gather", last, targets, dtype=INT64, axis=0), order, dtype=BOOL)
+        targets = cx.op("Compress", targets, keep, dtype=INT64, axis=0)
+        updates = cx.op("Compress", updates, keep, dtype=node.dtype, axis=0)
+    column = cx.op("Unsqueeze", targets, cx.ints([-1]), dtype=INT64)
+    scattered = cx.op("ScatterND", whole, column, updates, dtype=node.dtype)
+    return cx.op("Reshape", scattered, cx.op("Shape", a, dtype=INT64), dtype=node.dtype)
+
+
+def _leading_arrays(cx, a: Value, index: tuple):
+    """For an index of integer arrays and integers on a's leading dims (the rest whole): the
+    stacked, broadcast, non-negative indices GatherND takes; None for any other index."""
+    items = list(index)
+    while items and items[-1] in (slice(None), Ellipsis):
+        items.pop()
+    if not items or not any(isinstance(i, Value) for i in items) or len(items) > a.ndim or not _static(a.shape):
+        return None
+    if not all(isinstance(i, Value) and i.dtype.kind in "iu" or isinstance(i, int) and not isinstance(i, bool)
+               for i in items):
+        return None
+    shape = np.broadcast_shapes(*(i.shape if isinstance(i, Value) else () for i in items))
+    columns = []
+    for item, dim in zip(items, a.shape):
+        i64 = cx.cast(item, INT64) if isinstance(item, Value) else cx.const(np.array(item, np.int64))
+        negative = cx.op("Less", i64, cx.const(np.array(0, np.int64)), dtype=BOOL)
+        i64 = cx.op("Where", negative, cx.op("Add", i64, cx.const(np.array(dim, np.int64)), dtype=INT64), i64, dtype=INT64)
+        i64 = cx.op("Expand", i64, cx.ints(shape), dtype=INT64)
+        columns.append(cx.op("Unsqueeze", i64, cx.ints([-1]), dtype=INT64))
+    return cx.op("Concat", *columns, dtype=INT64, axis=-1) if len(columns) > 1 else columns[0]
+
+
 def _setitem(cx, node, a, index, value):
-    """a with a[index] = value: a ScatterND of the value, broadcast to the selection, at the flat
-    positions selected (each at most once: ScatterND leaves the order of repeats open). A basic
-    index selects them from a Range of a's shape, for any size; an index known now, by NumPy."""
+    """a with a[index] = value. A basic index selects its positions from a grid of a's flat
+    positions (any size); integer arrays on the leading dims gather them (the last of repeated
+    writes wins); a boolean mask with one value is a Where; an index known now, NumPy's positions."""
     if _basic(index):
-        count = cx.op("ReduceProd", cx.op("Shape", a, dtype=INT64), dtype=INT64, keepdims=0)
-        flat = cx.op("Range", cx.const(np.array(0, np.int64)), count, cx.const(np.array(1, np.int64)), dtype=INT64)
-        grid = cx.op("Reshape", flat, cx.op("Shape", a, dtype=INT64), dtype=INT64, shape=a.shape)
-        selected = _getitem(cx, node, grid, index)
-        spread = cx.op("Expand", cx.cast(value, node.dtype), cx.op("Shape", selected, dtype=INT64), dtype=node.dtype)
-        targets = cx.op("Reshape", selected, cx.ints([-1, 1]), dtype=INT64)
-        updates = cx.op("Reshape", spread, cx.ints([-1]), dtype=node.dtype)
-        whole = cx.op("Reshape", cx.cast(a, node.dtype), cx.ints([-1]), dtype=node.dtype)
-        scattered = cx.op("ScatterND", whole, targets, updates, dtype=node.dtype)
-        return cx.op("Reshape", scattered, cx.op("Shape", a, dtype=INT64), dtype=node.dtype)
+        return _scatter(cx, node, a, _getitem(cx, node, _grid(cx, a), index), value)
+    if len(index) == 1 and isinstance(index[0], Value) and index[0].dtype == BOOL:
+        mask = index[0]
+        if (isinstance(value, Value) and value.ndim) or mask.ndim > a.ndim:
+            raise OnnxUnsupported("assigning an array through a boolean mask (its length is known only from the data)")
+        if mask.ndim < a.ndim:
+            mask = cx.op("Unsqueeze", mask, cx.ints(list(range(mask.ndim, a.ndim))), dtype=BOOL)
+        return cx.op("Where", mask, cx.cast(value, node.dtype), cx.cast(a, node.dtype), dtype=node.dtype)
+    where_to = _leading_arrays(cx, a, index)
+    if where_to is not None:
+        positions = cx.op("GatherND", _grid(cx, a), where_to, dtype=INT64)
+        return _scatter(cx, node, a, positions, value, last_wins=True)
     positions = _positions(a, index)
-    if np.unique(positions).size != positions.size:
-        raise OnnxUnsupported("an assignment to repeated positions (ScatterND leaves their order open)")
-    target = cx.cast(a, node.dtype)
     if positions.size == 0:
-        return cx.op("Identity", target, dtype=node.dtype)
-    size = int(np.prod(a.shape))
-    flat = cx.op("Reshape", target, cx.ints([size]), dtype=node.dtype)
-    spread = cx.op("Expand", cx.cast(value, node.dtype), cx.ints(positions.shape), dtype=node.dtype)
-    updates = cx.op("Reshape", spread, cx.ints([positions.size]), dtype=node.dtype)
-    scattered = cx.op("ScatterND", flat, cx.const(positions.reshape(-1, 1)), updates, dtype=node.dtype)
-    return _reshape(cx, scattered, a.shape)
+        return cx.op("Identity", cx.cast(a, node.dtype), dtype=node.dtype)
+    repeats = np.unique(positions).size != positions.size
+    return _scatter(cx, node, a, cx.const(positions), value, last_wins=repeats)
 
 
 _AT_REDUCTIONS = {"add": "add", "subtract": "add", "multiply": "mul", "maximum": "max", "minimum": "min"}
