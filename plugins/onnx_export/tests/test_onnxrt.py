@@ -33,7 +33,19 @@ def int_math(a, b):
     return (a // b) * 3 + a % b - np.abs(a) // 2, np.where(a > b, a, b).sum(axis=0)
 
 
+def assignments(x, idx, m):
+    x = x.copy()
+    x[x < 0] = 0.5                  # a mask, one value
+    x[idx] = 7.0                    # an index array with repeats: the last write wins
+    x[idx, 1] = np.arange(3.0)
+    x[m] = -1.0
+    x[[0, 0, 1]] = np.array([[1.0, 2, 3], [4, 5, 6], [7, 8, 9]])
+    x[-1, idx[:2] % 3] = 3.5
+    return x
+
+
 @pytest.mark.parametrize("fn, args", [
+    (assignments, (rng.random((5, 3)) - 0.5, np.array([2, -3, 2]), rng.random(5) < 0.4)),
     (softmax, (rng.standard_normal((4, 10)).astype(np.float32),)),
     (layer_norm, (rng.standard_normal((3, 8)),)),
     (int_math, (rng.integers(-9, 9, (3, 5)), rng.integers(1, 5, (3, 5)) * rng.choice([-1, 1], (3, 5)))),
