@@ -173,8 +173,8 @@ def _positions(a: Value, index: tuple) -> np.ndarray:
 
 
 def _index(cx, node, a, index):
-    """An index array on one axis (the others whole) is a Gather; an index known now, a Gather
-    of the flat positions it selects."""
+    """An index array on one axis (the others whole) is a Gather; integer arrays on the leading
+    dims a GatherND; an index known now, a Gather of the flat positions it selects."""
     items = _items(index, a.ndim)
     arrays = [k for k, i in enumerate(items) if isinstance(i, Value)]
     if len(arrays) == 1 and all(i == slice(None) for k, i in enumerate(items) if k != arrays[0]):
@@ -182,6 +182,9 @@ def _index(cx, node, a, index):
         if items[k].dtype.kind not in "iu":
             raise OnnxUnsupported("a boolean mask (its result's size is known only from the data)")
         return cx.op("Gather", a, cx.cast(items[k], INT64), dtype=a.dtype, axis=k)
+    where_from = _leading_arrays(cx, a, index)
+    if where_from is not None:   # integer arrays (and integers) on the leading dims, broadcast together
+        return cx.op("GatherND", a, where_from, dtype=a.dtype)
     positions = _positions(a, index)
     flat = cx.op("Reshape", a, cx.ints([-1]), dtype=a.dtype)
     return cx.op("Gather", flat, cx.const(positions), dtype=a.dtype)
