@@ -4,7 +4,8 @@
 
 Each workload is one NumPy function. It runs eagerly, compiled by numpile (backend "llvm"
 when installed, else the default) specialised to its shapes and with `dynamic=True` (one
-entry for every size: kernels take the sizes at run time), and by each installed peer:
+entry for every size: kernels take the sizes at run time), for a few (ONNXRT_WORKLOADS) by the
+backend "onnxrt" (the graph exported to ONNX and run by onnxruntime), and by each installed peer:
 numexpr (where the workload is one expression), Numba `@njit(parallel=True)` (a loop
 version written for it), and torch.compile applied to the same NumPy function. Times are medians of repeated runs
 after warm-up; the table gives each time and its ratio to NumPy, and for bandwidth-bound
@@ -243,6 +244,10 @@ NUMEXPR = {
 }
 
 
+# workloads also run through numpile-onnx's backend "onnxrt" (the model is the exported graph)
+ONNXRT_WORKLOADS = {"softmax", "mlp", "layer_norm", "chain"}
+
+
 def workloads(quick: bool, rng):
     n = 2 ** (20 if quick else 24)
     rows = 1024 if quick else 4096
@@ -310,6 +315,9 @@ def peers(name, fn, args, numba_fns):
     backend = "llvm" if "llvm" in numpile.list_backends(available_only=True) else None
     out.append((f"numpile[{backend or 'default'}]", numpile.compile(fn, backend=backend)))
     out.append((f"numpile[{backend or 'default'}] dynamic", numpile.compile(fn, backend=backend, dynamic=True)))
+    if name in ONNXRT_WORKLOADS:   # the graph exported to ONNX, run by onnxruntime (numpile-onnx)
+        onnxrt = any(b.name == "onnxrt" and b.available for b in numpile.list_backends())
+        out.append(("numpile[onnxrt]", numpile.compile(fn, backend="onnxrt") if onnxrt else "not installed"))
     try:
         import numexpr
         expr = NUMEXPR.get(name.removesuffix("_100"))

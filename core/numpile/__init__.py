@@ -3,7 +3,7 @@
 __version__ = "0.1.0"
 
 from . import config  # noqa: E402
-from .api import ExplainOutput, GraphBreak, compile, disable, explain, reset  # noqa: E402
+from .api import ExplainOutput, GraphBreak, compile, disable, explain, export, reset  # noqa: E402
 from .backend import (  # noqa: E402
     Backend, BackendUnavailableError, CallableBackend, Exporter, InvalidBackendError, InvalidExporterError,
 )
@@ -14,7 +14,7 @@ from .logs import set_logs  # noqa: E402
 from .plugins import BackendInfo, backend_info, backend_table, list_backends, register_backend  # noqa: E402
 
 __all__ = [
-    "__version__", "config", "compile", "disable", "explain", "reset", "set_logs",
+    "__version__", "config", "compile", "disable", "explain", "export", "reset", "set_logs",
     "ExplainOutput", "GraphBreak", "Graph", "Node",
     "NumpileError", "Unsupported", "BackendCompilerFailed",
     "InvalidBackendError", "BackendUnavailableError", "InvalidExporterError",

@@ -1,4 +1,4 @@
-"""The public entry points: compile, explain, reset, disable."""
+"""The public entry points: compile, explain, export, reset, disable."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 from . import cache
 from .exc import Unsupported
+from .exporting import export
 from .tracer import GraphBreak
 
 
@@ -122,4 +123,4 @@ def explain(fn, **compile_kwargs):
     return run
 
 
-__all__ = ["compile", "disable", "reset", "explain", "ExplainOutput", "GraphBreak", "Unsupported"]
+__all__ = ["compile", "disable", "reset", "explain", "export", "ExplainOutput", "GraphBreak", "Unsupported"]

@@ -1,0 +1,18 @@
+"""The op mapping: one table keyed by registry op names (tests check its keys against the registry).
+
+`TABLE[op]` converts a call of `op`: `convert(emitter, node, *args, **kwargs)` with the node's
+arguments in the registry's canonical layout, graph values as `emit.Value`s, returning the
+result's Value (a tuple for an op with several results). A form it cannot express raises
+`emit.OnnxUnsupported` saying which. `UNSUPPORTED[op]` says why an op has no row.
+"""
+
+from __future__ import annotations
+
+from . import pointwise, products, reductions, shape_ops
+
+TABLE = {**pointwise.ROWS, **reductions.ROWS, **shape_ops.ROWS, **products.ROWS}
+
+UNSUPPORTED = {
+    **pointwise.UNSUPPORTED, **reductions.UNSUPPORTED, **shape_ops.UNSUPPORTED, **products.UNSUPPORTED,
+    "tuple_getitem": "",   # handled by the driver (convert.py): it picks one result of an op with several
+}
