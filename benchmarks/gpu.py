@@ -44,16 +44,24 @@ def layer_norm(x, g, b):
     return (x - mu) / np.sqrt(var + 1e-5) * g + b
 
 
+def mlp(x, w1, b1, w2, b2):
+    h = np.maximum(x @ w1 + b1, 0)
+    return np.maximum(h @ w2 + b2, 0)
+
+
 def workloads(cp):
-    """(name, function, CuPy arguments, bytes at the floor)."""
+    """(name, function, CuPy arguments, bytes at the floor: None for none, "call" for per-call time)."""
     f32 = cp.float32
     x, y = (cp.random.standard_normal(1 << 26, dtype=f32) for _ in range(2))
     m = cp.random.standard_normal((8192, 8192), dtype=f32)
     g, b = cp.random.standard_normal(8192, dtype=f32), cp.random.standard_normal(8192, dtype=f32)
     small = cp.random.standard_normal(1024, dtype=f32)
+    layers = (cp.random.standard_normal((4096, 1024), dtype=f32), cp.random.standard_normal((1024, 4096), dtype=f32) / 32,
+              cp.random.standard_normal(4096, dtype=f32), cp.random.standard_normal((4096, 1024), dtype=f32) / 64,
+              cp.random.standard_normal(1024, dtype=f32))
     return [("chain", chain, (x,), 2 * x.nbytes), ("squared_distance", squared_distance, (x, y), 2 * x.nbytes),
             ("softmax", softmax, (m,), 2 * m.nbytes), ("layer_norm", layer_norm, (m, g, b), 2 * m.nbytes),
-            ("chain_1024", chain, (small,), None)]
+            ("mlp", mlp, layers, None), ("chain_1024", chain, (small,), "call")]
 
 
 def torch_peers(name, fn, args):
@@ -67,6 +75,7 @@ def torch_peers(name, fn, args):
         "squared_distance": lambda x, y: ((x - y) ** 2).sum(),
         "softmax": lambda x: torch.softmax(x, -1),
         "layer_norm": lambda x, g, b: F.layer_norm(x, x.shape[-1:], g, b, 1e-5),
+        "mlp": lambda x, w1, b1, w2, b2: torch.relu(torch.relu(x @ w1 + b1) @ w2 + b2),
     }
     fn_t = equivalents[name.removesuffix("_1024")]
     targs = tuple(torch.from_dlpack(a) for a in args)
@@ -85,7 +94,9 @@ def jax_peer(name, args):
            "squared_distance": lambda x, y: ((x - y) ** 2).sum(),
            "softmax": lambda x: jax.nn.softmax(x, -1),
            "layer_norm": lambda x, g, b: (x - x.mean(-1, keepdims=True))
-           / jnp.sqrt(x.var(-1, keepdims=True) + 1e-5) * g + b}
+           / jnp.sqrt(x.var(-1, keepdims=True) + 1e-5) * g + b,
+           "mlp": lambda x, w1, b1, w2, b2: jax.nn.relu(jax.nn.relu(x @ w1 + b1) @ w2 + b2)}
+    jax.config.update("jax_default_matmul_precision", "highest")   # float32 products as the others (not TF32)
     jitted = jax.jit(fns[name.removesuffix("_1024")])
     jargs = tuple(jax.dlpack.from_dlpack(a) for a in args)
     return [("jax jit", lambda: jitted(*jargs).block_until_ready())]
@@ -137,7 +148,7 @@ def main(argv=None) -> None:
     for name, fn, fargs, floor_bytes in workloads(cp):
         if args.only and name not in args.only:
             continue
-        timer = call_seconds if floor_bytes is None else device_seconds
+        timer = call_seconds if floor_bytes == "call" else device_seconds
         for peer, run in peers(name, fn, fargs):
             if isinstance(run, str):
                 print(f"{name:<18} {peer:<32} ({run})")
@@ -151,7 +162,7 @@ def main(argv=None) -> None:
                 continue
             first = time.perf_counter() - t0
             t = timer(run)
-            share = f"{floor_bytes / bandwidth / t:8.0%}" if floor_bytes else ""
+            share = f"{floor_bytes / bandwidth / t:8.0%}" if isinstance(floor_bytes, int) else ""
             print(f"{name:<18} {peer:<32} {t * 1e6:9.1f}µs {share:>9} {first:8.2f}s", flush=True)
 
 

@@ -43,4 +43,5 @@ class TritonBackend(numpile.Backend):
             logs.get("perf").debug("triton: %s runs with NumPy: its dynamic shapes need a decision: %s", name, e)
             return graph.compile_python()
         with no_new_guards():
-            return CompiledProgram(program, graph_name=name, resident=any(map(device.resident, example_inputs)))
+            return CompiledProgram(program, graph_name=name, resident=any(map(device.resident, example_inputs)),
+                                   arrays=device.arrays_for(example_inputs))

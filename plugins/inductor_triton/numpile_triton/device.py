@@ -1,9 +1,11 @@
-"""Where kernels run and how arrays get there. torch (Triton's runtime: its tensors are what
-kernels take) and triton are imported on first use, never when numpile loads the plugin.
+"""Where kernels run and how arrays get there. torch (Triton's runtime) and triton are imported on
+first use, never when numpile loads the plugin.
 
 Kernels run on the CUDA device, or with TRITON_INTERPRET=1 on the CPU through Triton's
-interpreter, torch CPU tensors carrying the data. NumPy inputs are copied onto the device in C
-order (kernels index every buffer as C-ordered) and results copied back as NumPy arrays.
+interpreter, torch CPU tensors carrying the data. Device buffers are arrays of one library per
+compiled program (`Arrays`): CuPy arrays when the inputs are CuPy arrays, so that a call neither
+converts them nor needs torch tensors (a DLPack exchange each way costs 10-30 µs); torch tensors
+otherwise (torch CUDA tensors, or NumPy arrays copied up in C order and results copied back).
 """
 
 from __future__ import annotations
@@ -55,26 +57,95 @@ def resident(value) -> bool:
     return hasattr(value, "__cuda_array_interface__") or type(value).__module__ == "torch" and value.device.type == "cuda"
 
 
-def to_device(x, copy: bool):
-    """A NumPy array (or scalar) as a C-ordered tensor on the device, a device array as a tensor
-    viewing it (zero-copy through DLPack); `copy`: never share the array's memory (the program
-    writes into it). The interpreter always gets a copy: it tells tensors' memory apart by where
-    their storage starts, which two views of one array share."""
-    import torch
-    if resident(x):
-        tensor = x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
-        return tensor.clone(memory_format=torch.contiguous_format) if copy else tensor.contiguous()
+def _host_array(x, copy: bool) -> np.ndarray:
+    """A NumPy array (or scalar) in C order; a copy when asked for or when it cannot be shared."""
     a = np.asarray(x)
-    if copy or interpreting() or not a.flags.c_contiguous or not a.flags.writeable:
+    if copy or not a.flags.c_contiguous or not a.flags.writeable:
         a = np.array(a, order="C", copy=True)
-    tensor = torch.from_numpy(a)
-    return tensor if interpreting() else tensor.to(name())
+    return a
 
 
-def to_host(tensor) -> np.ndarray:
-    return tensor.cpu().numpy()
+class TorchArrays:
+    """Device buffers as torch tensors: for NumPy inputs, torch CUDA tensors and the interpreter."""
+
+    numpy_api = False   # NumPy's functions do not take tensors: externs run on host copies
+
+    def to_device(self, x, copy: bool):
+        """A NumPy array (or scalar) as a C-ordered tensor on the device, a device array as a tensor
+        viewing it (zero-copy through DLPack); `copy`: never share the array's memory (the program
+        writes into it). The interpreter always gets a copy: it tells tensors' memory apart by where
+        their storage starts, which two views of one array share."""
+        import torch
+        if resident(x):
+            tensor = x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
+            return tensor.clone(memory_format=torch.contiguous_format) if copy else tensor.contiguous()
+        tensor = torch.from_numpy(_host_array(x, copy or interpreting()))
+        return tensor if interpreting() else tensor.to(name())
+
+    def to_host(self, tensor) -> np.ndarray:
+        return tensor.cpu().numpy()
+
+    def empty(self, shape: tuple, dtype: np.dtype):
+        import torch
+        return torch.empty(shape, dtype=torch_dtype(dtype), device=name())
+
+    @staticmethod
+    def pointer(tensor) -> int:
+        return tensor.data_ptr()
+
+    @staticmethod
+    def tensor(array):
+        return array
+
+    def stream(self) -> int:
+        import torch
+        return torch.cuda.current_stream().cuda_stream
 
 
-def empty(shape: tuple, dtype: np.dtype):
-    import torch
-    return torch.empty(shape, dtype=torch_dtype(dtype), device=name())
+class CupyArrays:
+    """Device buffers as CuPy arrays, for CuPy inputs: kernels get their addresses, externs run
+    through CuPy (NumPy's functions dispatch to it), results are CuPy arrays."""
+
+    numpy_api = True
+
+    def __init__(self):
+        import cupy
+        self.cupy = cupy
+
+    def to_device(self, x, copy: bool):
+        cupy = self.cupy
+        if isinstance(x, cupy.ndarray):
+            return cupy.array(x, order="C", copy=True) if copy else cupy.ascontiguousarray(x)
+        return cupy.asarray(_host_array(x, False))
+
+    def to_host(self, array) -> np.ndarray:
+        return self.cupy.asnumpy(array)
+
+    def empty(self, shape: tuple, dtype: np.dtype):
+        return self.cupy.empty(shape, dtype)
+
+    def asarray(self, value):
+        return self.cupy.asarray(value)
+
+    def is_array(self, value) -> bool:
+        return isinstance(value, self.cupy.ndarray)
+
+    @staticmethod
+    def pointer(array) -> int:
+        return array.data.ptr
+
+    @staticmethod
+    def tensor(array):
+        """A tensor viewing the array: what Triton's JIT reads argument dtypes from when it compiles."""
+        import torch
+        return torch.from_dlpack(array)
+
+    def stream(self) -> int:
+        return self.cupy.cuda.get_current_stream().ptr
+
+
+def arrays_for(example_inputs) -> TorchArrays | CupyArrays:
+    """The library of a program's device buffers: CuPy's for CuPy inputs, torch's otherwise."""
+    if not interpreting() and any(type(v).__module__.startswith("cupy") and resident(v) for v in example_inputs):
+        return CupyArrays()
+    return TorchArrays()

@@ -6,7 +6,8 @@ Where each buffer's current value lives is decided at compile time, so the runne
 code: a kernel's operands are copied onto the device when their value is on the host, an extern's
 (matmul, concatenate, anything not lowered: run by its NumPy implementation) and a fallback
 kernel's (one codegen cannot render: run by the lowering's reference renderer) are copied back
-first. A buffer a kernel writes into that already held a value (an update in place) is copied
+first. With CuPy arrays as device buffers, externs run on them where they are (NumPy's function
+dispatches to CuPy's). A buffer a kernel writes into that already held a value (an update in place) is copied
 onto the device, never shared, so the caller's arrays change only through the graph's write-back.
 """
 
@@ -56,14 +57,15 @@ class _Rendered:
         """The expressions of the main kernel's size parameters, in order."""
         return list(self.renderers[0].size_params)
 
-    def launch(self, module) -> Launch:
+    def launch(self, module, arrays) -> Launch:
         kp = self.kp
         combine = None
         if kp.combine is not None:
-            combine = Launch(kp.combine, getattr(module, self.renderers[1].name), static=(1, tuple(kp.combine.cols)))
+            combine = Launch(kp.combine, getattr(module, self.renderers[1].name), static=(1, tuple(kp.combine.cols)),
+                             arrays=arrays)
         dynamic = isinstance(kp.rows, SymInt) or any(isinstance(c, SymInt) for c in kp.cols)
         return Launch(kp, getattr(module, self.renderers[0].name), combine,
-                      None if dynamic else (kp.rows, tuple(kp.cols)))
+                      None if dynamic else (kp.rows, tuple(kp.cols)), arrays=arrays)
 
 
 def _load_module(source: str):
@@ -86,10 +88,12 @@ def _load_module(source: str):
 class CompiledProgram:
     """A Program with Triton kernels, run by a generated Python function (see `source`)."""
 
-    def __init__(self, program: Program, *, graph_name: str = "graph", resident: bool = False):
+    def __init__(self, program: Program, *, graph_name: str = "graph", resident: bool = False, arrays=None):
         start = time.perf_counter()
         self.program = program
-        self.resident = resident   # device arrays in: results stay on the device (as torch tensors)
+        self.resident = resident   # device arrays in: results stay on the device
+        self.arrays = arrays or device.TorchArrays()   # the library of device buffers
+        self.graph_name = graph_name
         self.fallbacks: dict[str, str] = {}
         interpreting = device.interpreting()
         rendered: dict[str, _Rendered] = {}
@@ -102,11 +106,12 @@ class CompiledProgram:
                     logs.get("perf").debug("triton: %s of %s runs with NumPy on the host: %s", step.name, graph_name, e)
         self.kernel_source = HEADER + "\n\n" + HELPERS + "".join(f"\n\n{r.source}" for r in rendered.values())
         module = _load_module(self.kernel_source) if rendered else None
-        self.launches = {name: r.launch(module) for name, r in rendered.items()}
+        direct = None if interpreting else self.arrays   # the interpreter launches through the JIT
+        self.launches = {name: r.launch(module, direct) for name, r in rendered.items()}
         self.sizes = {name: r.sizes for name, r in rendered.items()}
         self.source, self.run = self._runner()
         externs = [s.op for s in program.steps if isinstance(s, Extern)]
-        if externs:
+        if externs and not self.arrays.numpy_api:
             logs.get("perf").debug("triton: %s runs %s with NumPy on host copies (slow: a transfer each way)",
                                    graph_name, ", ".join(externs))
         self.compile_seconds = time.perf_counter() - start
@@ -132,8 +137,11 @@ class _RunnerWriter:
         self.compiled = compiled
         self.program = program = compiled.program
         self.index = {n: i for i, n in enumerate(program.buffers)}
-        self.env = {"to_device": device.to_device, "to_host": device.to_host, "empty": device.empty,
+        arrays = compiled.arrays
+        self.env = {"to_device": arrays.to_device, "to_host": arrays.to_host, "empty": arrays.empty,
                     "host_empty": np.empty, "asarray": np.asarray}
+        if arrays.numpy_api:
+            self.env["device_asarray"] = arrays.asarray
         self.lines: list[str] = []
         self.on_host = set(program.inputs)      # buffers whose current value is on the host
         self.on_device: set[str] = set()        # ... on the device
@@ -200,27 +208,35 @@ class _RunnerWriter:
         return source, self.env["run"]
 
     def extern(self, i: int, step: Extern) -> None:
+        on_device = self.compiled.arrays.numpy_api   # NumPy's function runs on the device arrays
+        value = self.on_device_now if on_device else self.host
+        prefix, wrap = ("d", "device_asarray") if on_device else ("b", "asarray")
+
         def arg(v):
             if isinstance(v, BufferArg):
-                return self.host(v.name)
+                return value(v.name)
             if isinstance(v, SymInt):
                 return _python(v)
             if isinstance(v, (tuple, list)):
                 inner = ", ".join(arg(x) for x in v)
                 return f"({inner}{',' if len(v) == 1 else ''})" if isinstance(v, tuple) else f"[{inner}]"
             return self.constant(v)
-        self.env[f"extern{i}"] = ops.get(step.op).impl
+        impl = ops.get(step.op).impl
+        self.env[f"extern{i}"] = _DeviceExtern(impl, step.op, self.compiled) if on_device else impl
         args = ", ".join(arg(a) for a in step.args)
         kwargs = "".join(f", {k}={arg(v)}" for k, v in step.kwargs.items())
         call = f"extern{i}({args}{kwargs})"
         if isinstance(step.output, tuple):   # an op with several results: a buffer each
-            self.lines.append(f"    ({''.join(f'b{self.index[o]}, ' for o in step.output)}) = map(asarray, {call})")
+            self.lines.append(f"    ({''.join(f'{prefix}{self.index[o]}, ' for o in step.output)}) = map({wrap}, {call})")
         else:
-            self.lines.append(f"    b{self.index[step.output]} = asarray({call})")
+            self.lines.append(f"    {prefix}{self.index[step.output]} = {wrap}({call})")
         for k, buffer, dim in self.program.binds(step):   # sizes only the data knew, which the result tells
-            self.lines.append(f"    s{k} = b{self.index[buffer]}.shape[{dim}]")
+            self.lines.append(f"    s{k} = {prefix}{self.index[buffer]}.shape[{dim}]")
             self.bound.add(k)
-        self.wrote(list(step.outputs), self.on_host, self.on_device)
+        if on_device:
+            self.wrote(list(step.outputs), self.on_device, self.on_host)
+        else:
+            self.wrote(list(step.outputs), self.on_host, self.on_device)
 
     def kernel(self, i: int, step: Kernel) -> None:
         launch = self.compiled.launches[step.name]
@@ -269,3 +285,33 @@ class _RunnerWriter:
 def _fallback(kernel: Kernel):
     """A kernel run by the lowering's reference renderer on host arrays."""
     return lambda buffers, symbols: run_kernel(kernel, buffers, symbols)
+
+
+class _DeviceExtern:
+    """An extern run by its NumPy implementation on CuPy arrays (NumPy hands the call to CuPy
+    through `__array_function__` and `__array_ufunc__`: matmul is cuBLAS's). An implementation
+    that needs NumPy arrays (CuPy refuses the implicit conversion) runs on host copies from then
+    on, said once under `perf`; any other error is the op's own and propagates."""
+
+    def __init__(self, impl, op: str, compiled: CompiledProgram):
+        self.impl, self.op, self.compiled = impl, op, compiled
+        self.host_only = False
+
+    def __call__(self, *args, **kwargs):
+        if not self.host_only:
+            try:
+                return self.impl(*args, **kwargs)
+            except TypeError as e:
+                if "Implicit conversion" not in str(e):
+                    raise
+                self.host_only = True
+                logs.get("perf").debug("triton: %s of %s runs with NumPy on host copies: CuPy cannot run it (%s)",
+                                       self.op, self.compiled.graph_name, e)
+        to_host = self.compiled.arrays.to_host
+        is_array = self.compiled.arrays.is_array
+
+        def host(v):
+            if is_array(v):
+                return to_host(v)
+            return type(v)(map(host, v)) if isinstance(v, (tuple, list)) else v
+        return self.impl(*map(host, args), **{k: host(v) for k, v in kwargs.items()})

@@ -119,3 +119,22 @@ def test_a_full_reduction_is_a_0d_device_array_as_cupy_gives():
     got = numpile.compile(lambda v: ((v - 1) ** 2).sum(), backend="triton")(cupy.asarray(x))
     assert type(got) is cupy.ndarray and got.shape == ()
     np.testing.assert_allclose(float(got), ((x - 1) ** 2).sum(dtype=np.float64), rtol=1e-4)
+
+
+def test_views_at_any_alignment_after_aligned_calls():
+    """Later launches skip Triton's JIT: a view whose address is not 16-byte aligned must not run
+    a kernel compiled for aligned addresses (the launch key says which addresses are aligned)."""
+    compiled = numpile.compile(foo, backend="triton", dynamic=True)
+    base = rng.standard_normal(2000).astype(np.float32)
+    on_device = cupy.asarray(base)
+    for start, n in [(0, 512), (0, 640), (1, 512), (3, 515), (0, 512), (16, 33)]:
+        x = on_device[start:start + n]
+        close(compiled(x, x[::-1]), foo(base[start:start + n], base[start:start + n][::-1]))
+
+
+def test_externs_run_on_the_device_through_cupy():
+    def f(a, b):
+        return np.tanh(a @ b) + np.concatenate([a, a], axis=0)[: a.shape[0], : b.shape[1]]
+    a, b = rng.standard_normal((64, 48)), rng.standard_normal((48, 32))
+    compiled = numpile.compile(f, backend="triton")
+    close(compiled(*on_gpu(a, b)), f(a, b), rtol=1e-10)
