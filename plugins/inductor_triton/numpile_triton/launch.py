@@ -9,7 +9,7 @@ import math
 
 from triton import knobs   # the launch hooks Triton calls around a launch (triton 3.4 and newer)
 
-from .kernel import LOOP_RBLOCK, POINTWISE_BLOCK, ROW_TILE, SPLIT_PROGRAMS, KernelPlan, next_power_of_2
+from .kernel import LOOP_RBLOCK, POINTWISE_BLOCK, ROW_TILE, SPLIT_PROGRAMS, SPLIT_RBLOCK, KernelPlan, next_power_of_2
 
 
 def _warps(elements: int) -> int:
@@ -27,7 +27,7 @@ def config(kp: KernelPlan, rows: int, cols: tuple) -> tuple | None:
         return (math.ceil(rows / block),), {"BLOCK": block}, _warps(block)
     longest = max(max(cols, default=1), 1)
     if kp.mode == "split":
-        rblock = min(LOOP_RBLOCK, next_power_of_2(longest))
+        rblock = min(SPLIT_RBLOCK, next_power_of_2(longest))
         chunk = math.ceil(math.ceil(cols[0] / SPLIT_PROGRAMS) / rblock) * rblock or rblock
         return (SPLIT_PROGRAMS,), {"CHUNK": chunk, "XBLOCK": 1, "RBLOCK": rblock}, _warps(rblock)
     if rows == 0:
@@ -70,10 +70,14 @@ class Launch:
 
     def _launch(self, launch, arrays: tuple, sizes: tuple) -> None:
         grid, blocks, warps = launch
-        pointers = [self.arrays.pointer(a) for a in arrays]
-        values = [*sizes, *blocks.values()]   # blocks are in the kernel's parameter order (kernel.py)
-        key = (tuple(blocks.values()), tuple(p % 16 == 0 for p in pointers),
-               tuple((v == 1, v % 16 == 0, v >= 2 ** 31) for v in values))
+        pointer = self.arrays.pointer
+        pointers = [pointer(a) for a in arrays]
+        values = (*sizes, *blocks.values())   # blocks are in the kernel's parameter order (kernel.py)
+        # the block sizes (constexprs) as they are, the integers' specialisation (with fixed sizes,
+        # the integers themselves); all addresses aligned (the rule) is one test
+        key = (values if self.static is not None else
+               (tuple(v for k, v in blocks.items() if k != "CHUNK"), *((v == 1, v % 16 == 0, v >= 2 ** 31) for v in (*sizes, blocks.get("CHUNK", 1)))),
+               any(p % 16 for p in pointers) and tuple(p % 16 == 0 for p in pointers))
         kernel = self.kernels.get(key)
         if kernel is None:   # compiled (or found in Triton's cache) by the JIT, which launches it too
             tensors = [self.arrays.tensor(a) for a in arrays]
