@@ -254,6 +254,8 @@ class CompiledProgram:
         start = time.perf_counter()
         self.program = program
         self.fallbacks: dict[str, str] = {}
+        # inputs that are arrays already (numpile's guards keep their type on later calls)
+        self.array_inputs = {n for n, v in zip(program.inputs, example_inputs) if type(v) is np.ndarray}
         strides = self._strides(program, example_inputs)
         module = Module(jit.host_features(), fast_math)
         self.steps: dict[str, object] = {}
@@ -422,7 +424,7 @@ class CompiledProgram:
         lines.append(f"    return ({', '.join(outputs)}{',' if len(outputs) == 1 else ''})")
         used.update(int(k) for line in lines for k in SYMBOL_PATTERN.findall(line))
         head = [f"def run({', '.join(names[n] for n in program.inputs)}):"]
-        head += [f"    {names[name]} = asarray({names[name]})" for name in program.inputs]
+        head += [f"    {names[name]} = asarray({names[name]})" for name in program.inputs if name not in self.array_inputs]
         head += [f"    s{k} = {names[program.symbols[k][0]]}.shape[{program.symbols[k][1]}]" for k in sorted(used - unbacked)]
         source = "\n".join(head + lines) + "\n"
         exec(compile(source, "<numpile-llvm runner>", "exec"), env)
