@@ -19,5 +19,6 @@ automatic_dynamic_scalars: bool = True
 unroll_limit: int = 256
 # On-disk cache of compiled artifacts (safe to delete).
 cache_dir: Path = Path(os.environ.get("NUMPILE_CACHE_DIR", Path.home() / ".cache" / "numpile"))
-# The backends tried, in order, when numpile.compile is given none: by the device of the inputs.
-default_backends: dict = {"cpu": ["llvm", "eager"], "cuda": ["triton", "eager"]}
+# The backends tried, in order, when numpile.compile is given none: by the device of the inputs
+# ("dask": a call with a Dask array).
+default_backends: dict = {"cpu": ["llvm", "eager"], "cuda": ["triton", "eager"], "dask": ["dask"]}
