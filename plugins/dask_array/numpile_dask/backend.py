@@ -40,6 +40,7 @@ class DaskBackend(numpile.Backend):
             raise ValueError(f"backend 'dask' has no option {', '.join(sorted(map(repr, unknown)))}; "
                              f"it has {', '.join(map(repr, self.options))}")
         import dask
+        import dask.array
         from dask.utils import parse_bytes
         from numpile.lowering import decompose
 
@@ -50,13 +51,14 @@ class DaskBackend(numpile.Backend):
         inner = options.get("inner") or "llvm"
         inner_backend(inner)   # missing here: say so now, not from the first task
         if graph.binders():
-            raise NotImplementedError("a size only the data knows (x[mask], np.nonzero, np.unique) in a graph over Dask "
-                                      "arrays: not supported yet; compute the mask's result first")
+            raise NotImplementedError("numpile-dask: a size only the data knows (x[mask], np.nonzero, np.unique) in a "
+                                      "graph over Dask arrays is not supported yet; compute the mask's result first")
         targets = {n.target for n in graph.calls}
         if targets & _DECOMPOSED and not targets & _KEPT_WHOLE and not graph.symbols:
             graph = decompose(graph)
         limit = parse_bytes(dask.config.get("array.chunk-size"))
-        steps = partition(graph, lambda n: row_bytes(n) <= limit)
+        lazy = {n for n, v in zip(graph.inputs, example_inputs) if isinstance(v, dask.array.Array)}
+        steps = partition(graph, lazy, lambda n: row_bytes(n) <= limit)
         if logs.enabled("perf"):
             logs.get("perf").debug("numpile-dask: %s", describe(steps))
         return Program(graph, steps, inner, dict(options.get("inner_options") or {}), options.get("split_every"))

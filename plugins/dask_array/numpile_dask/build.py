@@ -64,10 +64,10 @@ class Program:
     def _numpy(self, s: Step, env: dict) -> None:
         n = s.outputs[0]
         value = lambda sym: evaluate(sym.expr, self.sizes)  # noqa: E731
+        impl = AS_NUMPY_DOES.get(n.target, ops.get(n.target).impl)
         with np.errstate(**n.meta.get("errstate") or {}):
-            result = ops.get(n.target).impl(*map_nodes(n.args, env.__getitem__, value),
-                                            **map_nodes(n.kwargs, env.__getitem__, value))
-        env[n] = n.array_meta.python_type(result) if n.meta.get("weak") else result
+            result = impl(*map_nodes(n.args, env.__getitem__, value), **map_nodes(n.kwargs, env.__getitem__, value))
+        env[n] = n.array_meta.python_type(result) if n.meta.get("weak") else _as_numpy_gives(result, n)
 
     def _blockwise(self, s: Step, env: dict) -> None:
         shape = s.outputs[0].shape
@@ -140,6 +140,46 @@ class Program:
 
 
 RUN = {"numpy": Program._numpy, "blockwise": Program._blockwise, "tree": Program._tree}
+
+
+def _flat_arg(fn):
+    """np.argmax over all axes of an n-d Dask array: of its ravel, whose ties Dask breaks in
+    NumPy's order (over the n-d blocks it takes the first block's, not the first element's)."""
+    def call(a, axis=None, *, keepdims=False):
+        if axis is not None or isinstance(a, np.ndarray) or a.ndim < 2:
+            return fn(a, axis=axis, keepdims=keepdims)
+        found = fn(a.ravel())
+        return found.reshape((1,) * a.ndim) if keepdims else found
+    return call
+
+
+def _histogram(a, bins=10, range=None, density=None, weights=None):
+    """np.histogram, with NumPy's widening of an empty range (lo == hi) to lo - 0.5, hi + 0.5."""
+    if range is not None and range[0] == range[1]:
+        range = (range[0] - 0.5, range[1] + 0.5)
+    return np.histogram(a, bins, range=range, density=density, weights=weights)
+
+
+# ops whose dask.array implementation differs from NumPy's where NumPy's can be kept
+AS_NUMPY_DOES = {"argmax": _flat_arg(np.argmax), "argmin": _flat_arg(np.argmin), "histogram": _histogram}
+
+
+def _as_numpy_gives(value, n: Node):
+    """dask.array's result of an op as NumPy's: where Dask promotes otherwise (np.dot of int32
+    gives int64 there), cast to NumPy's dtype; a shape other than NumPy's is an error, never
+    a wrong value."""
+    if n.results is not None:
+        return tuple(_checked(v, m.shape, m.dtype, n.target) for v, m in zip(value, n.results))
+    return _checked(value, n.shape, n.dtype, n.target)
+
+
+def _checked(value, shape: tuple, dtype, target: str):
+    if not isinstance(value, da.Array):   # NumPy's result (a histogram's edges): in NumPy's dtype
+        return value.astype(dtype) if isinstance(value, np.ndarray) and value.dtype != dtype else value
+    if len(value.shape) != len(shape) or any(isinstance(d, int) and d != v for d, v in zip(shape, value.shape)):
+        raise NotImplementedError(f"numpile-dask: dask.array's {target} gives shape {value.shape} where NumPy gives "
+                                  f"{tuple(shape)}: this call does not run on Dask arrays")
+    return value if value.dtype == dtype else value.astype(dtype)
 
 
 def _item(t, i):

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from numpile import ops
-from numpile.graph import Graph, Node
+from numpile.graph import Graph, Node, map_nodes
 from numpile.ops.reductions import reduced_axes
 
 # reductions whose partial results combine with the reduction itself
@@ -48,13 +48,14 @@ def axes_of(n: Node) -> tuple:
     return tuple(reduced_axes(n.args[1] if len(n.args) > 1 else n.kwargs.get("axis"), len(n.args[0].shape)))
 
 
-def roles(graph: Graph, row_fits) -> dict[Node, str]:
-    """Each call node's role; `row_fits(node)` says whether a reduction's axes fit in one chunk."""
+def roles(graph: Graph, lazy: set, row_fits) -> dict[Node, str]:
+    """Each call node's role. `lazy`: the inputs that are Dask arrays; `row_fits(node)`: whether a
+    reduction's axes fit in one chunk."""
     users: dict[Node, list[Node]] = {}
     for n in graph.calls:
         for a in n.inputs:
             users.setdefault(a, []).append(n)
-    lazy = {n for n in graph.inputs if not n.meta.get("weak")}   # values that are Dask arrays
+    lazy = set(lazy)   # and the values computed from them
     found = {}
     for n in graph.calls:
         if any(a in lazy for a in n.inputs):
@@ -65,8 +66,8 @@ def roles(graph: Graph, row_fits) -> dict[Node, str]:
 
 def _role(n: Node, lazy: bool, users: list[Node], row_fits) -> str:
     op = ops.get(n.target)
-    if not lazy or n.results is not None or n.meta.get("weak"):
-        return "numpy"   # NumPy on constants and Python scalars; ops with several results
+    if not lazy or n.results is not None or n.meta.get("weak") or _sizes_in(n):
+        return "numpy"   # NumPy on constants and Python scalars; ops with several results; sizes
     if op.kind == ops.POINTWISE:
         return "pointwise"
     if n.target in COMBINING and n.args[0].shape and axes_of(n):
@@ -77,9 +78,16 @@ def _role(n: Node, lazy: bool, users: list[Node], row_fits) -> str:
     return "numpy"
 
 
-def partition(graph: Graph, row_fits) -> list[Step]:
+def _sizes_in(n: Node) -> bool:
+    """n has a symbolic size among its arguments (a kernel sees blocks, not the whole array's sizes)."""
+    found = []
+    map_nodes((n.args, n.kwargs), lambda a: a, lambda sym: found.append(sym) or sym)
+    return bool(found)
+
+
+def partition(graph: Graph, lazy: set, row_fits) -> list[Step]:
     """The steps that compute `graph`, in an order where each comes after what it reads."""
-    role = roles(graph, row_fits)
+    role = roles(graph, lazy, row_fits)
     stage: dict[Node, int] = {}
     for n in graph.nodes:
         if n.op == "call":
