@@ -50,13 +50,17 @@ def softmax(x):
 WORKLOADS = {"chain": (chain, 1), "squared_distance": (squared_distance, 2), "row softmax": (softmax, 1)}
 
 
-def median_seconds(run, repeat: int) -> float:
-    run()   # warm-up: kernels compiled on the workers, NumPy's pages touched
+def median_seconds(run, repeat: int, settle=lambda: None) -> float:
+    """The median time of `run()` after a warm-up (kernels compiled on the workers, NumPy's pages
+    touched); `settle()`, untimed, after each run."""
+    run()
+    settle()
     times = []
     for _ in range(repeat):
         t0 = time.perf_counter()
         run()
         times.append(time.perf_counter() - t0)
+        settle()
     return statistics.median(times)
 
 
@@ -64,22 +68,26 @@ def scheduler_tasks(dask_scheduler=None) -> int:
     return len(dask_scheduler.tasks)
 
 
-def on_cluster(client, fn, args):
-    """A run: build the graph, persist the result on the workers (a scalar comes back), then
-    release it and wait until the scheduler has forgotten it, so that the next run, whose keys
-    are the same, computes again."""
+def on_cluster(client, fn, args, repeat: int) -> tuple:
+    """median_seconds' arguments (run, repeat, settle): a run builds the graph and persists the result on the workers (a scalar
+    comes back); settling drops it and waits until the scheduler has forgotten it, so that the
+    next run, whose keys are the same, computes again."""
     baseline = client.run_on_scheduler(scheduler_tasks)
+    held = []
 
     def run():
         out = fn(*args)
-        held = client.persist(out)
-        wait(held)
-        if not out.ndim:
-            held.compute()
-        del held, out
+        if out.ndim:
+            held.append(client.persist(out))
+            wait(held[-1])
+        else:
+            client.compute(out, sync=True)
+
+    def settle():
+        held.clear()
         while client.run_on_scheduler(scheduler_tasks) > baseline:
             time.sleep(0.005)
-    return run
+    return run, repeat, settle
 
 
 def tasks_per_chunk(out, inputs, chunks: int) -> tuple[float, float]:
@@ -127,8 +135,8 @@ def main() -> None:
         for name, (fn, nargs) in WORKLOADS.items():
             xs = inputs[:nargs]
             compiled = numpile.compile(fn)
-            t_dask = median_seconds(on_cluster(client, fn, xs), args.repeat)
-            t_numpile = median_seconds(on_cluster(client, compiled, xs), args.repeat)
+            t_dask = median_seconds(*on_cluster(client, fn, xs, args.repeat))
+            t_numpile = median_seconds(*on_cluster(client, compiled, xs, args.repeat))
             local = [x.compute() for x in xs]
             t_numpy = median_seconds(lambda: fn(*local), args.repeat)
             del local

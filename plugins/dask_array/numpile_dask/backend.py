@@ -46,7 +46,7 @@ class DaskBackend(numpile.Backend):
 
         from .build import Program
         from .kernels import inner_backend
-        from .partition import partition, row_bytes
+        from .partition import partition, row_fits
 
         inner = options.get("inner") or "llvm"
         inner_backend(inner)   # missing here: say so now, not from the first task
@@ -58,7 +58,7 @@ class DaskBackend(numpile.Backend):
             graph = decompose(graph)
         limit = parse_bytes(dask.config.get("array.chunk-size"))
         lazy = {n for n, v in zip(graph.inputs, example_inputs) if isinstance(v, dask.array.Array)}
-        steps = partition(graph, lazy, lambda n: row_bytes(n) <= limit)
+        steps = partition(graph, lazy, lambda n: row_fits(n, limit))
         if logs.enabled("perf"):
             logs.get("perf").debug("numpile-dask: %s", describe(steps))
         return Program(graph, steps, inner, dict(options.get("inner_options") or {}), options.get("split_every"))

@@ -133,6 +133,9 @@ class ChunkKernel:
     def __reduce__(self):
         return kernel, (self.key, self.template, self.inner, self.options)
 
+    def __dask_tokenize__(self):   # Dask names the tasks of a kernel after its key, not its pickle
+        return self.key
+
     def __repr__(self) -> str:
         return f"<numpile-dask kernel {self.key} ({self.inner}, {len(self._compiled)} block shapes compiled)>"
 

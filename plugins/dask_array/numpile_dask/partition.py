@@ -3,7 +3,7 @@
 Every call node gets a role (`ROLES`):
 
   pointwise  fused: computed inside a chunk kernel, wherever its users are
-  row        a reduction along axes that fit in one chunk (softmax's max and sum along a row),
+  row        a reduction along the last axes, whose rows fit in one chunk (softmax's max and sum),
              keepdims, with a pointwise user: fused too; the step's chunks span those axes whole
   tree       a reduction done as a Dask tree reduction: a chunk kernel (its pointwise producers
              fused in front of it, when nothing else reads them) then compiled combine steps
@@ -48,9 +48,9 @@ def axes_of(n: Node) -> tuple:
     return tuple(reduced_axes(n.args[1] if len(n.args) > 1 else n.kwargs.get("axis"), len(n.args[0].shape)))
 
 
-def roles(graph: Graph, lazy: set, row_fits) -> dict[Node, str]:
-    """Each call node's role. `lazy`: the inputs that are Dask arrays; `row_fits(node)`: whether a
-    reduction's axes fit in one chunk."""
+def roles(graph: Graph, lazy: set, is_row) -> dict[Node, str]:
+    """Each call node's role. `lazy`: the inputs that are Dask arrays; `is_row(node)`: whether a
+    reduction is along rows that fit in one chunk (row_fits)."""
     users: dict[Node, list[Node]] = {}
     for n in graph.calls:
         for a in n.inputs:
@@ -60,11 +60,11 @@ def roles(graph: Graph, lazy: set, row_fits) -> dict[Node, str]:
     for n in graph.calls:
         if any(a in lazy for a in n.inputs):
             lazy.add(n)
-        found[n] = _role(n, n in lazy, users.get(n, []), row_fits)
+        found[n] = _role(n, n in lazy, users.get(n, []), is_row)
     return found
 
 
-def _role(n: Node, lazy: bool, users: list[Node], row_fits) -> str:
+def _role(n: Node, lazy: bool, users: list[Node], is_row) -> str:
     op = ops.get(n.target)
     if not lazy or n.results is not None or n.meta.get("weak") or _sizes_in(n):
         return "numpy"   # NumPy on constants and Python scalars; ops with several results; sizes
@@ -74,7 +74,7 @@ def _role(n: Node, lazy: bool, users: list[Node], row_fits) -> str:
         keepdims = n.kwargs.get("keepdims", False)
         kept = len(axes_of(n)) < len(n.args[0].shape)
         pointwise_user = any(ops.get(u.target).kind == ops.POINTWISE for u in users)
-        return "row" if keepdims and kept and pointwise_user and row_fits(n) else "tree"
+        return "row" if keepdims and kept and pointwise_user and is_row(n) else "tree"
     return "numpy"
 
 
@@ -85,9 +85,9 @@ def _sizes_in(n: Node) -> bool:
     return bool(found)
 
 
-def partition(graph: Graph, lazy: set, row_fits) -> list[Step]:
+def partition(graph: Graph, lazy: set, is_row) -> list[Step]:
     """The steps that compute `graph`, in an order where each comes after what it reads."""
-    role = roles(graph, lazy, row_fits)
+    role = roles(graph, lazy, is_row)
     stage: dict[Node, int] = {}
     for n in graph.nodes:
         if n.op == "call":
@@ -197,8 +197,13 @@ def _ordered(steps: list[Step]) -> list[Step]:
     return order
 
 
-def row_bytes(n: Node) -> int:
-    """The bytes of one row of a reduction's operand: the extent of its reduced axes."""
-    shape = n.args[0].shape
-    sizes = [shape[a] if isinstance(shape[a], int) else (shape[a].hint or 0) for a in axes_of(n)]
-    return math.prod(sizes) * np.dtype(n.args[0].dtype).itemsize
+def row_fits(n: Node, limit: int) -> bool:
+    """A reduction is along rows: its axes are the operand's last ones (softmax, layer norm),
+    which arrays are seldom chunked along, and one row of them takes at most `limit` bytes. A
+    reduction along the first axes (column statistics of a tall array, chunked by rows) is a
+    tree instead: gathering those into one chunk would move the whole array."""
+    shape, axes = n.args[0].shape, axes_of(n)
+    if axes != tuple(range(len(shape) - len(axes), len(shape))):
+        return False
+    sizes = [shape[a] if isinstance(shape[a], int) else (shape[a].hint or 0) for a in axes]
+    return math.prod(sizes) * np.dtype(n.args[0].dtype).itemsize <= limit
