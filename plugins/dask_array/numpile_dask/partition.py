@@ -102,23 +102,27 @@ def partition(graph: Graph, lazy: set, is_row) -> list[Step]:
         for a in n.inputs:
             users.setdefault(a, []).append(n)
 
-    steps = []
     members: dict[int, list[Node]] = {}
     for n in graph.calls:
         if role[n] in FUSED:
             members.setdefault(region[n], []).append(n)
-        elif role[n] == "tree":
+    outs = {rid: [n for n in nodes if n in returned or any(region.get(u) != rid and not
+                  (role[u] == "tree" and _only_trees(n, users, role, returned)) for u in users.get(n, []))]
+            for rid, nodes in members.items()}
+    stored = {o for group in outs.values() for o in group}   # made by a blockwise step anyway
+
+    steps = []
+    for n in graph.calls:
+        if role[n] == "tree":   # its chunk step computes its operand's producers, up to values stored
             p = n.args[0]
             fuse = p in region and role.get(p) in FUSED and _only_trees(p, users, role, returned)
-            prologue = _cone(p, members[region[p]], region) if fuse else []
+            prologue = _cone_of([p], members[region[p]], region, stored) if fuse else []
             steps.append(Step("tree", [n], [*prologue, n], row_axes=_row_axes(prologue, len(p.shape), role)))
-        else:
+        elif role[n] == "numpy":
             steps.append(Step("numpy", [n], [n]))
     for rid, nodes in members.items():
-        outs = [n for n in nodes if n in returned or any(region.get(u) != rid and not
-                (role[u] == "tree" and _only_trees(n, users, role, returned)) for u in users.get(n, []))]
         by_shape: dict[str, list[Node]] = {}
-        for o in outs:
+        for o in outs[rid]:
             by_shape.setdefault(str(o.shape), []).append(o)
         for group in by_shape.values():
             cone = _cone_of(group, nodes, region)
@@ -153,19 +157,17 @@ def _only_trees(n: Node, users: dict, role: dict, returned: set) -> bool:
     return n not in returned and all(role[u] == "tree" for u in users.get(n, []))
 
 
-def _cone(n: Node, nodes: list[Node], region: dict) -> list[Node]:
-    return _cone_of([n], nodes, region)
-
-
-def _cone_of(outs: list[Node], nodes: list[Node], region: dict) -> list[Node]:
-    """The nodes of a region that `outs` need, in graph order."""
+def _cone_of(outs: list[Node], nodes: list[Node], region: dict, stored: set = frozenset()) -> list[Node]:
+    """The nodes of a region that `outs` need, in graph order; values in `stored` are read, not
+    computed again (a blockwise step computes the values of its region it returns, whatever
+    other steps have, so that two shapes of outputs never read each other)."""
     rid = region[outs[0]]
     need, stack = set(), list(outs)
     while stack:
         n = stack.pop()
         if n not in need:
             need.add(n)
-            stack += [a for a in n.inputs if region.get(a) == rid]
+            stack += [a for a in n.inputs if region.get(a) == rid and a not in stored]
     return [n for n in nodes if n in need]
 
 
