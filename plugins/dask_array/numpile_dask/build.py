@@ -55,21 +55,21 @@ class Program:
         g = self.graph
         env: dict[Node, object] = dict(zip(g.inputs, inputs))
         env.update((n, n.args[0]) for n in g.nodes if n.op == "constant")
-        self.sizes = g.symbol_values(inputs)
+        sizes = g.symbol_values(inputs)
         for s in self.steps:
-            RUN[s.kind](self, s, env)
+            RUN[s.kind](self, s, env, sizes)
         return tuple(map_nodes(g.outputs, lambda n: _lazy(env[n], n)))
 
     # -- steps ------------------------------------------------------------------------------
-    def _numpy(self, s: Step, env: dict) -> None:
+    def _numpy(self, s: Step, env: dict, sizes: list) -> None:
         n = s.outputs[0]
-        value = lambda sym: evaluate(sym.expr, self.sizes)  # noqa: E731
+        value = lambda sym: evaluate(sym.expr, sizes)  # noqa: E731
         impl = AS_NUMPY_DOES.get(n.target, ops.get(n.target).impl)
         with np.errstate(**n.meta.get("errstate") or {}):
             result = impl(*map_nodes(n.args, env.__getitem__, value), **map_nodes(n.kwargs, env.__getitem__, value))
         env[n] = n.array_meta.python_type(result) if n.meta.get("weak") else _as_numpy_gives(result, n)
 
-    def _blockwise(self, s: Step, env: dict) -> None:
+    def _blockwise(self, s: Step, env: dict, sizes: list) -> None:
         shape = s.outputs[0].shape
         args, new_axes = self._aligned(s, env, shape)
         several = len(s.outputs) > 1
@@ -82,7 +82,7 @@ class Program:
         for i, o in enumerate(s.outputs):   # one more task per chunk and output: a tuple's item
             env[o] = out.map_blocks(_item, i, dtype=o.dtype, meta=np.empty((0,) * len(shape), o.dtype))
 
-    def _tree(self, s: Step, env: dict) -> None:
+    def _tree(self, s: Step, env: dict, sizes: list) -> None:
         r = s.outputs[0]
         axes = axes_of(r)
         shape = r.args[0].shape

@@ -88,6 +88,9 @@ def _deref(value, look):
 
 _TABLE: dict[str, "ChunkKernel"] = {}   # this process's kernels by key
 _TABLE_LOCK = threading.Lock()
+# one inner compile at a time in a process (a worker's threads may meet new block shapes together,
+# and a backend need not be thread-safe while compiling); compiled kernels run concurrently
+_COMPILE_LOCK = threading.Lock()
 
 
 def kernel(key: str, template: Template, inner: str, options: tuple) -> "ChunkKernel":
@@ -112,7 +115,6 @@ class ChunkKernel:
     def __init__(self, template: Template, inner: str, options: tuple, key: str):
         self.template, self.inner, self.options, self.key = template, inner, options, key
         self._compiled: dict = {}
-        self._lock = threading.Lock()
         self.__name__ = key   # Dask names tasks after their function
 
     def __call__(self, *blocks, axis=None, keepdims=None):   # axis, keepdims: dask's reduction protocol
@@ -124,7 +126,7 @@ class ChunkKernel:
         return results if len(results) > 1 else results[0]
 
     def _compile(self, signature, blocks):
-        with self._lock:   # the threads of a worker share one compile per block shape
+        with _COMPILE_LOCK:
             if signature not in self._compiled:
                 graph = self.template.graph(blocks)
                 self._compiled[signature] = inner_backend(self.inner).compile(graph, list(blocks), dict(self.options))

@@ -41,6 +41,9 @@ class Step:
     inputs: list[Node] = field(default_factory=list)   # the values its kernel reads
     row_axes: tuple = ()               # axes reduced within a chunk by its row reductions (of its
                                        # outputs; of a tree reduction's operand)
+    kernel: object = None              # set by build.Program: the chunk kernel (blockwise, tree)
+    combine: object = None             # and a tree's combine and aggregate kernels
+    aggregate: object = None
 
 
 def axes_of(n: Node) -> tuple:
