@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dask
 import dask.array as da
+from dask.array.utils import meta_from_array
 import numpy as np
 
 from numpile import logs, ops
@@ -75,12 +76,12 @@ class Program:
         several = len(s.outputs) > 1
         dtype = object if several else s.outputs[0].dtype
         out = da.blockwise(s.kernel, tuple(range(len(shape))), *args, dtype=dtype, new_axes=new_axes,
-                           concatenate=True, meta=np.empty((0,) * len(shape), dtype))
+                           concatenate=True, meta=_meta(args, len(shape), dtype))
         if not several:
             env[s.outputs[0]] = out
             return
         for i, o in enumerate(s.outputs):   # one more task per chunk and output: a tuple's item
-            env[o] = out.map_blocks(_item, i, dtype=o.dtype, meta=np.empty((0,) * len(shape), o.dtype))
+            env[o] = out.map_blocks(_item, i, dtype=o.dtype, meta=_meta(args, len(shape), o.dtype))
 
     def _tree(self, s: Step, env: dict, sizes: list) -> None:
         r = s.outputs[0]
@@ -89,11 +90,11 @@ class Program:
         args, new_axes = self._aligned(s, env, shape)
         ndim = len(shape)
         partial = da.blockwise(s.kernel, tuple(range(ndim)), *args, dtype=r.dtype, new_axes=new_axes,
-                               adjust_chunks={a: 1 for a in axes}, concatenate=True, meta=np.empty((0,) * ndim, r.dtype))
+                               adjust_chunks={a: 1 for a in axes}, concatenate=True, meta=_meta(args, ndim, r.dtype))
         keepdims = r.kwargs.get("keepdims", False)
         env[r] = da.reduction(partial, _identity, s.aggregate, axis=axes, keepdims=keepdims, dtype=r.dtype,
                               split_every=self.split_every, combine=s.combine, concatenate=True,
-                              meta=np.empty((0,) * len(r.shape), r.dtype))
+                              meta=_meta(args, len(r.shape), r.dtype))
 
     # -- inputs -----------------------------------------------------------------------------
     def _aligned(self, s: Step, env: dict, shape: tuple) -> tuple[list, dict]:
@@ -180,6 +181,13 @@ def _checked(value, shape: tuple, dtype, target: str):
         raise NotImplementedError(f"numpile-dask: dask.array's {target} gives shape {value.shape} where NumPy gives "
                                   f"{tuple(shape)}: this call does not run on Dask arrays")
     return value if value.dtype == dtype else value.astype(dtype)
+
+
+def _meta(args: list, ndim: int, dtype):
+    """What Dask records of a result's chunks without computing one: an empty array of the
+    inputs' chunk type (NumPy, or CuPy for GPU chunks), so that Dask never calls a kernel to find out."""
+    like = next((a for a in args if isinstance(a, da.Array)), None)
+    return meta_from_array(like._meta if like is not None else np.empty(0), ndim=ndim, dtype=dtype)
 
 
 def _item(t, i):

@@ -122,7 +122,8 @@ class ChunkKernel:
         fn = self._compiled.get(signature)
         if fn is None:
             fn = self._compile(signature, blocks)
-        results = tuple(np.asarray(r) for r in fn(*blocks))
+        results = tuple(r if isinstance(r, np.ndarray) or not isinstance(r, np.generic) and hasattr(r, "shape")
+                        else np.asarray(r) for r in fn(*blocks))   # NumPy scalars as 0-d blocks; CuPy blocks as they are
         return results if len(results) > 1 else results[0]
 
     def _compile(self, signature, blocks):
