@@ -114,7 +114,7 @@ class Program:
             index = []
             for j, d in enumerate(v.shape):
                 i = ndim - v.ndim + j
-                contracted = i in s.row_axes and d != 1 and shape[i] == 1
+                contracted = i in s.row_axes and d != 1 and isinstance(shape[i], int) and shape[i] == 1
                 index.append(ndim + i if contracted else i)
             seen |= set(index)
             args += [v, tuple(index)]
@@ -128,15 +128,15 @@ class Program:
         split = {j: -1 for j, i in enumerate(axes) if i in row_axes and len(v.chunks[j]) > 1}
         if not split:
             return v
-        limit = dask.utils.parse_bytes(dask.config.get("array.chunk-size"))
-        block = np.prod([v.shape[j] if j in split else max(c) for j, c in enumerate(v.chunks)]) * v.dtype.itemsize
-        if block > limit:   # rows whole; the other axes as Dask picks to stay under its chunk size
-            split.update({j: "auto" for j in range(v.ndim) if j not in split})
         if (node, tuple(split)) not in self._said:
             self._said.add((node, tuple(split)))
             logs.get("perf").debug("numpile-dask: %s rechunked into one chunk along axis %s for a row reduction "
                                    "(%s chunks there)", node.name, ", ".join(map(str, split)),
                                    ", ".join(str(len(v.chunks[j])) for j in split))
+        limit = dask.utils.parse_bytes(dask.config.get("array.chunk-size"))
+        block = np.prod([v.shape[j] if j in split else max(c) for j, c in enumerate(v.chunks)]) * v.dtype.itemsize
+        if block > limit:   # rows whole; the other axes as Dask picks to stay under its chunk size
+            split.update({j: "auto" for j in range(v.ndim) if j not in split})
         return v.rechunk(split)
 
 

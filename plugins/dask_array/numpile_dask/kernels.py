@@ -18,6 +18,7 @@ names the distribution to install.
 from __future__ import annotations
 
 import hashlib
+import os
 import socket
 import threading
 from dataclasses import dataclass
@@ -127,6 +128,7 @@ class ChunkKernel:
         return results if len(results) > 1 else results[0]
 
     def _compile(self, signature, blocks):
+        _quiet_waits()
         with _COMPILE_LOCK:
             if signature not in self._compiled:
                 graph = self.template.graph(blocks)
@@ -141,6 +143,15 @@ class ChunkKernel:
 
     def __repr__(self) -> str:
         return f"<numpile-dask kernel {self.key} ({self.inner}, {len(self._compiled)} block shapes compiled)>"
+
+
+def _quiet_waits() -> None:
+    """Where Dask runs chunk tasks, other tasks (this worker's threads, the other workers) want the
+    cores: an OpenMP thread of a kernel team that waits should sleep soon, not spin for up to
+    15 ms (libgomp's default, which numpile-llvm keeps on an idle machine: its team.py, [Note:
+    spinning]). Set before libgomp loads in this process; the user's own setting wins."""
+    if not {"GOMP_SPINCOUNT", "OMP_WAIT_POLICY"} & set(os.environ):
+        os.environ["GOMP_SPINCOUNT"] = "300"
 
 
 def inner_backend(name: str):

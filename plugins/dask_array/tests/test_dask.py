@@ -175,3 +175,37 @@ def test_inner_eager_and_options():
     assert_same(compute(f(x)), (np.cos(xn) ** 2).sum(axis=0))
     with pytest.raises(numpile.BackendCompilerFailed, match="no option 'fast'"):
         numpile.compile(lambda x: x + 1, options={"fast": 1})(x)
+
+
+def test_dynamic_sizes_with_row_and_tree_reductions():
+    """After a size changes the graph has symbolic dims: the Dask operations are built from each
+    call's arrays, and kernels are compiled per block shape, so one entry serves both sizes."""
+    fn, _ = PROGRAMS["layer_norm"]
+    f = numpile.compile(lambda x, w: (fn(x, w), x.sum(axis=0)))
+    rng = np.random.default_rng(9)
+    w = rng.standard_normal(32).astype(np.float32)
+    for rows in (18, 41, 60):
+        xn = rng.standard_normal((rows, 32)).astype(np.float32)
+        got = f(da.from_array(xn, chunks=(5, 16)), da.from_array(w, chunks=32))
+        assert_matches(compute(got), (fn(xn, w), xn.sum(axis=0)))
+    assert len(f.entries) == 2
+
+
+def test_values_shared_by_reductions_are_computed_once():
+    """A chain read by two reductions and a row softmax is stored once; the reductions read it
+    (their chunk steps fuse only what nothing else reads)."""
+    from numpile_dask.backend import describe
+    from numpile_dask.partition import partition, row_fits
+
+    def f(x):
+        g = np.tanh(x) * np.exp(-x * x) + 1.0
+        e = np.exp(g - g.max(axis=1, keepdims=True))
+        return g.sum(axis=0), (g * g).sum(), (e / e.sum(axis=1, keepdims=True)).max(axis=1)
+    x = da.from_array(np.random.default_rng(10).standard_normal((12, 8)), chunks=(5, 8))
+    out = numpile.compile(f)(x)
+    assert_matches(compute(out), f(x.compute()))
+    report = numpile.explain(f, backend="dask")(x)
+    steps = partition(report.graphs[0], set(report.graphs[0].inputs), lambda n: row_fits(n, 1 << 27))
+    text = describe(steps)
+    assert sum(len(s.nodes) for s in steps) == len(report.graphs[0].calls), text   # each op once
+    assert [s.kind for s in steps].count("blockwise") == 1, text   # the chain (the softmax is in the max tree)
