@@ -93,8 +93,19 @@ class Program:
                                adjust_chunks={a: 1 for a in axes}, concatenate=True, meta=_meta(args, ndim, r.dtype))
         keepdims = r.kwargs.get("keepdims", False)
         env[r] = da.reduction(partial, _identity, s.aggregate, axis=axes, keepdims=keepdims, dtype=r.dtype,
-                              split_every=self.split_every, combine=s.combine, concatenate=True,
+                              split_every=self._fan_in(partial, axes), combine=s.combine, concatenate=True,
                               meta=_meta(args, len(r.shape), r.dtype))
+
+    def _fan_in(self, partial, axes: tuple):
+        """split_every: an int, as Dask would, spread over the reduced axes that have several
+        blocks only (Dask spreads it over all of them: a sum of a 2-d array chunked by rows
+        would be a binary tree, twice as deep as 4 partials per task)."""
+        split = self.split_every or dask.config.get("split_every", None) or 4
+        if isinstance(split, dict):
+            return split
+        many = [a for a in axes if partial.numblocks[a] > 1]
+        each = max(int(split ** (1 / max(len(many), 1))), 2)
+        return {a: each if a in many else 1 for a in axes}
 
     # -- inputs -----------------------------------------------------------------------------
     def _aligned(self, s: Step, env: dict, shape: tuple) -> tuple[list, dict]:
