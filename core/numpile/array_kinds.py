@@ -1,4 +1,5 @@
-"""Arrays of other libraries as inputs: CuPy arrays and torch tensors, on the GPU or the CPU.
+"""Arrays of other libraries as inputs: CuPy arrays and torch tensors, on the GPU or the CPU, and
+Dask arrays, chunked over the workers of a cluster.
 
 NumPy code runs unchanged on CuPy arrays (NumPy hands its functions to CuPy through
 `__array_function__` and `__array_ufunc__`), and torch tensors hold the same data NumPy arrays
@@ -10,6 +11,11 @@ Which backend gets them (`Backend.devices`): a CPU backend receives NumPy arrays
 views of CPU tensors); a CUDA backend receives the device arrays as they are and may return
 arrays of any library that speaks DLPack (or NumPy arrays, copied up), which `Boundary` turns
 into arrays of the inputs' kind (zero-copy on the device).
+
+Dask arrays are the device "dask": a call with one goes to config.default_backends["dask"], a
+backend that builds a Dask graph (plugins/dask_array). Their chunks are guarded too (`layout`),
+and they are values: `x += y` rebinds and `x[i] = v` replaces as dask.array does (`immutable`), so
+the tracer leaves such updates to Python (a graph break).
 
 A kind is recognised without importing its library: a library the user did not import has no
 arrays in the call.
@@ -35,6 +41,10 @@ class ArrayKind:
     location: Callable              # array -> where it is: "cpu", "cuda:0", ...
     storage: Callable               # array -> the address of the allocation it views
     adopt: Callable                 # (array of any library, location) -> an array of this kind there
+    # (what, fn): fn(array, dynamic dims) is guarded besides type, dtype, shape and device (Dask:
+    # its chunks); fn raises TypeError for an array the tracer cannot take (unknown chunk sizes)
+    layout: tuple | None = None
+    immutable: bool = False         # in-place updates rebind or replace the array (Dask): Python runs them
 
     def array_type(self):
         module = sys.modules.get(self.module)
@@ -79,12 +89,33 @@ def _cupy_adopt(value, location: str):
     return cupy.from_dlpack(value)
 
 
+def _dask_chunks(value, dynamic_dims=()) -> tuple:
+    """What is guarded of a Dask array's chunks: along a static dim its chunks exactly; along a
+    dynamic one, for a regular chunking (all chunks but a smaller last one the same), that
+    chunk size only, so that the number of chunks may change with the size."""
+    if any(d != d for d in value.shape):   # NaN: sizes only computing would tell
+        raise TypeError(f"a Dask array of unknown chunk sizes (shape {value.shape}); "
+                        "call x.compute_chunk_sizes() first")
+    def axis(i, c):
+        regular = i in dynamic_dims and len(c) > 0 and all(b == c[0] for b in c[:-1]) and c[-1] <= c[0]
+        return ("every", c[0]) if regular else c
+    return tuple(axis(i, c) for i, c in enumerate(value.chunks))
+
+
+def _dask_adopt(value, location: str):
+    import dask.array as da
+    return value if isinstance(value, da.Array) else da.asarray(value)
+
+
 KINDS = (
     ArrayKind("cupy", "cupy", "ndarray", numpy_views=True, dtype=lambda a: a.dtype,
               location=lambda a: f"cuda:{a.device.id}", storage=lambda a: a.data.mem.ptr, adopt=_cupy_adopt),
     ArrayKind("torch", "torch", "Tensor", numpy_views=False, dtype=lambda a: _torch_to_numpy(a.dtype),
               location=lambda a: str(a.device) if a.device.type != "cuda" else f"cuda:{a.device.index}",
               storage=lambda a: a.untyped_storage().data_ptr(), adopt=_torch_adopt),
+    ArrayKind("dask", "dask.array.core", "Array", numpy_views=False, dtype=lambda a: a.dtype,
+              location=lambda a: "dask", storage=id, adopt=_dask_adopt, layout=("chunks", _dask_chunks),
+              immutable=True),
 )
 
 
@@ -103,15 +134,13 @@ def device_type(location: str) -> str:
 
 def call_device(args, kwargs) -> str:
     """The device of a call's array arguments (those at top level and in tuples, lists and dicts
-    one level down): "cuda" when one is a CUDA array of a kind, else "cpu"."""
+    one level down): "dask" when one is a Dask array, else "cuda" when one is a CUDA array of a
+    kind, else "cpu"."""
     values = [*args, *kwargs.values()]
     values += [v for c in values if isinstance(c, (tuple, list)) for v in c]
     values += [v for c in values if isinstance(c, dict) for v in c.values()]
-    for v in values:
-        kind = kind_of(v)
-        if kind is not None:
-            return device_type(kind.location(v))
-    return "cpu"
+    devices = [device_type(kind.location(v)) for v in values if (kind := kind_of(v)) is not None]
+    return "dask" if "dask" in devices else devices[0] if devices else "cpu"
 
 
 class Boundary:

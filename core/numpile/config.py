@@ -19,5 +19,6 @@ unroll_limit: int = 256
 """Loops over known iterables are unrolled up to this many iterations, then break the graph."""
 cache_dir: Path = Path(os.environ.get("NUMPILE_CACHE_DIR", Path.home() / ".cache" / "numpile"))
 """On-disk cache of compiled artifacts (safe to delete)."""
-default_backends: dict = {"cpu": ["llvm", "eager"], "cuda": ["triton", "eager"]}
-"""The backends tried, in order, when numpile.compile is given none: by the device of the inputs."""
+default_backends: dict = {"cpu": ["llvm", "eager"], "cuda": ["triton", "eager"], "dask": ["dask"]}
+"""The backends tried, in order, when numpile.compile is given none: by the device of the inputs
+("dask": a call with a Dask array)."""

@@ -81,18 +81,34 @@ def _shape_checks(v, shape) -> str:
 
 
 def _kind_array_code(v, const, expected) -> str:
-    t, dtype, shape, location, kind = expected
-    return f"type({v}) is {const(t)} and {v}.dtype == {const(dtype)} and {_shape_checks(v, shape)} and " \
+    t, dtype, shape, location, kind, layout = expected
+    code = f"type({v}) is {const(t)} and {v}.dtype == {const(dtype)} and {_shape_checks(v, shape)} and " \
            f"{const(kind.location)}({v}) == {location!r}"
+    if kind.layout is not None:   # Dask's chunks
+        code += f" and {const(kind.layout[1])}({v}, {_dynamic_dims(shape)!r}) == {const(layout)}"
+    return code
+
+
+def _dynamic_dims(shape) -> tuple:
+    return tuple(i for i, d in enumerate(shape) if d is None)
 
 
 def _kind_array_mismatch(name, value, expected) -> str | None:
-    t, dtype, shape, location, kind = expected
+    t, dtype, shape, location, kind, layout = expected
     if type(value) is not t:
         return f"type of {name} changed from {_type_name(t)} to {_type_name(type(value))}"
     if kind.location(value) != location:
         return f"{name} moved from {location} to {kind.location(value)}"
-    return _array_mismatch(name, value, (t, dtype, shape))
+    wrong = _array_mismatch(name, value, (t, dtype, shape))
+    if wrong is None and kind.layout is not None:
+        what, fn = kind.layout
+        try:
+            now = fn(value, _dynamic_dims(shape))
+        except TypeError as e:
+            return f"{name}: {e}"
+        if now != layout:
+            return f"{what} of {name} changed from {layout} to {now}"
+    return wrong
 
 
 def _shape_text(shape) -> str:
@@ -143,9 +159,10 @@ GUARD_KINDS: dict[str, GuardKind] = {
         describe=lambda e: f"{_type_name(e[0])}, dtype {e[1]}, shape {_shape_text(e[2])}",
         mismatch=_array_mismatch,
     ),
-    "kind_array": GuardKind(   # a CuPy array or torch tensor (array_kinds.py)
+    "kind_array": GuardKind(   # a CuPy array, torch tensor or Dask array (array_kinds.py)
         code=_kind_array_code,
-        describe=lambda e: f"{e[4].name} {_type_name(e[0])}, dtype {e[1]}, shape {_shape_text(e[2])}, on {e[3]}",
+        describe=lambda e: f"{e[4].name} {_type_name(e[0])}, dtype {e[1]}, shape {_shape_text(e[2])}, on {e[3]}"
+                           + (f", {e[4].layout[0]} {e[5]}" if e[4].layout else ""),
         mismatch=_kind_array_mismatch,
     ),
     "writeable": GuardKind(  # an array updated in place: the write-back after the graph must not fail

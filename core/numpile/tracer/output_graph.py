@@ -143,8 +143,8 @@ class OutputGraph:
         return ObjectVariable(value, source)
 
     def _kind_input(self, value, source: Source, kind: array_kinds.ArrayKind) -> ArrayVariable:
-        """A CuPy array or torch tensor (array_kinds.py): an input like an ndarray, guarded by its
-        own type, dtype, shape and device."""
+        """A CuPy array, torch tensor or Dask array (array_kinds.py): an input like an ndarray,
+        guarded by its own type, dtype, shape and device (and a Dask array's chunks)."""
         location = kind.location(value)
         self._one_kind(source, (kind, location))
         same = self._arrays.get(id(value))
@@ -156,11 +156,13 @@ class OutputGraph:
                 raise Unsupported(f"{source.name()} and {other_var.source.name()} are views of one {kind.name} array")
         try:
             dtype = kind.dtype(value)
+            layout = kind.layout[1](value, ()) if kind.layout else None   # (checks the sizes are known)
         except TypeError as e:
             raise Unsupported(f"{source.name()}: {e}") from None
         dims = [i for i, d in enumerate(value.shape) if self.dynamic.wants(source.name(), i, d)]
         shape = tuple(None if i in dims else d for i, d in enumerate(value.shape))
-        self.guards.add(source, "kind_array", (type(value), value.dtype, shape, location, kind))
+        layout = kind.layout[1](value, tuple(dims)) if kind.layout else None
+        self.guards.add(source, "kind_array", (type(value), value.dtype, shape, location, kind, layout))
         shape = tuple(self.shape_env.new_symbol(source.expr(), i, d) if i in dims else d for i, d in enumerate(value.shape))
         var = self._input(value, source, ArrayMeta(shape, dtype))
         var.numpy_views = kind.numpy_views
@@ -363,6 +365,10 @@ class OutputGraph:
     def mutate(self, var: ArrayVariable, value: ArrayVariable) -> None:
         """`var`'s data becomes `value`, which has var's shape and dtype: a new node for var, or for
         the base of a view, through a functional setitem."""
+        kind = self.array_kind[0] if self.array_kind is not None else None
+        if kind is not None and kind.immutable:   # as the library does it, not as NumPy would
+            raise Unsupported(f"an in-place update in a call on {kind.name} arrays: {kind.name} rebinds (x += y) or "
+                              f"replaces (x[i] = v) the array, which runs as Python")
         self.refresh(var)
         if var.base is None:
             if var.source is not None and isinstance(self.read_source(var.source), np.ndarray):

@@ -16,3 +16,8 @@ def numpile_backends() -> list[numpile.Backend]:
 @numpile.hookimpl
 def numpile_exporters() -> list[numpile.Exporter]:
     return [OnnxExporter()]
+
+
+@numpile.hookimpl
+def numpile_api_version() -> str:
+    return "1.1"  # the plugin API (numpile.PLUGIN_API_VERSION) this plugin is written for

@@ -1,0 +1,77 @@
+"""The backend "dask": a graph over Dask arrays becomes Dask operations whose chunk functions
+are kernels compiled by an inner backend (see partition.py for what becomes one task, build.py
+for the Dask operations, kernels.py for the chunk functions and how they travel to workers)."""
+
+from __future__ import annotations
+
+import numpile
+from numpile import logs
+
+# composite reductions rewritten into sums and pointwise ops (numpile.lowering), so that they fuse
+# and reduce as trees; not in a graph that the same rewrite would turn matmuls or einsums into
+# broadcast products (those go to dask.array's own)
+_DECOMPOSED = frozenset({"mean", "var", "std"})
+_KEPT_WHOLE = frozenset({"matmul", "dot", "einsum"})
+
+
+class DaskBackend(numpile.Backend):
+    name = "dask"
+    description = "Dask arrays: fused chunk kernels (inner backend, llvm by default) in one task per chunk, tree reductions"
+    devices = ("dask",)
+    supports_dynamic_shapes = True   # the Dask operations are built per call, from the arrays' own sizes
+
+    #: numpile.compile(..., options={...}) keys this backend reads
+    options = {
+        "inner": "the backend that compiles each chunk's kernel: 'llvm' (default), 'triton' (CuPy chunks), 'eager'",
+        "inner_options": "options for the inner backend (a dict)",
+        "split_every": "the fan-in of tree reductions (Dask's split_every; default: Dask's)",
+    }
+
+    def is_available(self) -> tuple[bool, str]:
+        try:
+            import dask.array  # noqa: F401
+        except ImportError as e:
+            return False, f"dask.array cannot be imported ({e}); pip install 'dask[array]'"
+        return True, ""
+
+    def compile(self, graph, example_inputs, options):
+        unknown = set(options) - set(self.options) - {"mode"}
+        if unknown:
+            raise ValueError(f"backend 'dask' has no option {', '.join(sorted(map(repr, unknown)))}; "
+                             f"it has {', '.join(map(repr, self.options))}")
+        import dask
+        import dask.array
+        from dask.utils import parse_bytes
+        from numpile.lowering import decompose
+
+        from .build import Program
+        from .kernels import inner_backend
+        from .partition import partition, row_fits
+
+        inner = options.get("inner") or "llvm"
+        inner_backend(inner)   # missing here: say so now, not from the first task
+        if graph.binders():
+            raise NotImplementedError("numpile-dask: a size only the data knows (x[mask], np.nonzero, np.unique) in a "
+                                      "graph over Dask arrays is not supported yet; compute the mask's result first")
+        targets = {n.target for n in graph.calls}
+        if targets & _DECOMPOSED and not targets & _KEPT_WHOLE and not graph.symbols:
+            graph = decompose(graph)
+        limit = parse_bytes(dask.config.get("array.chunk-size"))
+        lazy = {n for n, v in zip(graph.inputs, example_inputs) if isinstance(v, dask.array.Array)}
+        steps = partition(graph, lazy, lambda n: row_fits(n, limit))
+        if logs.enabled("perf"):
+            logs.get("perf").debug("numpile-dask: %s", describe(steps))
+        return Program(graph, steps, inner, dict(options.get("inner_options") or {}), options.get("split_every"))
+
+
+def describe(steps) -> str:
+    """What each step is, in a line: `2 blockwise (7 ops), 1 tree (sum, 3 ops fused), 1 dask.array (matmul)`."""
+    parts = []
+    for s in steps:
+        if s.kind == "blockwise":
+            parts.append(f"blockwise of {len(s.nodes)} ops" + (f" (rows along {s.row_axes})" if s.row_axes else ""))
+        elif s.kind == "tree":
+            parts.append(f"tree {s.outputs[0].target} ({len(s.nodes) - 1} ops fused into its chunks)")
+        else:
+            parts.append(f"dask.array {s.outputs[0].target}")
+    return "; ".join(parts) or "no ops"
