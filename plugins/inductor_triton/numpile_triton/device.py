@@ -40,6 +40,16 @@ def availability() -> tuple[bool, str]:
     return _availability(interpreting())
 
 
+def place_triton_cache() -> None:
+    """Triton's cache of compiled kernels inside numpile's cache directory, beside the kernels'
+    source (a second process compiles nothing; deleting numpile's cache deletes both), unless the
+    user placed it with TRITON_CACHE_DIR."""
+    if "TRITON_CACHE_DIR" not in os.environ:
+        from triton import knobs
+        from numpile import config
+        knobs.cache.dir = str(config.cache_dir / "triton" / "compiled")
+
+
 def name() -> str:
     """The torch device kernels run on."""
     return "cpu" if interpreting() else "cuda"

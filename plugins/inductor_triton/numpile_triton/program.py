@@ -96,6 +96,7 @@ class CompiledProgram:
         self.graph_name = graph_name
         self.fallbacks: dict[str, str] = {}
         interpreting = device.interpreting()
+        device.place_triton_cache()
         rendered: dict[str, _Rendered] = {}
         for step in program.steps:
             if isinstance(step, Kernel):
@@ -109,7 +110,8 @@ class CompiledProgram:
         direct = None if interpreting else self.arrays   # the interpreter launches through the JIT
         self.launches = {name: r.launch(module, direct) for name, r in rendered.items()}
         self.sizes = {name: r.sizes for name, r in rendered.items()}
-        self.source, self.run = self._runner()
+        self.source, self.runner = self._runner()
+        self.run = self._first_run
         externs = [s.op for s in program.steps if isinstance(s, Extern)]
         if externs and not self.arrays.numpy_api:
             logs.get("perf").debug("triton: %s runs %s with NumPy on host copies (slow: a transfer each way)",
@@ -124,6 +126,15 @@ class CompiledProgram:
 
     def __call__(self, *inputs):
         return self.run(*inputs)
+
+    def _first_run(self, *inputs):
+        """The runner, timed once: a first run compiles every kernel (or loads it from Triton's cache)."""
+        start = time.perf_counter()
+        outputs = self.runner(*inputs)
+        self.run = self.runner
+        logs.get("perf").debug("triton: first run of %s in %.1f ms (Triton compiling or loading its %d kernels)",
+                               self.graph_name, (time.perf_counter() - start) * 1e3, len(self.launches))
+        return outputs
 
     def _runner(self):
         """Python source that runs the program, and the function it defines."""

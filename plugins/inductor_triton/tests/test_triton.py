@@ -302,3 +302,17 @@ def test_kernels_it_has_no_form_for_yet_run_on_the_host():
         assert_same_result(g, w, what="f")
     reasons = set(made[0].fallbacks.values())
     assert {"a load or store through an index array", "a running sum (scan)", "the reduction argmin"} <= reasons
+
+
+def test_triton_caches_compiled_kernels_in_numpiles_cache_dir(tmp_path, monkeypatch):
+    from triton import knobs
+    monkeypatch.setattr(numpile.config, "cache_dir", tmp_path)
+    monkeypatch.delenv("TRITON_CACHE_DIR", raising=False)
+    before = knobs.cache.dir
+    try:
+        x = rng.standard_normal(50)
+        assert_same_result(numpile.compile(lambda v: np.exp(v) * 2, backend="triton")(x), np.exp(x) * 2)
+        assert knobs.cache.dir == str(tmp_path / "triton" / "compiled")
+        assert any((tmp_path / "triton" / "kernels").iterdir())
+    finally:
+        knobs.cache.dir = before
