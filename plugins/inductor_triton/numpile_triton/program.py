@@ -254,7 +254,7 @@ class _RunnerWriter:
         kp = launch.kp
         arrays = []
         for name in kp.arrays:
-            if name in step.inputs or name in self.on_host or name in self.on_device:
+            if name in self.on_host or name in self.on_device:   # it holds a value (an input, an update)
                 arrays.append(self.on_device_now(name))
             else:   # a new buffer
                 buffer = self.program.buffers[name]

@@ -316,3 +316,20 @@ def test_triton_caches_compiled_kernels_in_numpiles_cache_dir(tmp_path, monkeypa
         assert any((tmp_path / "triton" / "kernels").iterdir())
     finally:
         knobs.cache.dir = before
+
+
+def test_a_value_a_kernel_stores_and_reads_itself_is_allocated_not_copied_in():
+    """A small matmul fused with its bias: the kernel stores `x @ w + b` and reads it back. The runner
+    once treated that buffer as an input to copy onto the device before it had a value (an
+    UnboundLocalError, which numpile answered by running the graph with NumPy, with a warning)."""
+    def step(x, w, b):
+        h = np.maximum(x @ w + b, 0)
+        e = np.exp(h - h.max(axis=1, keepdims=True))
+        return e / e.sum(axis=1, keepdims=True), h.sum()
+    x, w, b = rng.standard_normal((5, 16)), rng.standard_normal((16, 8)), rng.standard_normal(8)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        got = numpile.compile(step, backend="triton")(x, w, b)
+    want = step(x, w, b)
+    assert_same_result(got[0], want[0])
+    assert_same_result(got[1], want[1])
