@@ -87,6 +87,8 @@ def jax_peer(name, args):
 def peers(name, fn, args):
     import cupy as cp
     out = [("numpile triton", (lambda c=numpile.compile(fn, backend="triton"): c(*args))),
+           ("numpile triton reduce-overhead",
+            (lambda c=numpile.compile(fn, backend="triton", mode="reduce-overhead"): c(*args))),
            ("cupy eager", lambda: fn(*args))]
     if name.startswith("chain"):   # cupy.fuse traces CuPy's functions, not NumPy's
         fused = cp.fuse(lambda x: cp.sin(x) * cp.cos(x) + cp.exp(-x * x) * 0.5 + cp.tanh(x))

@@ -22,6 +22,7 @@ class TritonBackend(numpile.Backend):
     name = "triton"
     description = "fused Triton kernels on a CUDA GPU (TRITON_INTERPRET=1: Triton's interpreter on the CPU)"
     supports_dynamic_shapes = True
+    modes = (None, "reduce-overhead")   # reduce-overhead: CUDA graphs (graphs.py)
 
     @property
     def devices(self) -> tuple[str, ...]:
@@ -43,5 +44,13 @@ class TritonBackend(numpile.Backend):
             logs.get("perf").debug("triton: %s runs with NumPy: its dynamic shapes need a decision: %s", name, e)
             return graph.compile_python()
         with no_new_guards():
-            return CompiledProgram(program, graph_name=name, resident=any(map(device.resident, example_inputs)),
-                                   arrays=device.arrays_for(example_inputs))
+            compiled = CompiledProgram(program, graph_name=name, resident=any(map(device.resident, example_inputs)),
+                                       arrays=device.arrays_for(example_inputs))
+        if options.get("mode") != "reduce-overhead":
+            return compiled
+        if not compiled.arrays.numpy_api:
+            logs.get("perf").debug("triton: %s runs without CUDA graphs: reduce-overhead captures programs on "
+                                   "CuPy arrays, and these inputs are not", name)
+            return compiled
+        from .graphs import GraphedProgram
+        return GraphedProgram(compiled)
