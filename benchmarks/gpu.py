@@ -31,6 +31,10 @@ def mlp(x, w1, b1, w2, b2):   # cpu.py's with a ReLU after the second layer too
     return np.maximum(h @ w2 + b2, 0)
 
 
+def standardize(x):   # three kernels: two full reductions, then the pointwise step
+    return (x - x.mean()) / x.std()
+
+
 def workloads(cp):
     """(name, function, CuPy arguments, bytes at the floor: None for none, "call" for per-call time)."""
     f32 = cp.float32
@@ -43,7 +47,8 @@ def workloads(cp):
               cp.random.standard_normal(1024, dtype=f32))
     return [("chain", chain, (x,), 2 * x.nbytes), ("squared_distance", squared_distance, (x, y), 2 * x.nbytes),
             ("softmax", softmax, (m,), 2 * m.nbytes), ("layer_norm", layer_norm, (m, g, b), 2 * m.nbytes),
-            ("mlp", mlp, layers, None), ("chain_1024", chain, (small,), "call")]
+            ("mlp", mlp, layers, None), ("chain_1024", chain, (small,), "call"),
+            ("standardize_1024", standardize, (small,), "call")]
 
 
 def torch_peers(name, fn, args):
@@ -58,6 +63,7 @@ def torch_peers(name, fn, args):
         "softmax": lambda x: torch.softmax(x, -1),
         "layer_norm": lambda x, g, b: F.layer_norm(x, x.shape[-1:], g, b, 1e-5),
         "mlp": lambda x, w1, b1, w2, b2: torch.relu(torch.relu(x @ w1 + b1) @ w2 + b2),
+        "standardize": lambda x: (x - x.mean()) / x.std(correction=0),
     }
     fn_t = equivalents[name.removesuffix("_1024")]
     targs = tuple(torch.from_dlpack(a) for a in args)
@@ -77,7 +83,8 @@ def jax_peer(name, args):
            "softmax": lambda x: jax.nn.softmax(x, -1),
            "layer_norm": lambda x, g, b: (x - x.mean(-1, keepdims=True))
            / jnp.sqrt(x.var(-1, keepdims=True) + 1e-5) * g + b,
-           "mlp": lambda x, w1, b1, w2, b2: jax.nn.relu(jax.nn.relu(x @ w1 + b1) @ w2 + b2)}
+           "mlp": lambda x, w1, b1, w2, b2: jax.nn.relu(jax.nn.relu(x @ w1 + b1) @ w2 + b2),
+           "standardize": lambda x: (x - x.mean()) / x.std()}
     jax.config.update("jax_default_matmul_precision", "highest")   # float32 products as the others (not TF32)
     jitted = jax.jit(fns[name.removesuffix("_1024")])
     jargs = tuple(jax.dlpack.from_dlpack(a) for a in args)
