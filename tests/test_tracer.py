@@ -488,6 +488,18 @@ def test_a_call_into_an_imported_module_breaks_only_there(rng):
     assert "json.dumps" in compiled.entries[0].break_reason
 
 
+def test_an_entry_runs_only_when_every_guard_passes(rng):
+    """The most recent entry is tried with its guards and its run in one function: any guard
+    failing is a miss (a once wrong precedence ran the entry whenever the first guard passed)."""
+    def f(x, y):
+        return np.sin(x) + y
+    compiled = numpile.compile(f, backend="eager")
+    x, y = rand(rng, (5,)), rand(rng, (5,))
+    for args in ((x, x), (x, y), (x, x), (y, x)):
+        assert_same(compiled(*args), f(*args))
+    assert len(compiled.entries) == 2
+
+
 def test_an_imported_module_is_guarded_by_identity(rng):
     import sys
     import types
