@@ -96,6 +96,8 @@ def peers(name, fn, args):
     out = [("numpile triton", (lambda c=numpile.compile(fn, backend="triton"): c(*args))),
            ("numpile triton reduce-overhead",
             (lambda c=numpile.compile(fn, backend="triton", mode="reduce-overhead"): c(*args))),
+           ("numpile triton max-autotune",
+            (lambda c=numpile.compile(fn, backend="triton", mode="max-autotune"): c(*args))),
            ("cupy eager", lambda: fn(*args))]
     if name.startswith("chain"):   # cupy.fuse traces CuPy's functions, not NumPy's
         fused = cp.fuse(lambda x: cp.sin(x) * cp.cos(x) + cp.exp(-x * x) * 0.5 + cp.tanh(x))

@@ -11,6 +11,9 @@ from .exc import Unsupported
 from .exporting import export
 from .tracer import GraphBreak
 
+# torch.compile's modes; what each does is the backend's (Backend.modes lists those it has)
+MODES = (None, "default", "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
+
 
 def compile(obj=None, *, backend=None, fullgraph: bool = False, dynamic: bool | None = None,
             mode: str | None = None, options: dict | None = None):
@@ -23,8 +26,8 @@ def compile(obj=None, *, backend=None, fullgraph: bool = False, dynamic: bool | 
     if obj is None:
         return functools.partial(compile, backend=backend, fullgraph=fullgraph, dynamic=dynamic,
                                  mode=mode, options=options)
-    if mode not in (None, "default", "reduce-overhead", "max-autotune"):
-        raise ValueError(f"mode must be None, 'reduce-overhead' or 'max-autotune', not {mode!r}")
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {', '.join(map(repr, MODES))}, not {mode!r}")
     mode = None if mode == "default" else mode
     kwargs = dict(backend=backend, fullgraph=fullgraph, dynamic=dynamic, mode=mode, options=options)
     if isinstance(obj, cache.CompiledFunction):

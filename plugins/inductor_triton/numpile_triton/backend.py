@@ -18,11 +18,17 @@ from numpile.shapes import NewGuard, no_new_guards
 from . import device
 
 
+TUNED = ("max-autotune", "max-autotune-no-cudagraphs")
+GRAPHED = ("reduce-overhead", "max-autotune")
+
+
 class TritonBackend(numpile.Backend):
     name = "triton"
     description = "fused Triton kernels on a CUDA GPU (TRITON_INTERPRET=1: Triton's interpreter on the CPU)"
     supports_dynamic_shapes = True
-    modes = (None, "reduce-overhead")   # reduce-overhead: CUDA graphs (graphs.py)
+    # reduce-overhead: CUDA graphs (graphs.py); max-autotune: timed launch configurations (autotune.py)
+    # and CUDA graphs, as torch.compile's mode of that name; max-autotune-no-cudagraphs: the first alone
+    modes = (None, "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
 
     @property
     def devices(self) -> tuple[str, ...]:
@@ -43,14 +49,15 @@ class TritonBackend(numpile.Backend):
         except NewGuard as e:
             logs.get("perf").debug("triton: %s runs with NumPy: its dynamic shapes need a decision: %s", name, e)
             return graph.compile_python()
+        mode = options.get("mode")
         with no_new_guards():
             compiled = CompiledProgram(program, graph_name=name, resident=any(map(device.resident, example_inputs)),
-                                       arrays=device.arrays_for(example_inputs))
-        if options.get("mode") != "reduce-overhead":
+                                       arrays=device.arrays_for(example_inputs), tune=mode in TUNED)
+        if mode not in GRAPHED:
             return compiled
         if not compiled.arrays.numpy_api:
-            logs.get("perf").debug("triton: %s runs without CUDA graphs: reduce-overhead captures programs on "
-                                   "CuPy arrays, and these inputs are not", name)
+            logs.get("perf").debug("triton: %s runs without CUDA graphs: %s captures programs on "
+                                   "CuPy arrays, and these inputs are not", name, mode)
             return compiled
         from .graphs import GraphedProgram
         return GraphedProgram(compiled)

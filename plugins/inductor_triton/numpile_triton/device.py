@@ -100,6 +100,10 @@ class TorchArrays:
         return torch.empty(shape, dtype=torch_dtype(dtype), device=name())
 
     @staticmethod
+    def copy(tensor):
+        return tensor.clone()
+
+    @staticmethod
     def pointer(tensor) -> int:
         return tensor.data_ptr()
 
@@ -139,6 +143,10 @@ class CupyArrays:
 
     def is_array(self, value) -> bool:
         return isinstance(value, self.cupy.ndarray)
+
+    @staticmethod
+    def copy(array):
+        return array.copy()
 
     @staticmethod
     def pointer(array) -> int:

@@ -17,24 +17,34 @@ def _warps(elements: int) -> int:
     return max(1, min(16, elements // 256))
 
 
-def config(kp: KernelPlan, rows: int, cols: tuple) -> tuple | None:
-    """(grid, constexpr and runtime block arguments, num_warps) for these sizes, or None when
-    the kernel has nothing to do."""
-    if kp.mode == "pointwise":
-        if rows == 0:
-            return None
-        block = min(POINTWISE_BLOCK, next_power_of_2(rows))
-        return (math.ceil(rows / block),), {"BLOCK": block}, _warps(block)
+def heuristic(kp: KernelPlan, rows: int, cols: tuple) -> tuple[dict, int]:
+    """The block sizes and warps the size heuristics pick (max-autotune times others: autotune.py)."""
     longest = max(max(cols, default=1), 1)
+    if kp.mode == "pointwise":
+        block = min(POINTWISE_BLOCK, next_power_of_2(rows))
+        return {"BLOCK": block}, _warps(block)
     if kp.mode == "split":
         rblock = min(SPLIT_RBLOCK, next_power_of_2(longest))
-        chunk = math.ceil(math.ceil(cols[0] / SPLIT_PROGRAMS) / rblock) * rblock or rblock
-        return (SPLIT_PROGRAMS,), {"CHUNK": chunk, "XBLOCK": 1, "RBLOCK": rblock}, _warps(rblock)
-    if rows == 0:
-        return None
+        return {"RBLOCK": rblock}, _warps(rblock)
     rblock = next_power_of_2(longest) if kp.mode == "persistent" else min(LOOP_RBLOCK, next_power_of_2(longest))
     xblock = min(next_power_of_2(rows), max(1, ROW_TILE // rblock))
-    return (math.ceil(rows / xblock),), {"XBLOCK": xblock, "RBLOCK": rblock}, _warps(xblock * rblock)
+    return {"XBLOCK": xblock, "RBLOCK": rblock}, _warps(xblock * rblock)
+
+
+def configured(kp: KernelPlan, rows: int, cols: tuple, blocks: dict, warps: int) -> tuple | None:
+    """(grid, the kernel's block arguments in its parameter order, num_warps) for these sizes and
+    block sizes, or None when the kernel has nothing to do."""
+    if kp.mode == "split":
+        rblock = blocks["RBLOCK"]
+        chunk = math.ceil(math.ceil(cols[0] / SPLIT_PROGRAMS) / rblock) * rblock or rblock
+        return (SPLIT_PROGRAMS,), {"CHUNK": chunk, "XBLOCK": 1, "RBLOCK": rblock}, warps
+    if rows == 0:
+        return None
+    step = blocks["BLOCK"] if kp.mode == "pointwise" else blocks["XBLOCK"]
+    return (math.ceil(rows / step),), blocks, warps
+
+
+_PENDING = object()   # a static launch's configuration before its first call
 
 
 class Launch:
@@ -49,24 +59,42 @@ class Launch:
     """
 
     def __init__(self, kp: KernelPlan, fn, combine: "Launch | None" = None, static: tuple | None = None,
-                 arrays=None):
+                 arrays=None, tuner=None):
         self.kp, self.fn, self.combine = kp, fn, combine
         self.static = static   # (rows, cols) when no size is symbolic: the config is decided once
-        self.fixed = config(kp, *static) if static is not None else None
+        self.fixed = _PENDING  # ... on the first call
         self.arrays = arrays   # the device buffers' library (device.Arrays); None: the interpreter
-        self.kernels = {}      # (grid, block values, specialisation) -> Triton's compiled kernel
+        self.tuner = tuner     # max-autotune's (autotune.Tuner), or None: the heuristics decide
+        self.kernels = {}      # (grid, block values, warps, specialisation) -> Triton's compiled kernel
 
     def __call__(self, arrays: tuple, sizes: tuple = (), rows: int | None = None, cols: tuple = ()) -> None:
-        launch = self.fixed if self.static is not None else config(self.kp, rows, cols)
+        if self.static is None:
+            launch = self._config(rows, cols, arrays, sizes)
+        else:
+            if self.fixed is _PENDING:
+                self.fixed = self._config(*self.static, arrays, sizes)
+            launch = self.fixed
         if launch is not None:
-            if self.arrays is None:
-                grid, blocks, warps = launch
-                self.fn[grid](*arrays, *sizes, **blocks, num_warps=warps, enable_fp_fusion=False)
-            else:
-                self._launch(launch, arrays, sizes)
+            self.start(launch, arrays, sizes)
         if self.combine is not None:
             picked = [arrays[self.kp.arrays.index(b)] for b in self.combine.kp.arrays]
             self.combine(tuple(picked), (), 1, (SPLIT_PROGRAMS,))
+
+    def _config(self, rows: int, cols: tuple, arrays: tuple, sizes: tuple) -> tuple | None:
+        choice = heuristic(self.kp, rows, cols) if self.tuner is None else \
+            self.tuner.choice(self, rows, cols, arrays, sizes)
+        return self.configured(rows, cols, *choice)
+
+    def configured(self, rows: int, cols: tuple, blocks: dict, warps: int) -> tuple | None:
+        return configured(self.kp, rows, cols, blocks, warps)
+
+    def start(self, launch: tuple, arrays: tuple, sizes: tuple) -> None:
+        """Launches this kernel (not the combining one) in configuration `launch`."""
+        if self.arrays is None:
+            grid, blocks, warps = launch
+            self.fn[grid](*arrays, *sizes, **blocks, num_warps=warps, enable_fp_fusion=False)
+        else:
+            self._launch(launch, arrays, sizes)
 
     def _launch(self, launch, arrays: tuple, sizes: tuple) -> None:
         grid, blocks, warps = launch
@@ -75,7 +103,7 @@ class Launch:
         values = (*sizes, *blocks.values())   # blocks are in the kernel's parameter order (kernel.py)
         # the block sizes (constexprs) as they are, the integers' specialisation (with fixed sizes,
         # the integers themselves); all addresses aligned (the rule) is one test
-        key = (values if self.static is not None else
+        key = (warps, values if self.static is not None else
                (tuple(v for k, v in blocks.items() if k != "CHUNK"), *((v == 1, v % 16 == 0, v >= 2 ** 31) for v in (*sizes, blocks.get("CHUNK", 1)))),
                any(p % 16 for p in pointers) and tuple(p % 16 == 0 for p in pointers))
         kernel = self.kernels.get(key)

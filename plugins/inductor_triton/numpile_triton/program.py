@@ -26,6 +26,7 @@ from numpile.shapes import SYMBOL_PATTERN, NewGuard, SymInt
 
 from . import device
 from .kernel import HELPERS, KernelPlan, Renderer, plan
+from .autotune import Tuner
 from .launch import Launch
 from .scalar import Unlowerable
 
@@ -57,15 +58,16 @@ class _Rendered:
         """The expressions of the main kernel's size parameters, in order."""
         return list(self.renderers[0].size_params)
 
-    def launch(self, module, arrays) -> Launch:
+    def launch(self, module, arrays, tune: bool) -> Launch:
         kp = self.kp
         combine = None
         if kp.combine is not None:
             combine = Launch(kp.combine, getattr(module, self.renderers[1].name), static=(1, tuple(kp.combine.cols)),
                              arrays=arrays)
         dynamic = isinstance(kp.rows, SymInt) or any(isinstance(c, SymInt) for c in kp.cols)
+        tuner = Tuner(self.source, device.name(), arrays) if tune else None
         return Launch(kp, getattr(module, self.renderers[0].name), combine,
-                      None if dynamic else (kp.rows, tuple(kp.cols)), arrays=arrays)
+                      None if dynamic else (kp.rows, tuple(kp.cols)), arrays=arrays, tuner=tuner)
 
 
 def _load_module(source: str):
@@ -88,7 +90,8 @@ def _load_module(source: str):
 class CompiledProgram:
     """A Program with Triton kernels, run by a generated Python function (see `source`)."""
 
-    def __init__(self, program: Program, *, graph_name: str = "graph", resident: bool = False, arrays=None):
+    def __init__(self, program: Program, *, graph_name: str = "graph", resident: bool = False, arrays=None,
+                 tune: bool = False):
         start = time.perf_counter()
         self.program = program
         self.resident = resident   # device arrays in: results stay on the device
@@ -108,7 +111,9 @@ class CompiledProgram:
         self.kernel_source = HEADER + "\n\n" + HELPERS + "".join(f"\n\n{r.source}" for r in rendered.values())
         module = _load_module(self.kernel_source) if rendered else None
         direct = None if interpreting else self.arrays   # the interpreter launches through the JIT
-        self.launches = {name: r.launch(module, direct) for name, r in rendered.items()}
+        if tune and interpreting:
+            logs.get("perf").debug("triton: %s is not autotuned: the interpreter's timings say nothing of a GPU's", graph_name)
+        self.launches = {name: r.launch(module, direct, tune and not interpreting) for name, r in rendered.items()}
         self.sizes = {name: r.sizes for name, r in rendered.items()}
         self.source, self.runner = self._runner()
         self.run = self._first_run

@@ -333,3 +333,41 @@ def test_a_value_a_kernel_stores_and_reads_itself_is_allocated_not_copied_in():
     want = step(x, w, b)
     assert_same_result(got[0], want[0])
     assert_same_result(got[1], want[1])
+
+
+def test_max_autotune_under_the_interpreter_runs_untuned_and_says_so(capsys):
+    from numpile_triton import device
+    if not device.interpreting():
+        pytest.skip("on a GPU max-autotune times its candidates (test_triton_device_arrays.py)")
+    def step(a, b):
+        a[1:-1] = 0.5 * (b[:-2] + b[2:])
+        return np.exp(a - a.max()).sum()
+    a, b = rng.standard_normal(40), rng.standard_normal(40)
+    want_a = a.copy()
+    want = step(want_a, b)
+    numpile.set_logs("perf")
+    try:
+        got = numpile.compile(step, backend="triton", mode="max-autotune-no-cudagraphs")(a, b)
+    finally:
+        numpile.set_logs()
+    assert_same_result(got, want)
+    np.testing.assert_array_equal(a, want_a)
+    assert "is not autotuned: the interpreter's timings say nothing of a GPU's" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("mode", ["pointwise", "persistent", "looped", "split"])
+def test_autotune_candidates_are_launchable_configurations(mode):
+    from numpile_triton.autotune import candidates
+    from numpile_triton.kernel import KernelPlan
+    from numpile_triton.launch import configured, heuristic
+    kp = KernelPlan(kernel=None, mode=mode, arrays=[])
+    rows, cols = {"pointwise": (10 ** 6, ()), "persistent": (300, (700,)), "looped": (30, (10 ** 5,)),
+                  "split": (64, (10 ** 7,))}[mode]
+    found = candidates(kp, rows, cols)
+    assert len(found) > 3 and heuristic(kp, rows, cols)[0] in [b for b, _ in found]
+    for blocks, warps in found:
+        grid, args, w = configured(kp, rows, cols, blocks, warps)
+        assert w == warps and all(v & (v - 1) == 0 for k, v in args.items() if k != "CHUNK")
+        step = args.get("BLOCK") or args["XBLOCK"]
+        covered = grid[0] * (args["CHUNK"] if mode == "split" else step)
+        assert covered >= (cols[0] if mode == "split" else rows)

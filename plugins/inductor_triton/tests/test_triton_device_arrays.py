@@ -182,3 +182,35 @@ def test_reduce_overhead_captures_only_where_a_graph_saves_launches(capsys):
     finally:
         numpile.set_logs()
     assert "a graph saves nothing" in capsys.readouterr().err
+
+
+def test_max_autotune_times_once_keeps_the_choice_on_disk_and_updates_in_place_once(tmp_path, monkeypatch, capsys):
+    from numpile_triton import autotune
+    monkeypatch.setattr(numpile.config, "cache_dir", tmp_path)
+
+    def step(a, b):
+        a[1:-1] += 0.5 * (b[:-2] + b[2:])   # timing candidates on copies: `a` is updated once
+        return np.exp(b - b.max()).sum(), (a * b).sum()
+    a, b = rng.standard_normal(300_000), rng.standard_normal(300_000)
+    want_a = a.copy()
+    want = step(want_a, b)
+    numpile.set_logs("perf")
+    try:
+        da, db = on_gpu(a, b)
+        got = numpile.compile(step, backend="triton", mode="max-autotune")(da, db)
+    finally:
+        numpile.set_logs()
+    close(got[0], np.asarray(want[0]), rtol=1e-10)
+    close(got[1], np.asarray(want[1]), rtol=1e-10)
+    close(da, want_a, rtol=1e-12)
+    assert "max-autotune timed" in capsys.readouterr().err
+    assert list((tmp_path / "triton" / "autotune").glob("*.json"))
+
+    def no_timing(*args):
+        raise AssertionError("timed again: the choice on disk was not read")
+    monkeypatch.setattr(autotune.Tuner, "_time", no_timing)
+    numpile.reset()
+    da, db = on_gpu(a, b)
+    got = numpile.compile(step, backend="triton", mode="max-autotune")(da, db)
+    close(got[1], np.asarray(want[1]), rtol=1e-10)
+    close(da, want_a, rtol=1e-12)
