@@ -108,7 +108,7 @@ class InstructionTranslator:
             self.output.loc = self.loc
             handler = DISPATCH.get(inst.opname)
             if handler is None:
-                raise Unsupported(f"bytecode {inst.opname} is not supported yet").at(self.loc)
+                raise Unsupported(BREAKS.get(inst.opname, f"bytecode {inst.opname} is not supported yet")).at(self.loc)
             try:
                 handler(self, inst)
             except DataDependent as e:  # Python code asked a question about a size only the data knows
@@ -589,4 +589,4 @@ def unpack_known(var: Variable, what: str) -> list[Variable]:
     raise Unsupported(f"{what} over {var.describe()}")
 
 
-from .handlers import DISPATCH  # noqa: E402  (handlers need the classes above)
+from .handlers import BREAKS, DISPATCH  # noqa: E402  (handlers need the classes above)
