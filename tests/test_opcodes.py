@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import numpile
-from numpile.tracer.handlers import BREAKS, DISPATCH
+from numpile.tracer.dispatch import BREAKS, DISPATCH
 
 
 def test_every_opcode_is_handled_or_breaks_with_a_reason():

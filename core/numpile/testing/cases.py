@@ -13,12 +13,12 @@ import numpy as np
 from ..ops.pointwise import UFUNCS
 from ..ops.reductions import REDUCTIONS
 from ..ops.results import TWO_OUTPUT_UFUNCS
-from .specs import DTYPES, Arr, Case, _describe
+from .specs import DTYPES, Arr, Case, describe_case
 
 
 @functools.cache
 def _all_cases() -> tuple[Case, ...]:
-    return tuple(replace(case, id=_describe(case)) for build in _BUILDERS for case in build())
+    return tuple(replace(case, id=describe_case(case)) for build in _BUILDERS for case in build())
 
 
 def conformance_cases(names=None) -> list[Case]:

@@ -117,7 +117,7 @@ class Case:
         return _map_specs((self.args, self.kwargs), lambda s: next(it))
 
     def __str__(self) -> str:
-        return self.id or _describe(self)
+        return self.id or describe_case(self)
 
 
 def metas_of(value):
@@ -161,6 +161,6 @@ def _render(value) -> str:
     return str(value)
 
 
-def _describe(case: Case) -> str:
+def describe_case(case: Case) -> str:
     parts = [_render(a) for a in case.args] + [f"{k}={_render(v)}" for k, v in case.kwargs.items()]
     return f"{case.op}({','.join(parts)})"

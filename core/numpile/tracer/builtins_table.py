@@ -12,13 +12,8 @@ import numpy as np
 from ..exc import Unsupported
 from .variables import (
     ArrayVariable, ConstantVariable, DictVariable, IteratorVariable, ListVariable,
-    ObjectVariable, TupleVariable, Variable,
+    ObjectVariable, TupleVariable, Variable, constant_result,
 )
-
-
-def _constant(value) -> Variable:
-    from .translator import _constant_result
-    return _constant_result(value)
 
 
 def _len(tx, args, kwargs):
@@ -135,7 +130,7 @@ def _data_dependent(name):
     def handler(tx, args, kwargs):
         if any(isinstance(a, ArrayVariable) for a in args):
             raise Unsupported(f"{name}() of an array needs its data (a NumPy value converted to Python)")
-        return _constant(getattr(builtins, name)(*(a.as_constant() for a in args),
+        return constant_result(getattr(builtins, name)(*(a.as_constant() for a in args),
                                                   **{k: v.as_constant() for k, v in kwargs.items()}))
     return handler
 
@@ -180,7 +175,7 @@ def call_builtin(tx, fn, args: list, kwargs: dict) -> Variable | None:
         return handler(tx, args, kwargs)
     if _is_numpy_scalar_type(fn) or fn in PURE_ON_CONSTANTS:
         if all(a.is_constant() for a in args) and all(v.is_constant() for v in kwargs.values()):
-            return _constant(fn(*(a.as_constant() for a in args), **{k: v.as_constant() for k, v in kwargs.items()}))
+            return constant_result(fn(*(a.as_constant() for a in args), **{k: v.as_constant() for k, v in kwargs.items()}))
         if any(isinstance(a, ArrayVariable) for a in args):
             raise Unsupported(f"{getattr(fn, '__name__', fn)}() of an array is not supported")
     return None
@@ -252,7 +247,7 @@ def _on_constants(method):
         container, rest = args[0], args[1:]
         if not all(v.is_constant() for v in container.items) or not all(a.is_constant() for a in rest):
             raise Unsupported(f"{method.__qualname__} over values that are not constants")
-        return _constant(method(container.as_constant(), *(a.as_constant() for a in rest)))
+        return constant_result(method(container.as_constant(), *(a.as_constant() for a in rest)))
     return handler
 
 

@@ -1,4 +1,5 @@
-"""Opcode handlers: one function per CPython opcode, collected into DISPATCH by name.
+"""Opcode handlers: one function per CPython opcode (or per family of spellings), registered in
+dispatch.DISPATCH under the opcodes' names and named after one of them.
 
 Each handler takes the translator and the `dis.Instruction`; version
 differences are asked of bytecode_compat, never tested here by version number.
@@ -16,22 +17,12 @@ from ..ops.indexing import is_advanced, is_mask
 from . import bytecode_compat as bc
 from . import contexts
 from .sources import ModuleSource
-from .translator import InstructionTranslator, unpack_known
+from .dispatch import handles
+from .translator import InstructionTranslator
 from .variables import (
     NULL, ArrayVariable, CellVariable, ConstantVariable, DictVariable, IteratorVariable,
-    ListVariable, NestedFunctionVariable, ObjectVariable, SliceVariable, TupleVariable,
+    ListVariable, NestedFunctionVariable, ObjectVariable, SliceVariable, TupleVariable, unpack_known,
 )
-
-DISPATCH: dict = {}
-
-
-def handles(*names):
-    def register(fn):
-        for name in names:
-            DISPATCH[name] = fn
-        return fn
-    return register
-
 
 Tx = InstructionTranslator
 
@@ -459,12 +450,12 @@ def kw_names(tx: Tx, inst):
 @handles("CALL")
 def call(tx: Tx, inst):
     names, tx.kw_names = tx.kw_names, ()
-    tx._call_with_kw(inst.arg, names)
+    tx.call_with_kw(inst.arg, names)
 
 
 @handles("CALL_KW")
 def call_kw(tx: Tx, inst):
-    tx._call_with_kw(inst.arg, tx.pop().as_constant())
+    tx.call_with_kw(inst.arg, tx.pop().as_constant())
 
 
 @handles("CALL_FUNCTION_EX")
@@ -604,37 +595,3 @@ def for_iter(tx: Tx, inst):
 @handles("END_FOR")
 def end_for(tx: Tx, inst):
     tx.popn(bc.END_FOR_POPS)
-
-
-# -- opcodes that graph-break, with the reason users see (tests/test_opcodes.py checks that every
-# opcode of the running CPython is handled above or listed here) ------------------------------
-_BREAK_FAMILIES = {
-    "raising or handling an exception (raise, try/except, with's exit on an error, a failed assert)": (
-        "RAISE_VARARGS", "RERAISE", "PUSH_EXC_INFO", "POP_EXCEPT", "CHECK_EXC_MATCH", "CHECK_EG_MATCH",
-        "PREP_RERAISE_STAR", "WITH_EXCEPT_START", "LOAD_ASSERTION_ERROR", "CLEANUP_THROW"),
-    "async code (await, async for, async with)": (
-        "BEFORE_ASYNC_WITH", "END_ASYNC_FOR", "GET_AITER", "GET_ANEXT", "GET_AWAITABLE", "ASYNC_GEN_WRAP"),
-    "delegating to a generator (yield from)": ("GET_YIELD_FROM_ITER", "SEND", "END_SEND"),
-    "a match statement": ("MATCH_CLASS", "MATCH_KEYS", "MATCH_MAPPING", "MATCH_SEQUENCE", "GET_LEN"),
-    "f-strings": ("FORMAT_VALUE", "FORMAT_SIMPLE", "FORMAT_WITH_SPEC", "CONVERT_VALUE", "BUILD_STRING"),
-    "sets ({...}, set comprehensions)": ("BUILD_SET", "SET_ADD", "SET_UPDATE"),
-    "del of an attribute, an item, a global or a closure variable": (
-        "DELETE_ATTR", "DELETE_SUBSCR", "DELETE_GLOBAL", "DELETE_DEREF", "DELETE_NAME"),
-    "assigning a global (global x; x = ...)": ("STORE_GLOBAL",),
-    "super()": ("LOAD_SUPER_ATTR", "LOAD_SUPER_METHOD", "LOAD_ZERO_SUPER_ATTR", "LOAD_ZERO_SUPER_METHOD"),
-    "defining a class, or a generic function or type (PEP 695)": ("LOAD_BUILD_CLASS", "CALL_INTRINSIC_2"),
-    "code of a module or class body (from m import *, names looked up there)": (
-        "LOAD_NAME", "STORE_NAME", "IMPORT_STAR", "SETUP_ANNOTATIONS", "LOAD_LOCALS", "LOAD_CLASSDEREF",
-        "LOAD_FROM_DICT_OR_GLOBALS", "LOAD_FROM_DICT_OR_DEREF", "PRINT_EXPR"),
-    # never met in the code the tracer reads: dis shows instrumented code uninstrumented, and the
-    # others are the compiler's pseudo-instructions or the interpreter's own
-    "an instruction of CPython's internals": (
-        "ENTER_EXECUTOR", "EXIT_INIT_CHECK", "INTERPRETER_EXIT", "RESERVED", "POP_BLOCK", "SETUP_CLEANUP",
-        "SETUP_FINALLY", "SETUP_WITH", "STORE_FAST_MAYBE_NULL", "INSTRUMENTED_CALL", "INSTRUMENTED_CALL_KW",
-        "INSTRUMENTED_CALL_FUNCTION_EX", "INSTRUMENTED_END_FOR", "INSTRUMENTED_END_SEND", "INSTRUMENTED_FOR_ITER",
-        "INSTRUMENTED_INSTRUCTION", "INSTRUMENTED_JUMP_BACKWARD", "INSTRUMENTED_JUMP_FORWARD", "INSTRUMENTED_LINE",
-        "INSTRUMENTED_LOAD_SUPER_ATTR", "INSTRUMENTED_POP_JUMP_IF_FALSE", "INSTRUMENTED_POP_JUMP_IF_NONE",
-        "INSTRUMENTED_POP_JUMP_IF_NOT_NONE", "INSTRUMENTED_POP_JUMP_IF_TRUE", "INSTRUMENTED_RESUME",
-        "INSTRUMENTED_RETURN_CONST", "INSTRUMENTED_RETURN_VALUE", "INSTRUMENTED_YIELD_VALUE"),
-}
-BREAKS = {op: f"{reason} is not supported yet ({op})" for reason, ops in _BREAK_FAMILIES.items() for op in ops}

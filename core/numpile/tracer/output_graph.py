@@ -18,15 +18,14 @@ from ..ops.indexing import check_masks, is_mask
 from .aliasing import view_index
 from .guards import GuardSet, array_guard_expected
 from .python_scalars import INT_INPUT_BOUND, DynamicIntVariable
-from ..shapes import DataDependent, DynamicInputs, ShapeEnv, SymInt
+from ..shapes import DataDependent, DynamicInputs, ShapeEnv
 from .sources import AttrSource, ExprSource, ItemSource, Source
 from .variables import (
     ArrayMethodVariable, ArrayVariable, ConstantVariable, DictVariable, ListVariable, ObjectVariable,
-    SliceVariable, TupleVariable, Variable,
+    SliceVariable, TupleVariable, Variable, CONSTANT_TYPES,
 )
 
 # Values the tracer treats as known constants, guarded by type and value.
-CONSTANT_TYPES = (bool, int, float, complex, str, bytes, type(None), type(Ellipsis), slice, range, np.dtype, SymInt)
 # Objects guarded by identity: a different one means different code.
 IDENTITY_TYPES = (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type, np.ufunc,
                   types.MethodWrapperType, types.WrapperDescriptorType, types.MethodDescriptorType)

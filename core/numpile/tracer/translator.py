@@ -11,7 +11,6 @@ user's source line.
 from __future__ import annotations
 
 import builtins
-import dis
 import math
 import os
 import sysconfig
@@ -26,14 +25,15 @@ from ..graph import SourceLoc
 from ..shapes import DataDependent
 from . import bytecode_compat as bc
 from .builtins_table import call_builtin, call_container_method, container_method
+from .dispatch import BREAKS, DISPATCH
 from .contexts import CONTEXT_FACTORIES, ContextExitVariable, call_exit
 from .python_scalars import operator_result_is_weak, unspecialised_operands
-from .output_graph import CONSTANT_TYPES, OutputGraph
-from .sources import AttrSource, ClosureSource, GlobalSource, ItemSource, Source
+from .output_graph import OutputGraph
+from .sources import AttrSource, ItemSource, Source
 from .variables import (
-    NULL, ArrayIteratorVariable, ArrayMethodVariable, ArrayVariable, BoundMethodVariable, CellVariable,
-    ConstantVariable, DictVariable, IteratorVariable, ListVariable, NestedFunctionVariable, NullVariable,
-    ObjectVariable, SliceVariable, TupleVariable, Variable,
+    CONSTANT_TYPES, NULL, ArrayIteratorVariable, ArrayMethodVariable, ArrayVariable, BoundMethodVariable,
+    CellVariable, ConstantVariable, DictVariable, IteratorVariable, ListVariable, NestedFunctionVariable,
+    ObjectVariable, TupleVariable, Variable, constant_result, unpack_known,
 )
 
 MAX_INLINE_DEPTH = 32
@@ -266,7 +266,7 @@ class InstructionTranslator:
                 result.node.meta["bound"] = bound
             return result
         if all(a.is_constant() for a in args):
-            return _constant_result(fn(*(a.as_constant() for a in args)))
+            return constant_result(fn(*(a.as_constant() for a in args)))
         return call_builtin(self, fn, args, {}) or _raise(
             Unsupported(f"operator {fn.__name__} on {', '.join(a.describe() for a in args)}"))
 
@@ -427,7 +427,7 @@ class InstructionTranslator:
             cell.contents = self.output.wrap(self.output.read_source(cell.source), cell.source)
         return cell.contents
 
-    def _call_with_kw(self, argc: int, kw_names: tuple) -> None:
+    def call_with_kw(self, argc: int, kw_names: tuple) -> None:
         args = self.popn(argc)
         nkw = len(kw_names)
         kwargs = dict(zip(kw_names, args[argc - nkw:])) if nkw else {}
@@ -484,17 +484,6 @@ def _has_array(args, kwargs) -> bool:
 
 def _raise(e):
     raise e
-
-
-def _constant_result(value) -> Variable:
-    """A Variable for a value computed at compile time from constants."""
-    if isinstance(value, np.ndarray):
-        raise Unsupported("a constant NumPy computation made an array outside the graph")
-    if isinstance(value, (*CONSTANT_TYPES, np.generic)):
-        return ConstantVariable(value)
-    if type(value) is tuple:
-        return TupleVariable([_constant_result(v) for v in value])
-    return ObjectVariable(value)
 
 
 def _unguarded_constant(value, func, what) -> Variable:
@@ -571,22 +560,3 @@ def bind_arguments(code, defaults: tuple, kwdefaults: dict, args: list, kwargs: 
     return bound
 
 
-def unpack_known(var: Variable, what: str) -> list[Variable]:
-    """The items of a non-array Variable whose length is known at compile time."""
-    if isinstance(var, (TupleVariable, ListVariable)):
-        return list(var.items)
-    if isinstance(var, DictVariable):
-        return [ConstantVariable(k) for k in var.items]
-    if isinstance(var, IteratorVariable):
-        return var.rest()
-    if var.is_constant():
-        value = var.as_constant()
-        try:
-            items = list(value)
-        except TypeError:
-            raise Unsupported(f"{what} over {var.describe()}") from None
-        return [_constant_result(v) for v in items]
-    raise Unsupported(f"{what} over {var.describe()}")
-
-
-from .handlers import BREAKS, DISPATCH  # noqa: E402  (handlers need the classes above)

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..exc import Unsupported
 from ..graph import Node
+from ..shapes import SymInt
 from .sources import Source
 
 
@@ -256,3 +257,36 @@ class NullVariable(Variable):
 
 
 NULL = NullVariable()
+
+
+# -- values known at compile time ----------------------------------------------------------------
+CONSTANT_TYPES = (bool, int, float, complex, str, bytes, type(None), type(Ellipsis), slice, range, np.dtype, SymInt)
+
+
+def constant_result(value) -> Variable:
+    """A Variable for a value computed at compile time from constants."""
+    if isinstance(value, np.ndarray):
+        raise Unsupported("a constant NumPy computation made an array outside the graph")
+    if isinstance(value, (*CONSTANT_TYPES, np.generic)):
+        return ConstantVariable(value)
+    if type(value) is tuple:
+        return TupleVariable([constant_result(v) for v in value])
+    return ObjectVariable(value)
+
+
+def unpack_known(var: Variable, what: str) -> list[Variable]:
+    """The items of a non-array Variable whose length is known at compile time."""
+    if isinstance(var, (TupleVariable, ListVariable)):
+        return list(var.items)
+    if isinstance(var, DictVariable):
+        return [ConstantVariable(k) for k in var.items]
+    if isinstance(var, IteratorVariable):
+        return var.rest()
+    if var.is_constant():
+        value = var.as_constant()
+        try:
+            items = list(value)
+        except TypeError:
+            raise Unsupported(f"{what} over {var.describe()}") from None
+        return [constant_result(v) for v in items]
+    raise Unsupported(f"{what} over {var.describe()}")
