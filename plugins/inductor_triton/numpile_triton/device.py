@@ -15,6 +15,8 @@ import os
 
 import numpy as np
 
+from .staging import PinnedStaging
+
 
 def interpreting() -> bool:
     """Whether Triton runs kernels through its interpreter (TRITON_INTERPRET=1), as Triton reads it."""
@@ -80,6 +82,9 @@ class TorchArrays:
 
     numpy_api = False   # NumPy's functions do not take tensors: externs run on host copies
 
+    def __init__(self):
+        self.staging = PinnedStaging()   # NumPy arrays' way to the device and back
+
     def to_device(self, x, copy: bool):
         """A NumPy array (or scalar) as a C-ordered tensor on the device, a device array as a tensor
         viewing it (zero-copy through DLPack); `copy`: never share the array's memory (the program
@@ -89,11 +94,12 @@ class TorchArrays:
         if resident(x):
             tensor = x if isinstance(x, torch.Tensor) else torch.from_dlpack(x)
             return tensor.clone(memory_format=torch.contiguous_format) if copy else tensor.contiguous()
-        tensor = torch.from_numpy(_host_array(x, copy or interpreting()))
-        return tensor if interpreting() else tensor.to(name())
+        if interpreting():
+            return torch.from_numpy(_host_array(x, True))
+        return self.staging.to_device(_host_array(x, False), name())
 
     def to_host(self, tensor) -> np.ndarray:
-        return tensor.cpu().numpy()
+        return tensor.numpy() if tensor.device.type == "cpu" else self.staging.to_host(tensor)
 
     def empty(self, shape: tuple, dtype: np.dtype):
         import torch
@@ -114,6 +120,11 @@ class TorchArrays:
     def stream(self) -> int:
         import torch
         return torch.cuda.current_stream().cuda_stream
+
+    @staticmethod
+    def synchronize() -> None:
+        import torch
+        torch.cuda.synchronize()
 
 
 class CupyArrays:
@@ -160,6 +171,9 @@ class CupyArrays:
 
     def stream(self) -> int:
         return self.cupy.cuda.get_current_stream().ptr
+
+    def synchronize(self) -> None:
+        self.cupy.cuda.Device().synchronize()
 
 
 def arrays_for(example_inputs) -> TorchArrays | CupyArrays:

@@ -139,7 +139,24 @@ class CompiledProgram:
         self.run = self.runner
         logs.get("perf").debug("triton: first run of %s in %.1f ms (Triton compiling or loading its %d kernels)",
                                self.graph_name, (time.perf_counter() - start) * 1e3, len(self.launches))
+        if not self.resident and not device.interpreting() and logs.enabled("perf"):
+            self._log_transfers(inputs, outputs)
         return outputs
+
+    def _log_transfers(self, inputs, outputs) -> None:
+        """What copying NumPy inputs to the device and results back costs each call, said once (the
+        inputs copied up once more, timed)."""
+        arrays = [x for x in inputs if isinstance(x, np.ndarray)]
+        up, down = sum(a.nbytes for a in arrays), sum(np.asarray(o).nbytes for o in outputs)
+        start = time.perf_counter()
+        for a in arrays:
+            self.arrays.to_device(a, False)
+        self.arrays.synchronize()
+        seconds = time.perf_counter() - start
+        rate = up / seconds if up else 0.0
+        logs.get("perf").debug("triton: %s copies %.1f MB of NumPy inputs to the device (%.2f ms, %.1f GB/s) and %.1f MB "
+                               "of results back on every call; CuPy arrays or torch CUDA tensors stay on the device",
+                               self.graph_name, up / 1e6, seconds * 1e3, rate / 1e9, down / 1e6)
 
     def _runner(self):
         """Python source that runs the program, and the function it defines."""

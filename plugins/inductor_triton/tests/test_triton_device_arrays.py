@@ -214,3 +214,36 @@ def test_max_autotune_times_once_keeps_the_choice_on_disk_and_updates_in_place_o
     got = numpile.compile(step, backend="triton", mode="max-autotune")(da, db)
     close(got[1], np.asarray(want[1]), rtol=1e-10)
     close(da, want_a, rtol=1e-12)
+
+
+def test_numpy_inputs_on_the_gpu_say_what_their_transfers_cost(capsys):
+    x = rng.standard_normal((512, 1024)).astype(np.float32)
+    numpile.set_logs("perf")
+    try:
+        got = numpile.compile(lambda v: np.tanh(v) * 2 + 1, backend="triton")(x)
+    finally:
+        numpile.set_logs()
+    assert type(got) is np.ndarray
+    np.testing.assert_allclose(got, np.tanh(x) * 2 + 1, rtol=1e-6, atol=1e-6)
+    err = capsys.readouterr().err
+    assert "copies 2.1 MB of NumPy inputs to the device" in err and "2.1 MB of results back" in err, err
+
+
+def test_numpy_inputs_pass_through_pinned_buffers_reused_call_after_call():
+    from numpile_triton import staging
+    from numpile_triton.backend import TritonBackend
+    made = []
+
+    def recording(graph, example_inputs):
+        made.append(TritonBackend().compile(graph, example_inputs, {}))
+        return made[-1]
+    f = numpile.compile(lambda a, b: (a * 2 - b, (a * b).sum(axis=1)), backend=recording)
+    for _ in range(4):   # each call's uploads may be in flight while the next call fills buffers
+        a, b = (rng.standard_normal((600, 1024)) for _ in range(2))   # 4.9 MB each: staged
+        got = f(a, b)
+        np.testing.assert_allclose(got[0], a * 2 - b, rtol=1e-12)
+        np.testing.assert_allclose(got[1], (a * b).sum(axis=1), rtol=1e-12)
+    (program,) = made
+    slots = program.arrays.staging.slots
+    assert 2 <= len(slots) <= 6, len(slots)
+    assert all(s[0].is_pinned() and s[0].numel() >= staging.SMALL and s[1] is not staging.IN_USE for s in slots)
