@@ -55,7 +55,7 @@ class TritonBackend(numpile.Backend):
                                        arrays=device.arrays_for(example_inputs), tune=mode in TUNED)
         if mode not in GRAPHED:
             return compiled
-        if not compiled.arrays.numpy_api:
+        if not isinstance(compiled.arrays, device.CupyArrays):
             logs.get("perf").debug("triton: %s runs without CUDA graphs: %s captures programs on "
                                    "CuPy arrays, and these inputs are not", name, mode)
             return compiled

@@ -80,10 +80,30 @@ def _host_array(x, copy: bool) -> np.ndarray:
 class TorchArrays:
     """Device buffers as torch tensors: for NumPy inputs, torch CUDA tensors and the interpreter."""
 
-    numpy_api = False   # NumPy's functions do not take tensors: externs run on host copies
-
-    def __init__(self):
+    def __init__(self, device_externs: bool = False):
         self.staging = PinnedStaging()   # NumPy arrays' way to the device and back
+        # NumPy's functions do not take tensors. Programs of CUDA tensors run externs through CuPy
+        # on the tensors' memory (DLPack, no copy) where CuPy is installed, as programs of CuPy
+        # arrays do; programs of NumPy arrays run them with NumPy on host copies: NumPy's results,
+        # which CuPy's do not always equal (a float16 cumsum rounds differently)
+        self.cupy = _cupy() if device_externs and not interpreting() else None
+
+    @property
+    def numpy_api(self) -> bool:
+        return self.cupy is not None
+
+    def asarray(self, value):
+        """An extern's result (a CuPy array, or a number) as a tensor."""
+        import torch
+        return torch.from_dlpack(self.cupy.asarray(value))
+
+    @staticmethod
+    def is_array(value) -> bool:
+        return type(value).__module__ == "torch" and type(value).__name__ == "Tensor"
+
+    def numpy_view(self, tensor):
+        """What NumPy's functions run on for a tensor: a CuPy array viewing it."""
+        return self.cupy.from_dlpack(tensor)
 
     def to_device(self, x, copy: bool):
         """A NumPy array (or scalar) as a C-ordered tensor on the device, a device array as a tensor
@@ -156,6 +176,10 @@ class CupyArrays:
         return isinstance(value, self.cupy.ndarray)
 
     @staticmethod
+    def numpy_view(array):
+        return array
+
+    @staticmethod
     def copy(array):
         return array.copy()
 
@@ -176,8 +200,16 @@ class CupyArrays:
         self.cupy.cuda.Device().synchronize()
 
 
+def _cupy():
+    try:
+        import cupy
+    except ImportError:
+        return None
+    return cupy
+
+
 def arrays_for(example_inputs) -> TorchArrays | CupyArrays:
     """The library of a program's device buffers: CuPy's for CuPy inputs, torch's otherwise."""
     if not interpreting() and any(type(v).__module__.startswith("cupy") and resident(v) for v in example_inputs):
         return CupyArrays()
-    return TorchArrays()
+    return TorchArrays(device_externs=any(map(resident, example_inputs)))

@@ -321,30 +321,35 @@ def _fallback(kernel: Kernel):
 
 
 class _DeviceExtern:
-    """An extern run by its NumPy implementation on CuPy arrays (NumPy hands the call to CuPy
-    through `__array_function__` and `__array_ufunc__`: matmul is cuBLAS's). An implementation
-    that needs NumPy arrays (CuPy refuses the implicit conversion) runs on host copies from then
-    on, said once under `perf`; any other error is the op's own and propagates."""
+    """An extern run by its NumPy implementation on the device arrays, through CuPy (NumPy hands the
+    call to CuPy through `__array_function__` and `__array_ufunc__`: matmul is cuBLAS's; tensors are
+    viewed as CuPy arrays). An implementation that needs NumPy arrays (CuPy refuses the implicit
+    conversion) runs on host copies from then on, said once under `perf`; any other error is the
+    op's own and propagates."""
 
     def __init__(self, impl, op: str, compiled: CompiledProgram):
         self.impl, self.op, self.compiled = impl, op, compiled
         self.host_only = False
 
     def __call__(self, *args, **kwargs):
+        arrays = self.compiled.arrays
         if not self.host_only:
             try:
-                return self.impl(*args, **kwargs)
+                return self._call(arrays.numpy_view, args, kwargs)
             except TypeError as e:
                 if "Implicit conversion" not in str(e):
                     raise
                 self.host_only = True
                 logs.get("perf").debug("triton: %s of %s runs with NumPy on host copies: CuPy cannot run it (%s)",
                                        self.op, self.compiled.graph_name, e)
-        to_host = self.compiled.arrays.to_host
+        return self._call(arrays.to_host, args, kwargs)
+
+    def _call(self, convert, args, kwargs):
+        """The implementation on the arguments, each device array converted."""
         is_array = self.compiled.arrays.is_array
 
-        def host(v):
+        def each(v):
             if is_array(v):
-                return to_host(v)
-            return type(v)(map(host, v)) if isinstance(v, (tuple, list)) else v
-        return self.impl(*map(host, args), **{k: host(v) for k, v in kwargs.items()})
+                return convert(v)
+            return type(v)(map(each, v)) if isinstance(v, (tuple, list)) else v
+        return self.impl(*map(each, args), **{k: each(v) for k, v in kwargs.items()})
