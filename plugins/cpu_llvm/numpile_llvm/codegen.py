@@ -1025,29 +1025,40 @@ class _KernelBody:
         kept = self.scratch.get(str(e)) if self.scratch and isinstance(e, Call) else None
         if kept is not None and kept[1] != self.stage_index:
             value = self.fn.load(kept[0], self._row_offset(variables), np.dtype(e.dtype))
-        elif isinstance(e, Const):   # a symbolic size is a Python int: weak
-            value = V(self.size(e.value).ref, I64, True) if isinstance(e.value, SymInt) else e
-        elif isinstance(e, Load):
-            offset = self._indexed_offset(e.buffer, e.index, variables, rows, memo)
-            value = self.fn.load(self.pointer[e.buffer], offset, np.dtype(e.dtype))
-            value = value._replace(weak=e.weak)
-        elif isinstance(e, RowValue):
-            value = rows[e.name]
-        elif isinstance(e, LoopIndex):
-            value = scalar.cast(self.fn, self._offset_of(e.index, variables), e.dtype)
-        elif isinstance(e, Call):
-            operands = [self._eval(a, variables, rows, memo) for a in e.args]
-            kwargs = {k: (self._eval(v, variables, rows, memo) if isinstance(v, (Call, Load, RowValue, LoopIndex)) else v)
-                      for k, v in e.kwargs}
-            kwargs = {k: (Const(v, getattr(v, "dtype", None)) if k in ("a_min", "a_max") and not isinstance(v, (V, Const)) else v)
-                      for k, v in kwargs.items()}
-            value = scalar.emit(self.fn, e.op, operands, kwargs, np.dtype(e.dtype))._replace(weak=e.weak)
         else:
-            raise Unlowerable(f"expression {e!r}")
+            render = self.RENDER.get(type(e))
+            if render is None:
+                raise Unlowerable(f"expression {e!r}")
+            value = render(self, e, variables, rows, memo)
         if kept is not None and kept[1] == self.stage_index:
             self.fn.store(kept[0], self._row_offset(variables), value)
         memo[key] = value
         return value
+
+    # -- each kernel-IR expression node, rendered (RENDER: by node class) --------------------------
+    def _const(self, e: Const, variables, rows, memo):
+        # a symbolic size is a Python int: weak
+        return V(self.size(e.value).ref, I64, True) if isinstance(e.value, SymInt) else e
+
+    def _load(self, e: Load, variables, rows, memo) -> V:
+        offset = self._indexed_offset(e.buffer, e.index, variables, rows, memo)
+        return self.fn.load(self.pointer[e.buffer], offset, np.dtype(e.dtype))._replace(weak=e.weak)
+
+    def _row_value(self, e: RowValue, variables, rows, memo) -> V:
+        return rows[e.name]
+
+    def _loop_index(self, e: LoopIndex, variables, rows, memo) -> V:
+        return scalar.cast(self.fn, self._offset_of(e.index, variables), e.dtype)
+
+    def _call(self, e: Call, variables, rows, memo) -> V:
+        operands = [self._eval(a, variables, rows, memo) for a in e.args]
+        kwargs = {k: (self._eval(v, variables, rows, memo) if isinstance(v, (Call, Load, RowValue, LoopIndex)) else v)
+                  for k, v in e.kwargs}
+        kwargs = {k: (Const(v, getattr(v, "dtype", None)) if k in ("a_min", "a_max") and not isinstance(v, (V, Const)) else v)
+                  for k, v in kwargs.items()}
+        return scalar.emit(self.fn, e.op, operands, kwargs, np.dtype(e.dtype))._replace(weak=e.weak)
+
+    RENDER = {Const: _const, Load: _load, RowValue: _row_value, LoopIndex: _loop_index, Call: _call}
 
     def _indexed_offset(self, buffer: str, index: tuple, variables: dict, rows: dict, memo: dict) -> V:
         """The element offset of an index; one addressed through data (ir.Indirect) has each
