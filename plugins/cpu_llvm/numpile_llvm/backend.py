@@ -29,7 +29,7 @@ from numpile.lowering import BufferArg, Extern, Kernel, Program, schedule
 from numpile.lowering.reference import run_kernel, symbol_values
 from numpile.shapes import SYMBOL_PATTERN, NewGuard, SymInt, identical, no_new_guards
 
-from . import allocator, chain, codegen, jit, pycall, sizes, team
+from . import allocator, chain, codegen, jit, pairwise, plan, pycall, sizes, team
 from .irbuilder import Module, Unlowerable
 
 # below this many elements of work a kernel runs on the calling thread: a hand-off costs ~20 µs
@@ -44,12 +44,12 @@ def _threads() -> int:
     return os.cpu_count() or 1
 
 
-def _thread_ranges(kp: codegen.KernelPlan, extent: int) -> list[tuple[int, int]]:
+def _thread_ranges(kp: plan.KernelPlan, extent: int) -> list[tuple[int, int]]:
     """The [lo, hi) of the parallel loop (`extent` iterations) each thread runs: equal shares, or
     for a float sum of a whole array the nodes of its pairwise tree a power-of-two levels deep,
     so that adding the threads' sums pairwise gives NumPy's sum to the bit."""
-    if kp.split == "inner" and codegen.pairwise(kp.kernel.stages[0]):
-        return codegen.pairwise_ranges(extent, 1 << (min(_threads(), extent).bit_length() - 1))
+    if kp.split == "inner" and plan.pairwise(kp.kernel.stages[0]):
+        return pairwise.pairwise_ranges(extent, 1 << (min(_threads(), extent).bit_length() - 1))
     chunks = min(_threads(), extent)
     edges = [extent * c // chunks for c in range(chunks + 1)]
     return list(zip(edges, edges[1:]))
@@ -112,19 +112,19 @@ def allocated_buffers(program: Program) -> set[str]:
 class KernelStep:
     """One kernel: its native versions by input layout, run whole or split over threads."""
 
-    def __init__(self, program: Program, kp: codegen.KernelPlan, strides: dict, fast_math: bool):
+    def __init__(self, program: Program, kp: plan.KernelPlan, strides: dict, fast_math: bool):
         self.program, self.kp, self.fast_math = program, kp, fast_math
         # the runner allocates these (C order); inputs and extern results come with strides of their own
         self.owned = allocated_buffers(program)
-        self.checked = [n for n in kp.arrays if n != codegen.PARTIALS and n not in self.owned]
+        self.checked = [n for n in kp.arrays if n != plan.PARTIALS and n not in self.owned]
         self.base_strides = strides
         self.variants: dict[tuple, tuple] = {}   # layout key -> (native, team)
         self.native = None
         self.team = None   # the entry that runs the shares on libgomp's team (team.py)
         # a float product multiplies in order (NumPy's), which threads cannot share
         # and a scatter stores in order
-        splits = _threads() > 1 and not (kp.split == "inner" and codegen.sequential(kp.kernel.stages[0])) \
-            and not codegen.scatters(kp.kernel)
+        splits = _threads() > 1 and not (kp.split == "inner" and plan.sequential(kp.kernel.stages[0])) \
+            and not plan.scatters(kp.kernel)
         if isinstance(kp.work, SymInt) or isinstance(kp.extent, SymInt):
             # the runner's test, on the sizes of each call (a 1-d kernel's work is its extent)
             test = f"{_python(kp.work)} >= {PARALLEL_MIN_WORK}"
@@ -208,7 +208,7 @@ class KernelStep:
     def _combine(self, partials, arrays) -> None:
         stage = self.kp.kernel.stages[0]
         out = arrays[self.kp.arrays.index(stage.output)]
-        if codegen.pairwise(stage):   # the threads summed sibling nodes of the pairwise tree
+        if plan.pairwise(stage):   # the threads summed sibling nodes of the pairwise tree
             parts = list(partials)
             while len(parts) > 1:
                 parts = [a + b for a, b in zip(parts[::2], parts[1::2])]
@@ -241,7 +241,7 @@ class KernelStep:
             addresses, _ = jit.compile_ir(module.render(), self.symbols(symbol))
             natives = self.variants[key] = self.load(addresses, symbol)
         status = (self._split if split else self._whole)(natives, arrays, symbols, extent)
-        if status & codegen.OUT_OF_BOUNDS:
+        if status & plan.OUT_OF_BOUNDS:
             raise IndexError(f"{self.kp.kernel.name}: an index array holds an index out of bounds")
         if status:
             raise RuntimeError(f"{self.kp.kernel.name}: strides changed while it ran")
@@ -263,12 +263,12 @@ class CompiledProgram:
         key = jit.cache_key(f"{program}{sorted(strides.items())}{fast_math}")[:16]
         for step in program.steps:
             if isinstance(step, Kernel):
-                kp = codegen.plan(step, program)
+                kp = plan.plan(step, program)
                 ks = KernelStep(program, kp, strides, fast_math)
                 symbol = f"npk_{key}_{step.name}"
                 trial = Module(module.cpu_features, fast_math)
                 try:
-                    if any(strides.get(n, ()) is None for n in kp.arrays if n != codegen.PARTIALS):
+                    if any(strides.get(n, ()) is None for n in kp.arrays if n != plan.PARTIALS):
                         raise Unlowerable("an input's strides are not whole elements")
                     ks.render(trial, symbol, strides)
                 except (Unlowerable, NewGuard) as e:
@@ -329,7 +329,7 @@ class CompiledProgram:
         env[f"kernel{i}"], env[f"relayout{i}"] = ks.native, ks._relayout
         if ks.unused_partials:
             env[f"partials{i}"] = ks.unused_partials[0]
-        arrays = ", ".join(names[n] for n in ks.kp.arrays if n != codegen.PARTIALS)
+        arrays = ", ".join(names[n] for n in ks.kp.arrays if n != plan.PARTIALS)
         symbols = "".join(f"s{k}, " for k in ks.kp.symbols)
         dynamic = f", ({symbols}), {_python(ks.kp.extent)}" if ks.kp.symbols else ""
         relayout = f"relayout{i}(({arrays},){dynamic})"
@@ -342,7 +342,7 @@ class CompiledProgram:
     def _arguments(self, i: int, names: dict) -> list[str]:
         """The arrays kernel step i takes, as the runner names them (its partials last)."""
         ks = self.steps[self.program.steps[i].name]
-        arrays = [names[n] for n in ks.kp.arrays if n != codegen.PARTIALS]
+        arrays = [names[n] for n in ks.kp.arrays if n != plan.PARTIALS]
         return arrays + ([f"partials{i}"] if ks.unused_partials else [])
 
     @staticmethod
@@ -404,7 +404,7 @@ class CompiledProgram:
                 continue
             elif step.name in self.steps:
                 ks = self.steps[step.name]
-                arrays = ", ".join(names[n] for n in ks.kp.arrays if n != codegen.PARTIALS)
+                arrays = ", ".join(names[n] for n in ks.kp.arrays if n != plan.PARTIALS)
                 symbols = "".join(f"s{k}, " for k in ks.kp.symbols)
                 dynamic = f", ({symbols}), {_python(ks.kp.extent)}" if ks.kp.symbols else ""
                 whole = "if"
@@ -416,7 +416,7 @@ class CompiledProgram:
                 if ks.parallel is not True:
                     lines.append(f"    {whole} {self._whole_call(i, names, env)[1][3:]}")
             else:
-                needs = codegen.plan(step, program).symbols
+                needs = plan.plan(step, program).symbols
                 env[f"fallback{i}"] = _fallback(step, names, needs, len(program.symbols))
                 lines.append(f"    fallback{i}(locals())")
                 used.update(needs)

@@ -268,11 +268,11 @@ def test_float32_exp_within_one_ulp_down_to_subnormals_and_up_to_overflow(scalef
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_large_outputs_stream_out_with_non_temporal_stores(dtype):
-    from numpile_llvm import codegen, jit
+    from numpile_llvm import jit, streams
     if "sse2" not in jit.host_features():
         pytest.skip("streamed rows are for x86")
     compile_llvm, made = programs()
-    rows = codegen.STREAM_MIN_BYTES // (1024 * np.dtype(dtype).itemsize)
+    rows = streams.STREAM_MIN_BYTES // (1024 * np.dtype(dtype).itemsize)
     x = rng.standard_normal((rows, 1024)).astype(dtype)
     g, b = rng.standard_normal(1024).astype(dtype), rng.standard_normal(1024).astype(dtype)
 
@@ -299,18 +299,18 @@ def test_large_outputs_stream_out_with_non_temporal_stores(dtype):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.int8])
 def test_large_1d_outputs_stream_out_in_blocks(dtype):
-    from numpile_llvm import codegen, jit
+    from numpile_llvm import jit, streams
     if "sse2" not in jit.host_features():
         pytest.skip("streamed rows are for x86")
     compile_llvm, made = programs()
     # an odd length: each thread's range starts and ends inside a cache line
-    n = codegen.STREAM_MIN_BYTES // np.dtype(dtype).itemsize + 37
+    n = streams.STREAM_MIN_BYTES // np.dtype(dtype).itemsize + 37
     x = (rng.standard_normal(n) * 50).astype(dtype)
     y = (rng.standard_normal(n) * 50).astype(dtype)
     for fn in (lambda a, b: a * 3 - b, lambda a, b: (a > b) | (a < -b), lambda a, b: a[::-1] - b):
         got, want = numpile.compile(fn, backend=compile_llvm)(x, y), fn(x, y)
         assert_same(got, want)
-        assert ("!nontemporal" in made[-1].ir) == (want.nbytes >= codegen.STREAM_MIN_BYTES)
+        assert ("!nontemporal" in made[-1].ir) == (want.nbytes >= streams.STREAM_MIN_BYTES)
     if dtype == np.float32:
         assert_same(numpile.compile(chain, backend=compile_llvm)(x), chain(x))
 

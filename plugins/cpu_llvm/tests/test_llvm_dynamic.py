@@ -15,7 +15,7 @@ from numpile import ops, shapes
 from numpile.graph import Graph
 from numpile.ops import ArrayMeta
 from numpile.testing import assert_same_result, conformance_cases
-from numpile_llvm import codegen, jit
+from numpile_llvm import jit, streams
 from numpile_llvm.backend import LLVMBackend
 from test_llvm import programs
 
@@ -90,7 +90,7 @@ def test_rows_of_a_varying_batch_stream_out_when_large():
         pytest.skip("streamed rows are for x86")
     compile_llvm, made = programs()
     compiled = numpile.compile(softmax, backend=compile_llvm)   # the batch size becomes symbolic
-    large = codegen.STREAM_MIN_BYTES // (1024 * 4) + 3
+    large = streams.STREAM_MIN_BYTES // (1024 * 4) + 3
     for rows in (3, 5, large, 7):
         x = rng.standard_normal((rows, 1024)).astype(np.float32)
         assert_same(compiled(x), softmax(x))
