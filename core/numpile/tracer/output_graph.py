@@ -154,14 +154,13 @@ class OutputGraph:
         for other, other_var in self._arrays.values():
             if kind.storage(other) == kind.storage(value):
                 raise Unsupported(f"{source.name()} and {other_var.source.name()} are views of one {kind.name} array")
+        dims = [i for i, d in enumerate(value.shape) if self.dynamic.wants(source.name(), i, d)]
         try:
             dtype = kind.dtype(value)
-            layout = kind.layout[1](value, ()) if kind.layout else None   # (checks the sizes are known)
+            layout = kind.layout[1](value, tuple(dims)) if kind.layout else None   # raises for unknown sizes
         except TypeError as e:
             raise Unsupported(f"{source.name()}: {e}") from None
-        dims = [i for i, d in enumerate(value.shape) if self.dynamic.wants(source.name(), i, d)]
         shape = tuple(None if i in dims else d for i, d in enumerate(value.shape))
-        layout = kind.layout[1](value, tuple(dims)) if kind.layout else None
         self.guards.add(source, "kind_array", (type(value), value.dtype, shape, location, kind, layout))
         shape = tuple(self.shape_env.new_symbol(source.expr(), i, d) if i in dims else d for i, d in enumerate(value.shape))
         var = self._input(value, source, ArrayMeta(shape, dtype))
