@@ -18,7 +18,7 @@ from ..ops.indexing import check_masks, is_mask
 from .aliasing import view_index
 from .guards import GuardSet, array_guard_expected
 from .python_scalars import INT_INPUT_BOUND, DynamicIntVariable
-from ..shapes import DataDependent, DynamicInputs, ShapeEnv, SymInt
+from ..shapes import DataDependent, DynamicInputs, ShapeEnv, SymInt, is_unbacked
 from .sources import AttrSource, ExprSource, ItemSource, Source
 from .variables import (
     ArrayMethodVariable, ArrayVariable, ConstantVariable, DictVariable, ListVariable, ObjectVariable,
@@ -167,6 +167,17 @@ class OutputGraph:
         var.numpy_views = kind.numpy_views
         self._arrays[id(value)] = (value, var)
         return var
+
+    def read_size(self, value, what: str):
+        """`value`, a dim or a tuple of dims, read by Python code as `what` (`len(x)`, `x.shape`).
+        Arrays of a kind with lazy sizes (Dask) know a size only the data decides once computed:
+        reading one is a graph break, and Python reads it as the library gives it (nan, or its error)."""
+        kind = self.array_kind[0] if self.array_kind is not None else None
+        unknown = [d for d in (value if isinstance(value, tuple) else (value,)) if is_unbacked(d)]
+        if kind is not None and kind.lazy_sizes and unknown:
+            raise Unsupported(f"{what} of a {kind.name} array: {self.shape_env.describe(DataDependent(unknown[0].expr))}; "
+                              f"{kind.name} knows it once computed, Python reads it")
+        return value
 
     def _one_kind(self, source: Source, kind: tuple | None) -> None:
         """One call's arrays are all ndarrays or all of one kind on one device (as CuPy and torch

@@ -50,11 +50,8 @@ class DaskBackend(numpile.Backend):
 
         inner = options.get("inner") or "llvm"
         inner_backend(inner)   # missing here: say so now, not from the first task
-        if graph.binders():
-            raise NotImplementedError("numpile-dask: a size only the data knows (x[mask], np.nonzero, np.unique) in a "
-                                      "graph over Dask arrays is not supported yet; compute the mask's result first")
         targets = {n.target for n in graph.calls}
-        if targets & _DECOMPOSED and not targets & _KEPT_WHOLE and not graph.symbols:
+        if targets & _DECOMPOSED and not targets & _KEPT_WHOLE:
             graph = decompose(graph)
         limit = parse_bytes(dask.config.get("array.chunk-size"))
         lazy = {n for n, v in zip(graph.inputs, example_inputs) if isinstance(v, dask.array.Array)}

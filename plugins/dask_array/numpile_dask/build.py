@@ -20,9 +20,9 @@ import numpy as np
 
 from numpile import logs, ops
 from numpile.graph import Graph, Node, map_nodes
-from numpile.shapes import evaluate
 
-from .kernels import Ref, Template, make_kernel
+from . import data_sizes
+from .kernels import InputSpec, Ref, Template, make_kernel
 from .partition import Step, axes_of
 
 
@@ -36,6 +36,7 @@ class Program:
     outputs as Dask arrays (Python scalars for weak outputs)."""
 
     def __init__(self, graph: Graph, steps: list[Step], inner: str, inner_options: dict, split_every=None):
+        data_sizes.check(steps)
         self.graph, self.steps, self.split_every = graph, steps, split_every
         for s in steps:
             if s.kind == "blockwise":
@@ -64,10 +65,11 @@ class Program:
     # -- steps ------------------------------------------------------------------------------
     def _numpy(self, s: Step, env: dict, sizes: list) -> None:
         n = s.outputs[0]
-        value = lambda sym: evaluate(sym.expr, sizes)  # noqa: E731
         impl = AS_NUMPY_DOES.get(n.target, ops.get(n.target).impl)
+        args = (n.args[0], data_sizes.with_masks(n.args[1])) if n.target == "index" else n.args
+        value = lambda sym: data_sizes.size_value(self.graph, sym, sizes, env, n)  # noqa: E731
         with np.errstate(**n.meta.get("errstate") or {}):
-            result = impl(*map_nodes(n.args, env.__getitem__, value), **map_nodes(n.kwargs, env.__getitem__, value))
+            result = impl(*map_nodes(args, env.__getitem__, value), **map_nodes(n.kwargs, env.__getitem__, value))
         env[n] = n.array_meta.python_type(result) if n.meta.get("weak") else _as_numpy_gives(result, n)
 
     def _blockwise(self, s: Step, env: dict, sizes: list) -> None:
@@ -172,8 +174,22 @@ def _histogram(a, bins=10, range=None, density=None, weights=None):
     return np.histogram(a, bins, range=range, density=density, weights=weights)
 
 
+def _unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True):
+    """np.unique with only the arguments the call gives: dask.array's takes neither `axis` nor
+    `equal_nan` (NumPy's defaults are its behaviour; others raise dask's error, as they would
+    uncompiled)."""
+    given = {}
+    if axis is not None:
+        given["axis"] = axis
+    if not equal_nan:
+        given["equal_nan"] = equal_nan
+    return np.unique(ar, return_index=return_index, return_inverse=return_inverse, return_counts=return_counts,
+                     **given)
+
+
 # ops whose dask.array implementation differs from NumPy's where NumPy's can be kept
-AS_NUMPY_DOES = {"argmax": _flat_arg(np.argmax), "argmin": _flat_arg(np.argmin), "histogram": _histogram}
+AS_NUMPY_DOES = {"argmax": _flat_arg(np.argmax), "argmin": _flat_arg(np.argmin), "histogram": _histogram,
+                 "unique": _unique}
 
 
 def _as_numpy_gives(value, n: Node):
@@ -206,9 +222,12 @@ def _item(t, i):
 
 
 def _reduce_template(r: Node, keepdims: bool) -> Template:
-    """The combine (keepdims) or aggregate step of a tree for reduction r: r over its partials."""
+    """The combine (keepdims) or aggregate step of a tree for reduction r: r over its partials
+    (the operand's dims, its reduced ones as many as the partials gathered)."""
+    axes = axes_of(r)
+    partials = InputSpec(r.dtype, unknown=tuple(i for i in InputSpec.of(r.args[0]).unknown if i not in axes))
     args = (Ref(0), *r.args[1:])
-    return Template(Template.of([r], [], []).inputs, ((r.target, args, {**r.kwargs, "keepdims": keepdims}),), (1,))
+    return Template((partials,), ((r.target, args, {**r.kwargs, "keepdims": keepdims}),), (1,))
 
 
 def _lazy(value, n: Node):
