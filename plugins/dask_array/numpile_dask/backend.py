@@ -49,7 +49,7 @@ class DaskBackend(numpile.Backend):
         from .partition import partition, row_fits
 
         inner = options.get("inner") or "llvm"
-        inner_backend(inner)   # missing here: say so now, not from the first task
+        _check_chunks(inner_backend(inner), example_inputs)   # missing here, or the wrong device: say so now
         targets = {n.target for n in graph.calls}
         if targets & _DECOMPOSED and not targets & _KEPT_WHOLE:
             graph = decompose(graph)
@@ -59,6 +59,21 @@ class DaskBackend(numpile.Backend):
         if logs.enabled("perf"):
             logs.get("perf").debug("numpile-dask: %s", describe(steps))
         return Program(graph, steps, inner, dict(options.get("inner_options") or {}), options.get("split_every"))
+
+
+def _check_chunks(inner, example_inputs) -> None:
+    """The inner backend runs on the device of the arrays' chunks (CuPy chunks are "cuda")."""
+    import dask.array
+    from numpile import array_kinds
+    for x in example_inputs:
+        if isinstance(x, dask.array.Array):
+            kind = array_kinds.kind_of(x._meta)
+            device = array_kinds.device_type(kind.location(x._meta)) if kind is not None else "cpu"
+            if device not in inner.devices:
+                raise ValueError(f"numpile-dask: the inner backend {inner.name!r} runs on {', '.join(inner.devices)}; "
+                                 f"these Dask arrays' chunks are {type(x._meta).__module__}.{type(x._meta).__name__} "
+                                 f"({device}): 'triton' takes CuPy chunks (x.map_blocks(cupy.asarray)), 'llvm' "
+                                 f"NumPy ones")
 
 
 def describe(steps) -> str:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dask
 import dask.array as da
+from dask.array.core import common_blockdim
 from dask.array.utils import meta_from_array
 import numpy as np
 
@@ -79,11 +80,12 @@ class Program:
         dtype = object if several else s.outputs[0].dtype
         out = da.blockwise(s.kernel, tuple(range(len(shape))), *args, dtype=dtype, new_axes=new_axes,
                            concatenate=True, meta=_meta(args, len(shape), dtype))
-        if not several:
-            env[s.outputs[0]] = out
-            return
-        for i, o in enumerate(s.outputs):   # one more task per chunk and output: a tuple's item
-            env[o] = out.map_blocks(_item, i, dtype=o.dtype, meta=_meta(args, len(shape), o.dtype))
+        outs = [out] if not several else [   # one more task per chunk and output: a tuple's item
+            out.map_blocks(_item, i, dtype=o.dtype, meta=_meta(args, len(shape), o.dtype)) for i, o in enumerate(s.outputs)]
+        if s.row_axes:   # rows gathered into one chunk: the results in the chunks dask.array's would have
+            want = self._chunks_as_dask_gives(s, env, shape)
+            outs = [o if o.chunks == want else o.rechunk(want) for o in outs]
+        env.update(zip(s.outputs, outs))
 
     def _tree(self, s: Step, env: dict, sizes: list) -> None:
         r = s.outputs[0]
@@ -134,6 +136,19 @@ class Program:
         new_axes = {i: 1 for i in range(ndim) if i not in seen}
         return args, new_axes
 
+    def _chunks_as_dask_gives(self, s: Step, env: dict, shape: tuple) -> tuple:
+        """The chunks of a step's results as dask.array's elementwise ops give them: along each
+        axis its inputs' chunks there, unified (an input of size 1 there broadcasts)."""
+        along = [set() for _ in shape]
+        for a in s.inputs:
+            v = env[a]
+            if isinstance(v, da.Array):
+                for j, c in enumerate(v.chunks):
+                    if v.shape[j] != 1:
+                        along[len(shape) - v.ndim + j].add(c)
+        return tuple(common_blockdim(c) if c and not (isinstance(d, int) and d == 1) else (1,)
+                     for c, d in zip(along, shape))
+
     def _rows(self, v, ndim: int, row_axes: tuple, node: Node):
         """v with its axes that are row axes of the step in one chunk (a rechunk where they are
         not: said once per step under `perf`)."""
@@ -144,7 +159,7 @@ class Program:
         if (node, tuple(split)) not in self._said:
             self._said.add((node, tuple(split)))
             logs.get("perf").debug("numpile-dask: %s rechunked into one chunk along axis %s for a row reduction "
-                                   "(%s chunks there)", node.name, ", ".join(map(str, split)),
+                                   "(%s chunks there; the results split back)", node.name, ", ".join(map(str, split)),
                                    ", ".join(str(len(v.chunks[j])) for j in split))
         limit = dask.utils.parse_bytes(dask.config.get("array.chunk-size"))
         block = np.prod([v.shape[j] if j in split else max(c) for j, c in enumerate(v.chunks)]) * v.dtype.itemsize

@@ -193,10 +193,14 @@ def _quiet_waits() -> None:
 
 
 def inner_backend(name: str):
-    """The inner backend `name`, or an error naming the distribution this machine lacks."""
+    """The inner backend `name`, or an error naming the distribution this machine lacks (or why
+    the one it has cannot run here: no CUDA device for "triton")."""
     import numpile.plugins
     try:
         return numpile.plugins.lookup(name)
+    except numpile.BackendUnavailableError as e:
+        raise RuntimeError(f"numpile-dask on {socket.gethostname()}: the inner backend {name!r} cannot run "
+                           f"here: {e}") from None
     except numpile.InvalidBackendError as e:
         dist = DISTRIBUTIONS.get(name, f"the distribution that offers backend {name!r}")
         raise RuntimeError(f"numpile-dask on {socket.gethostname()}: the inner backend {name!r} is not "
