@@ -24,7 +24,8 @@ class DaskBackend(numpile.Backend):
     options = {
         "inner": "the backend that compiles each chunk's kernel: 'llvm' (default), 'triton' (CuPy chunks), 'eager'",
         "inner_options": "options for the inner backend (a dict)",
-        "split_every": "the fan-in of tree reductions (Dask's split_every; default: Dask's)",
+        "split_every": "the fan-in of tree reductions (Dask's split_every; default: Dask's setting, else 4, and 16 "
+                       "where each partial result is at most 64 KiB)",
     }
 
     def is_available(self) -> tuple[bool, str]:

@@ -13,6 +13,8 @@ Nothing is computed: the call returns lazy Dask arrays, as dask.array does.
 
 from __future__ import annotations
 
+import math
+
 import dask
 import dask.array as da
 from dask.array.core import common_blockdim
@@ -25,6 +27,13 @@ from numpile.graph import Graph, Node, map_nodes
 from . import data_sizes
 from .kernels import InputSpec, Ref, Template, make_kernel
 from .partition import Step, axes_of
+
+
+# partials of at most SMALL_PARTIAL bytes (a full reduction's scalars, a column sum's rows) are
+# combined SMALL_FAN_IN to a task: adding them costs nothing against a task's own cost in Dask
+# (16 chunks of x.sum(): one combining task, not 4 and then 1)
+SMALL_PARTIAL = 64 << 10
+SMALL_FAN_IN = 16
 
 
 def _identity(x, axis=None, keepdims=None):
@@ -101,10 +110,14 @@ class Program:
                               meta=_meta(args, len(r.shape), r.dtype))
 
     def _fan_in(self, partial, axes: tuple):
-        """split_every: an int, as Dask would, spread over the reduced axes that have several
-        blocks only (Dask spreads it over all of them: a sum of a 2-d array chunked by rows
-        would be a binary tree, twice as deep as 4 partials per task)."""
-        split = self.split_every or dask.config.get("split_every", None) or 4
+        """split_every: the option's, Dask's setting's, or by default 4 partials per task as
+        Dask's, SMALL_FAN_IN where each partial is small; an int spread over the reduced axes that
+        have several blocks only (Dask spreads it over all of them: a sum of a 2-d array chunked
+        by rows would be a binary tree, twice as deep as 4 partials per task)."""
+        split = self.split_every or dask.config.get("split_every", None)
+        if split is None:
+            block = math.prod(max(c) for a, c in enumerate(partial.chunks) if a not in axes) * partial.dtype.itemsize
+            split = SMALL_FAN_IN if block <= SMALL_PARTIAL else 4
         if isinstance(split, dict):
             return split
         many = [a for a in axes if partial.numblocks[a] > 1]

@@ -203,6 +203,19 @@ def test_inner_eager_and_options():
         numpile.compile(lambda x: x + 1, options={"fast": 1})(x)
 
 
+def test_small_partials_combine_sixteen_to_a_task():
+    """A tree's fan-in is Dask's 4 where partials are large, 16 where each is at most 64 KiB."""
+    rng = np.random.default_rng(12)
+    cases = [((64, 3), lambda x: (x * x).sum(), 1),               # a scalar per chunk: one combining level
+             ((64, 9000), lambda x: (x * x).sum(axis=0), 2)]     # rows of 72 KB: 4 to a task, two levels
+    for shape, fn, levels in cases:
+        xn = rng.standard_normal(shape)
+        out = numpile.compile(fn)(da.from_array(xn, chunks=(4, shape[1])))
+        tree = [name for name in out.__dask_graph__().layers if "sum-combine" in name or "sum-aggregate" in name]
+        assert len(tree) == levels, tree
+        assert_matches(compute(out), fn(xn))
+
+
 def test_dynamic_sizes_with_row_and_tree_reductions():
     """After a size changes the graph has symbolic dims: the Dask operations are built from each
     call's arrays, and kernels are compiled per block shape, so one entry serves both sizes."""

@@ -41,6 +41,8 @@ PROGRAMS = {
     "x[m][:, None] * x[None]": (lambda x, m: (x[m][:, None] * x[None, :8]).sum(axis=1), {}),
     "x2[m2]": (lambda x, m: x[m] + 1, dict(shape=(12, 10), chunks=(5, 4), mask_chunks=(4, 6))),
     "x2[m1] rows": (lambda x, m: x[m] - x[m].mean(axis=0), dict(shape=(40, 6), mask_shape=(40,), chunks=(9, 4))),
+    "softmax of x2[m1]": (lambda x, m: np.exp(x[m] - x[m].max(axis=1, keepdims=True)).sum(axis=1),
+                          dict(shape=(40, 6), mask_shape=(40,), chunks=(9, 4))),
     "x2[:, m1]": (lambda x, m: (x[:, m] * 3).sum(axis=1), dict(shape=(6, 40), mask_shape=(40,), chunks=(4, 9))),
     "x3[..., m1]": (lambda x, m: x[..., m].sum(axis=-1), dict(shape=(2, 5, 40), mask_shape=(40,), chunks=(1, 3, 9))),
 }
