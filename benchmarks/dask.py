@@ -14,7 +14,9 @@ graph built for one call, per input chunk, as built (dask.array: one task per op
 and after Dask's own optimisation (which fuses blockwise layers into one task per chunk,
 still one NumPy call and one temporary per op inside it). The per-chunk kernel time (one
 chunk in this process, numpile "llvm" as a worker runs it) feeds the estimate for 100 workers
-in docs/dask.md. A second table says where one more run of each spent its time: the busiest
+in docs/dask.md. The last workload gives dask.array the tree numpile builds for the sum (16
+partial sums to a task where each is small; dask.array's default is 4, over every axis): what
+is left between them is the chunk kernels. A second table says where one more run of each spent its time: the busiest
 worker inside tasks (the rest of the wall time is Dask's own: scheduling, messages, waiting),
 all workers inside tasks, moving data between workers, and the tasks it ran.
 """
@@ -51,7 +53,16 @@ def softmax(x):
     return e / e.sum(axis=1, keepdims=True)
 
 
-WORKLOADS = {"chain": (chain, 1), "squared_distance": (squared_distance, 2), "row softmax": (softmax, 1)}
+def squared_distance_same_tree(x, y):
+    """squared_distance as dask.array runs it with the tree numpile builds for it here: the 16
+    partial sums combined in one task (dask.array's default: 4 to a task, over both axes)."""
+    return ((x - y) ** 2).sum(split_every={0: 16, 1: 1})
+
+
+# name -> (the function, its number of arrays, what dask.array alone runs)
+WORKLOADS = {"chain": (chain, 1, chain), "squared_distance": (squared_distance, 2, squared_distance),
+             "row softmax": (softmax, 1, softmax),
+             "squared_distance, dask.array with numpile's tree": (squared_distance, 2, squared_distance_same_tree)}
 
 
 def median_seconds(run, repeat: int, settle=lambda: None) -> float:
@@ -162,16 +173,16 @@ def main() -> None:
               "tasks/chunk dask.array (built, optimised) | tasks/chunk numpile (built, optimised) | kernel ms/chunk |")
         print("|---|---:|---:|---:|---:|---|---|---:|")
         breakdown = []
-        for name, (fn, nargs) in WORKLOADS.items():
+        for name, (fn, nargs, alone) in WORKLOADS.items():
             xs = inputs[:nargs]
             compiled = numpile.compile(fn)
-            runs = [on_cluster(client, fn, xs), on_cluster(client, compiled, xs)]
+            runs = [on_cluster(client, alone, xs), on_cluster(client, compiled, xs)]
             t_dask, t_numpile = medians(runs, args.repeat)
             breakdown += [(name, side, where_time_goes(client, *run)) for side, run in zip(("dask.array", "numpile"), runs)]
             local = [x.compute() for x in xs]
             t_numpy = median_seconds(lambda: fn(*local), args.repeat)
             del local
-            theirs = tasks_per_chunk(fn(*xs), xs, chunks)
+            theirs = tasks_per_chunk(alone(*xs), xs, chunks)
             mine = tasks_per_chunk(compiled(*xs), xs, chunks)
             kernel = chunk_kernel_ms(fn, (chunk_rows, cols), nargs, args.repeat)
             print(f"| {name} | {t_dask:.2f} | {t_numpile:.2f} | {t_numpy:.2f} | {t_dask / t_numpile:.1f}x | "
