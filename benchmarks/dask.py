@@ -178,7 +178,8 @@ def main() -> None:
             compiled = numpile.compile(fn)
             runs = [on_cluster(client, alone, xs), on_cluster(client, compiled, xs)]
             t_dask, t_numpile = medians(runs, args.repeat)
-            breakdown += [(name, side, where_time_goes(client, *run)) for side, run in zip(("dask.array", "numpile"), runs)]
+            breakdown += [(name, side, where_time_goes(client, *run))
+                          for side, run in zip(("dask.array", "numpile"), runs)]
             local = [x.compute() for x in xs]
             t_numpy = median_seconds(lambda: fn(*local), args.repeat)
             del local

@@ -3,9 +3,11 @@
   blockwise  `da.blockwise(kernel, ...)` over the step's inputs, aligned from the right as NumPy
              broadcasts (Dask unifies differently chunked inputs, as dask.array's own elemwise
              does); a row reduction's axes are rechunked into one chunk first where they are
-             not already (said under `perf`) and passed whole to the kernel (a contracted index)
+             not already (said under `perf`) and passed whole to the kernel (a contracted index),
+             the results split back into the chunks dask.array's elementwise ops would give
   tree       the chunk kernel (fused producers, then the reduction keeping its axes) as a
              blockwise, then `da.reduction`'s tree with compiled combine and aggregate kernels
+             (16 partials to a task where each is small, Dask's 4 otherwise)
   numpy      the op's NumPy function called on Dask arrays: dask.array's implementation
 
 Nothing is computed: the call returns lazy Dask arrays, as dask.array does.
@@ -90,7 +92,8 @@ class Program:
         out = da.blockwise(s.kernel, tuple(range(len(shape))), *args, dtype=dtype, new_axes=new_axes,
                            concatenate=True, meta=_meta(args, len(shape), dtype))
         outs = [out] if not several else [   # one more task per chunk and output: a tuple's item
-            out.map_blocks(_item, i, dtype=o.dtype, meta=_meta(args, len(shape), o.dtype)) for i, o in enumerate(s.outputs)]
+            out.map_blocks(_item, i, dtype=o.dtype, meta=_meta(args, len(shape), o.dtype))
+            for i, o in enumerate(s.outputs)]
         if s.row_axes:   # rows gathered into one chunk: the results in the chunks dask.array's would have
             want = self._chunks_as_dask_gives(s, env, shape)
             outs = [o if o.chunks == want else o.rechunk(want) for o in outs]
@@ -110,10 +113,10 @@ class Program:
                               meta=_meta(args, len(r.shape), r.dtype))
 
     def _fan_in(self, partial, axes: tuple):
-        """split_every: the option's, Dask's setting's, or by default 4 partials per task as
-        Dask's, SMALL_FAN_IN where each partial is small; an int spread over the reduced axes that
-        have several blocks only (Dask spreads it over all of them: a sum of a 2-d array chunked
-        by rows would be a binary tree, twice as deep as 4 partials per task)."""
+        """split_every: the option's or Dask's setting where given, else Dask's 4 partials per
+        task, SMALL_FAN_IN where each partial is small. An int is spread over the reduced axes
+        that have several blocks only (Dask spreads it over all of them: a sum of a 2-d array
+        chunked by rows would be a binary tree, twice as deep as 4 partials per task)."""
         split = self.split_every or dask.config.get("split_every", None)
         if split is None:
             block = math.prod(max(c) for a, c in enumerate(partial.chunks) if a not in axes) * partial.dtype.itemsize

@@ -85,7 +85,8 @@ class Template:
         values = []
         with shapes.active(env):
             for i, (b, s, (shape, _)) in enumerate(zip(blocks, self.inputs, signature)):
-                dims = tuple(env.new_symbol(f"b{i}", j, np.shape(b)[j]) if d is None else d for j, d in enumerate(shape))
+                dims = tuple(env.new_symbol(f"b{i}", j, np.shape(b)[j]) if d is None else d
+                             for j, d in enumerate(shape))
                 values.append(g.input(f"b{i}", ArrayMeta((), s.dtype, scalar=True, weak=True) if s.weak
                                       else ArrayMeta(dims, s.dtype)))
                 g.symbols += [(values[-1], j) for j, d in enumerate(shape) if d is None]
