@@ -2,8 +2,8 @@
 np.nonzero/flatnonzero/argwhere/unique/bincount, integers computed in the graph as indices; each
 program compared with NumPy on the whole data (the masks select nothing from some chunks, where
 dask.array's own scans and moments go wrong). Reading such a size in Python is a graph break, as
-dask.array computes nothing for it; ops dask.array is not known to run right on chunks of unknown
-size are an error naming them."""
+dask.array computes nothing for it; mask writes are updates in place, which run as dask.array's;
+ops dask.array is not known to run right on chunks of unknown size are an error naming them."""
 
 import dask
 import dask.array as da
@@ -96,6 +96,25 @@ def test_sizes_read_in_python_break_as_dask_computes_none():
     assert "index.shape of a dask array: s0 depends on the data" in report.break_reasons[0].reason
     with pytest.raises(ValueError, match="unknown chunk size"):   # dask.array's own len() error
         numpile.compile(lambda x, m: np.zeros(len(x[m])) + x[m])(x, m)
+
+
+def test_mask_writes_run_as_dask_array_runs_them():
+    """An update in place is a graph break on Dask arrays: x[m] = 0.5 as dask.array does it; an
+    update by a selection of unknown size (x[m] += 1) raises dask.array's own error."""
+    def clip_selected(x, m):
+        x[m] = 0.5
+        return x * 2
+
+    def add_to_selected(x, m):
+        x[m] += 1.5
+        return x
+    x, m = masked(np.random.default_rng(6))
+    want = x.compute()
+    want[m.compute()] = 0.5
+    assert_matches(numpile.compile(clip_selected)(x, m).compute(scheduler="threads"), want * 2)
+    for fn in (add_to_selected, numpile.compile(add_to_selected)):
+        with pytest.raises(ValueError, match=r"cannot broadcast shape \(nan,\)"):
+            fn(*masked(np.random.default_rng(7)))
 
 
 def test_ops_dask_array_gets_wrong_on_unknown_chunks_are_errors():
