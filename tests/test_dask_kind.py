@@ -104,6 +104,22 @@ def test_unknown_chunk_sizes_and_in_place_updates_run_as_python(backend):
     assert "compute_chunk_sizes" in report.break_reasons[0].reason
 
 
+@pytest.mark.filterwarnings("error::RuntimeWarning")   # a replay as Python would pass unseen
+def test_sizes_only_the_data_knows_stay_unknown(backend):
+    """x[m]'s length is nan to Dask until computed: the first run's output check takes it so, and
+    Python code reading it is a graph break (Python then reads dask.array's nan)."""
+    rng = np.random.default_rng(4)
+    xn, mn = rng.random(10) - 0.5, rng.random(10) < 0.5
+    x, m = da.from_array(xn, chunks=4), da.from_array(mn, chunks=3)
+    np.testing.assert_allclose(numpile.compile(lambda x, m: x[m] * 2)(x, m).compute(), xn[mn] * 2)
+
+    def length(x, m):
+        return x[m].shape[0] + 1
+    report = numpile.explain(length, backend=LazyBackend.name)(x, m)
+    assert "index.shape of a dask array: s0 depends on the data" in report.break_reasons[0].reason
+    assert np.isnan(numpile.compile(length)(x, m))
+
+
 def test_core_does_not_import_dask():
     code = ("import sys, numpy as np, numpile\n"
             "f = numpile.compile(lambda x: x + 1, backend='eager')\n"

@@ -15,7 +15,8 @@ into arrays of the inputs' kind (zero-copy on the device).
 Dask arrays are the device "dask": a call with one goes to config.default_backends["dask"], a
 backend that builds a Dask graph (plugins/dask_array). Their chunks are guarded too (`layout`),
 and they are values: `x += y` rebinds and `x[i] = v` replaces as dask.array does (`immutable`), so
-the tracer leaves such updates to Python (a graph break).
+the tracer leaves such updates to Python (a graph break). A size only the data knows (`x[mask]`)
+is nan until computed (`lazy_sizes`): Python code reading one (`len(x[m])`) is a graph break too.
 
 A kind is recognised without importing its library: a library the user did not import has no
 arrays in the call.
@@ -45,6 +46,9 @@ class ArrayKind:
     # its chunks); fn raises TypeError for an array the tracer cannot take (unknown chunk sizes)
     layout: tuple | None = None
     immutable: bool = False         # in-place updates rebind or replace the array (Dask): Python runs them
+    # a size only the data knows (x[mask]) stays unknown until computed (Dask: nan): read as a
+    # Python value (len(x), x.shape) it is a graph break, and Python reads it as the library gives it
+    lazy_sizes: bool = False
 
     def array_type(self):
         module = sys.modules.get(self.module)
@@ -115,7 +119,7 @@ KINDS = (
               storage=lambda a: a.untyped_storage().data_ptr(), adopt=_torch_adopt),
     ArrayKind("dask", "dask.array.core", "Array", numpy_views=False, dtype=lambda a: a.dtype,
               location=lambda a: "dask", storage=id, adopt=_dask_adopt, layout=("chunks", _dask_chunks),
-              immutable=True),
+              immutable=True, lazy_sizes=True),
 )
 
 

@@ -31,7 +31,7 @@ def mismatch(outputs, graph: Graph, inputs: tuple, kind=None) -> str | None:
         symbolic = any(isinstance(d, SymInt) for d in meta.shape)  # (a SymInt compares by its trace-time hint)
         want = f"{meta} (shape {shape})" if symbolic else str(meta)
         if kind is not None and not meta.weak:
-            ok = type(got) is kind.array_type() and tuple(got.shape) == shape and kind.dtype(got) == meta.dtype
+            ok = type(got) is kind.array_type() and _same_shape(tuple(got.shape), shape) and kind.dtype(got) == meta.dtype
         else:
             ok = _same_kind(got, meta) and np.shape(got) == shape and (meta.weak or got.dtype == meta.dtype)
         if not ok:
@@ -42,17 +42,23 @@ def mismatch(outputs, graph: Graph, inputs: tuple, kind=None) -> str | None:
 def _expected_shape(dims: tuple, got: tuple, sizes: list) -> tuple:
     """The shape an output must have, its symbolic dims evaluated for this call. A size only the
     data knew (sizes[k] None) is learnt from the first output that has it as a dim; a dim that
-    uses one still unknown matches what the output has."""
+    uses one still unknown matches what the output has. (A lazy array's such size is NaN
+    until computed, Dask's: it stays unknown.)"""
     shape = []
     for i, d in enumerate(dims):
         n = got[i] if i < len(got) else -1
         if isinstance(d, SymInt):
             k = lone_symbol(d)
-            if k is not None and sizes[k] is None:
+            if k is not None and sizes[k] is None and n == n:
                 sizes[k] = n
             d = n if any(sizes[int(j)] is None for j in SYMBOL_PATTERN.findall(d.expr)) else evaluate(d.expr, sizes)
         shape.append(d)
     return tuple(shape)
+
+
+def _same_shape(got: tuple, want: tuple) -> bool:
+    """Shapes equal, a NaN dim (a lazy array's unknown size) equal to the NaN expected of it."""
+    return len(got) == len(want) and all(g == w or g != g and w != w for g, w in zip(got, want))
 
 
 def _same_kind(value, meta) -> bool:

@@ -21,7 +21,7 @@ def _len(tx, args, kwargs):
     if isinstance(x, ArrayVariable):
         if not x.node.shape:
             raise Unsupported("len() of a 0-d array (TypeError)")
-        return ConstantVariable(x.node.shape[0])
+        return ConstantVariable(tx.output.read_size(x.node.shape[0], f"len({x.node.name})"))
     if isinstance(x, (TupleVariable, ListVariable, DictVariable)):
         return ConstantVariable(len(x.items))
     return ConstantVariable(len(x.as_constant()))

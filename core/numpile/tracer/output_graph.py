@@ -18,7 +18,7 @@ from ..ops.indexing import check_masks, is_mask
 from .aliasing import view_index
 from .guards import GuardSet, array_guard_expected
 from .python_scalars import INT_INPUT_BOUND, DynamicIntVariable
-from ..shapes import DataDependent, DynamicInputs, ShapeEnv
+from ..shapes import DataDependent, DynamicInputs, ShapeEnv, is_unbacked
 from .sources import AttrSource, ExprSource, ItemSource, Source
 from .variables import (
     ArrayMethodVariable, ArrayVariable, ConstantVariable, DictVariable, ListVariable, ObjectVariable,
@@ -153,20 +153,30 @@ class OutputGraph:
         for other, other_var in self._arrays.values():
             if kind.storage(other) == kind.storage(value):
                 raise Unsupported(f"{source.name()} and {other_var.source.name()} are views of one {kind.name} array")
+        dims = [i for i, d in enumerate(value.shape) if self.dynamic.wants(source.name(), i, d)]
         try:
             dtype = kind.dtype(value)
-            layout = kind.layout[1](value, ()) if kind.layout else None   # (checks the sizes are known)
+            layout = kind.layout[1](value, tuple(dims)) if kind.layout else None   # raises for unknown sizes
         except TypeError as e:
             raise Unsupported(f"{source.name()}: {e}") from None
-        dims = [i for i, d in enumerate(value.shape) if self.dynamic.wants(source.name(), i, d)]
         shape = tuple(None if i in dims else d for i, d in enumerate(value.shape))
-        layout = kind.layout[1](value, tuple(dims)) if kind.layout else None
         self.guards.add(source, "kind_array", (type(value), value.dtype, shape, location, kind, layout))
         shape = tuple(self.shape_env.new_symbol(source.expr(), i, d) if i in dims else d for i, d in enumerate(value.shape))
         var = self._input(value, source, ArrayMeta(shape, dtype))
         var.numpy_views = kind.numpy_views
         self._arrays[id(value)] = (value, var)
         return var
+
+    def read_size(self, value, what: str):
+        """`value`, a dim or a tuple of dims, read by Python code as `what` (`len(x)`, `x.shape`).
+        Arrays of a kind with lazy sizes (Dask) know a size only the data decides once computed:
+        reading one is a graph break, and Python reads it as the library gives it (nan, or its error)."""
+        kind = self.array_kind[0] if self.array_kind is not None else None
+        unknown = [d for d in (value if isinstance(value, tuple) else (value,)) if is_unbacked(d)]
+        if kind is not None and kind.lazy_sizes and unknown:
+            raise Unsupported(f"{what} of a {kind.name} array: {self.shape_env.describe(DataDependent(unknown[0].expr))}; "
+                              f"{kind.name} knows it once computed, Python reads it")
+        return value
 
     def _one_kind(self, source: Source, kind: tuple | None) -> None:
         """One call's arrays are all ndarrays or all of one kind on one device (as CuPy and torch

@@ -177,7 +177,7 @@ class InstructionTranslator:
     def _array_attr(self, arr: ArrayVariable, name: str) -> Variable:
         meta = arr.node.array_meta
         if name in _ARRAY_FACTS:
-            value = _ARRAY_FACTS[name](meta)
+            value = self.output.read_size(_ARRAY_FACTS[name](meta), f"{arr.node.name}.{name}")
             if isinstance(value, tuple):
                 return TupleVariable([ConstantVariable(d) for d in value])
             return ConstantVariable(value)

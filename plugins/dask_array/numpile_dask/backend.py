@@ -24,7 +24,8 @@ class DaskBackend(numpile.Backend):
     options = {
         "inner": "the backend that compiles each chunk's kernel: 'llvm' (default), 'triton' (CuPy chunks), 'eager'",
         "inner_options": "options for the inner backend (a dict)",
-        "split_every": "the fan-in of tree reductions (Dask's split_every; default: Dask's)",
+        "split_every": "the fan-in of tree reductions (Dask's split_every; default: Dask's setting, else 4, and 16 "
+                       "where each partial result is at most 64 KiB)",
     }
 
     def is_available(self) -> tuple[bool, str]:
@@ -49,12 +50,9 @@ class DaskBackend(numpile.Backend):
         from .partition import partition, row_fits
 
         inner = options.get("inner") or "llvm"
-        inner_backend(inner)   # missing here: say so now, not from the first task
-        if graph.binders():
-            raise NotImplementedError("numpile-dask: a size only the data knows (x[mask], np.nonzero, np.unique) in a "
-                                      "graph over Dask arrays is not supported yet; compute the mask's result first")
+        _check_chunks(inner_backend(inner), example_inputs)   # missing here, or the wrong device: say so now
         targets = {n.target for n in graph.calls}
-        if targets & _DECOMPOSED and not targets & _KEPT_WHOLE and not graph.symbols:
+        if targets & _DECOMPOSED and not targets & _KEPT_WHOLE:
             graph = decompose(graph)
         limit = parse_bytes(dask.config.get("array.chunk-size"))
         lazy = {n for n, v in zip(graph.inputs, example_inputs) if isinstance(v, dask.array.Array)}
@@ -62,6 +60,21 @@ class DaskBackend(numpile.Backend):
         if logs.enabled("perf"):
             logs.get("perf").debug("numpile-dask: %s", describe(steps))
         return Program(graph, steps, inner, dict(options.get("inner_options") or {}), options.get("split_every"))
+
+
+def _check_chunks(inner, example_inputs) -> None:
+    """The inner backend runs on the device of the arrays' chunks (CuPy chunks are "cuda")."""
+    import dask.array
+    from numpile import array_kinds
+    for x in example_inputs:
+        if isinstance(x, dask.array.Array):
+            kind = array_kinds.kind_of(x._meta)
+            device = array_kinds.device_type(kind.location(x._meta)) if kind is not None else "cpu"
+            if device not in inner.devices:
+                raise ValueError(f"numpile-dask: the inner backend {inner.name!r} runs on {', '.join(inner.devices)}; "
+                                 f"these Dask arrays' chunks are {type(x._meta).__module__}.{type(x._meta).__name__} "
+                                 f"({device}): 'triton' takes CuPy chunks (x.map_blocks(cupy.asarray)), 'llvm' "
+                                 f"NumPy ones")
 
 
 def describe(steps) -> str:

@@ -3,9 +3,11 @@
   blockwise  `da.blockwise(kernel, ...)` over the step's inputs, aligned from the right as NumPy
              broadcasts (Dask unifies differently chunked inputs, as dask.array's own elemwise
              does); a row reduction's axes are rechunked into one chunk first where they are
-             not already (said under `perf`) and passed whole to the kernel (a contracted index)
+             not already (said under `perf`) and passed whole to the kernel (a contracted index),
+             the results split back into the chunks dask.array's elementwise ops would give
   tree       the chunk kernel (fused producers, then the reduction keeping its axes) as a
              blockwise, then `da.reduction`'s tree with compiled combine and aggregate kernels
+             (16 partials to a task where each is small, Dask's 4 otherwise)
   numpy      the op's NumPy function called on Dask arrays: dask.array's implementation
 
 Nothing is computed: the call returns lazy Dask arrays, as dask.array does.
@@ -13,17 +15,27 @@ Nothing is computed: the call returns lazy Dask arrays, as dask.array does.
 
 from __future__ import annotations
 
+import math
+
 import dask
 import dask.array as da
+from dask.array.core import common_blockdim
 from dask.array.utils import meta_from_array
 import numpy as np
 
 from numpile import logs, ops
 from numpile.graph import Graph, Node, map_nodes
-from numpile.shapes import evaluate
 
-from .kernels import Ref, Template, make_kernel
+from . import data_sizes
+from .kernels import InputSpec, Ref, Template, make_kernel
 from .partition import Step, axes_of
+
+
+# partials of at most SMALL_PARTIAL bytes (a full reduction's scalars, a column sum's rows) are
+# combined SMALL_FAN_IN to a task: adding them costs nothing against a task's own cost in Dask
+# (16 chunks of x.sum(): one combining task, not 4 and then 1)
+SMALL_PARTIAL = 64 << 10
+SMALL_FAN_IN = 16
 
 
 def _identity(x, axis=None, keepdims=None):
@@ -36,6 +48,7 @@ class Program:
     outputs as Dask arrays (Python scalars for weak outputs)."""
 
     def __init__(self, graph: Graph, steps: list[Step], inner: str, inner_options: dict, split_every=None):
+        data_sizes.check(steps)
         self.graph, self.steps, self.split_every = graph, steps, split_every
         for s in steps:
             if s.kind == "blockwise":
@@ -64,10 +77,11 @@ class Program:
     # -- steps ------------------------------------------------------------------------------
     def _numpy(self, s: Step, env: dict, sizes: list) -> None:
         n = s.outputs[0]
-        value = lambda sym: evaluate(sym.expr, sizes)  # noqa: E731
         impl = AS_NUMPY_DOES.get(n.target, ops.get(n.target).impl)
+        args = (n.args[0], data_sizes.with_masks(n.args[1])) if n.target == "index" else n.args
+        value = lambda sym: data_sizes.size_value(self.graph, sym, sizes, env, n)  # noqa: E731
         with np.errstate(**n.meta.get("errstate") or {}):
-            result = impl(*map_nodes(n.args, env.__getitem__, value), **map_nodes(n.kwargs, env.__getitem__, value))
+            result = impl(*map_nodes(args, env.__getitem__, value), **map_nodes(n.kwargs, env.__getitem__, value))
         env[n] = n.array_meta.python_type(result) if n.meta.get("weak") else _as_numpy_gives(result, n)
 
     def _blockwise(self, s: Step, env: dict, sizes: list) -> None:
@@ -77,11 +91,13 @@ class Program:
         dtype = object if several else s.outputs[0].dtype
         out = da.blockwise(s.kernel, tuple(range(len(shape))), *args, dtype=dtype, new_axes=new_axes,
                            concatenate=True, meta=_meta(args, len(shape), dtype))
-        if not several:
-            env[s.outputs[0]] = out
-            return
-        for i, o in enumerate(s.outputs):   # one more task per chunk and output: a tuple's item
-            env[o] = out.map_blocks(_item, i, dtype=o.dtype, meta=_meta(args, len(shape), o.dtype))
+        outs = [out] if not several else [   # one more task per chunk and output: a tuple's item
+            out.map_blocks(_item, i, dtype=o.dtype, meta=_meta(args, len(shape), o.dtype))
+            for i, o in enumerate(s.outputs)]
+        if s.row_axes:   # rows gathered into one chunk: the results in the chunks dask.array's would have
+            want = self._chunks_as_dask_gives(s, env, shape)
+            outs = [o if o.chunks == want else o.rechunk(want) for o in outs]
+        env.update(zip(s.outputs, outs))
 
     def _tree(self, s: Step, env: dict, sizes: list) -> None:
         r = s.outputs[0]
@@ -97,10 +113,14 @@ class Program:
                               meta=_meta(args, len(r.shape), r.dtype))
 
     def _fan_in(self, partial, axes: tuple):
-        """split_every: an int, as Dask would, spread over the reduced axes that have several
-        blocks only (Dask spreads it over all of them: a sum of a 2-d array chunked by rows
-        would be a binary tree, twice as deep as 4 partials per task)."""
-        split = self.split_every or dask.config.get("split_every", None) or 4
+        """split_every: the option's or Dask's setting where given, else Dask's 4 partials per
+        task, SMALL_FAN_IN where each partial is small. An int is spread over the reduced axes
+        that have several blocks only (Dask spreads it over all of them: a sum of a 2-d array
+        chunked by rows would be a binary tree, twice as deep as 4 partials per task)."""
+        split = self.split_every or dask.config.get("split_every", None)
+        if split is None:
+            block = math.prod(max(c) for a, c in enumerate(partial.chunks) if a not in axes) * partial.dtype.itemsize
+            split = SMALL_FAN_IN if block <= SMALL_PARTIAL else 4
         if isinstance(split, dict):
             return split
         many = [a for a in axes if partial.numblocks[a] > 1]
@@ -132,6 +152,19 @@ class Program:
         new_axes = {i: 1 for i in range(ndim) if i not in seen}
         return args, new_axes
 
+    def _chunks_as_dask_gives(self, s: Step, env: dict, shape: tuple) -> tuple:
+        """The chunks of a step's results as dask.array's elementwise ops give them: along each
+        axis its inputs' chunks there, unified (an input of size 1 there broadcasts)."""
+        along = [set() for _ in shape]
+        for a in s.inputs:
+            v = env[a]
+            if isinstance(v, da.Array):
+                for j, c in enumerate(v.chunks):
+                    if v.shape[j] != 1:
+                        along[len(shape) - v.ndim + j].add(c)
+        return tuple(common_blockdim(c) if c and not (isinstance(d, int) and d == 1) else (1,)
+                     for c, d in zip(along, shape))
+
     def _rows(self, v, ndim: int, row_axes: tuple, node: Node):
         """v with its axes that are row axes of the step in one chunk (a rechunk where they are
         not: said once per step under `perf`)."""
@@ -142,7 +175,7 @@ class Program:
         if (node, tuple(split)) not in self._said:
             self._said.add((node, tuple(split)))
             logs.get("perf").debug("numpile-dask: %s rechunked into one chunk along axis %s for a row reduction "
-                                   "(%s chunks there)", node.name, ", ".join(map(str, split)),
+                                   "(%s chunks there; the results split back)", node.name, ", ".join(map(str, split)),
                                    ", ".join(str(len(v.chunks[j])) for j in split))
         limit = dask.utils.parse_bytes(dask.config.get("array.chunk-size"))
         block = np.prod([v.shape[j] if j in split else max(c) for j, c in enumerate(v.chunks)]) * v.dtype.itemsize
@@ -172,8 +205,22 @@ def _histogram(a, bins=10, range=None, density=None, weights=None):
     return np.histogram(a, bins, range=range, density=density, weights=weights)
 
 
+def _unique(ar, return_index=False, return_inverse=False, return_counts=False, axis=None, *, equal_nan=True):
+    """np.unique with only the arguments the call gives: dask.array's takes neither `axis` nor
+    `equal_nan` (NumPy's defaults are its behaviour; others raise dask's error, as they would
+    uncompiled)."""
+    given = {}
+    if axis is not None:
+        given["axis"] = axis
+    if not equal_nan:
+        given["equal_nan"] = equal_nan
+    return np.unique(ar, return_index=return_index, return_inverse=return_inverse, return_counts=return_counts,
+                     **given)
+
+
 # ops whose dask.array implementation differs from NumPy's where NumPy's can be kept
-AS_NUMPY_DOES = {"argmax": _flat_arg(np.argmax), "argmin": _flat_arg(np.argmin), "histogram": _histogram}
+AS_NUMPY_DOES = {"argmax": _flat_arg(np.argmax), "argmin": _flat_arg(np.argmin), "histogram": _histogram,
+                 "unique": _unique}
 
 
 def _as_numpy_gives(value, n: Node):
@@ -206,9 +253,12 @@ def _item(t, i):
 
 
 def _reduce_template(r: Node, keepdims: bool) -> Template:
-    """The combine (keepdims) or aggregate step of a tree for reduction r: r over its partials."""
+    """The combine (keepdims) or aggregate step of a tree for reduction r: r over its partials
+    (the operand's dims, its reduced ones as many as the partials gathered)."""
+    axes = axes_of(r)
+    partials = InputSpec(r.dtype, unknown=tuple(i for i in InputSpec.of(r.args[0]).unknown if i not in axes))
     args = (Ref(0), *r.args[1:])
-    return Template(Template.of([r], [], []).inputs, ((r.target, args, {**r.kwargs, "keepdims": keepdims}),), (1,))
+    return Template((partials,), ((r.target, args, {**r.kwargs, "keepdims": keepdims}),), (1,))
 
 
 def _lazy(value, n: Node):

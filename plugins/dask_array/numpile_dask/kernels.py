@@ -7,6 +7,10 @@ by default) and keeps the compiled function for the next block of the same shape
 chunk along an axis is often smaller, so a kernel is compiled once per distinct block shape
 in each process (the llvm backend keeps object code on disk, so a second process loads it).
 
+A dim whose size only the data knows (the chunks of `x[mask]`, nan to Dask) differs in every
+block: there the graph has a symbol, and one compile serves every size of 2 and more for which
+the decisions its meta rules took hold (0 and 1, which change broadcasting, compile as they are).
+
 [Note: pickled by key] Dask ships a task's function to a worker by pickling it. A kernel
 pickles as its key and its template, never as compiled code or closures: unpickling looks the
 key up in this process's table, and a worker compiles (or loads from its own disk cache) the
@@ -25,9 +29,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from numpile import ops
+from numpile import ops, shapes
 from numpile.graph import Graph, Node, map_nodes
 from numpile.ops import ArrayMeta
+from numpile.shapes import SYMBOL_PATTERN, ShapeEnv, is_unbacked
 
 # the distribution that offers each inner backend, for the error a worker without it raises
 DISTRIBUTIONS = {"llvm": "numpile-llvm", "triton": "numpile-triton", "eager": "numpile", "debug": "numpile-debug"}
@@ -44,6 +49,11 @@ class Ref:
 class InputSpec:
     dtype: np.dtype
     weak: bool = False           # a Python scalar (a dynamic float or int of the caller)
+    unknown: tuple = ()          # dims whose size only the data knows (symbolic in the kernel)
+
+    @classmethod
+    def of(cls, n: Node) -> "InputSpec":
+        return cls(n.dtype, bool(n.meta.get("weak")), tuple(i for i, d in enumerate(n.shape) if is_unbacked(d)))
 
 
 @dataclass(frozen=True)
@@ -60,21 +70,33 @@ class Template:
         index = {n: i for i, n in enumerate([*inputs, *nodes])}
         ref = lambda n: Ref(index[n])  # noqa: E731
         rows = tuple((n.target, map_nodes(n.args, ref), map_nodes(n.kwargs, ref)) for n in nodes)
-        specs = tuple(InputSpec(n.dtype, bool(n.meta.get("weak"))) for n in inputs)
-        return cls(specs, rows, tuple(index[n] for n in returns))
+        return cls(tuple(map(InputSpec.of, inputs)), rows, tuple(index[n] for n in returns))
 
-    def graph(self, blocks) -> Graph:
-        """The template as a Graph over these blocks (their shapes and dtypes)."""
-        g = Graph()
-        values = [g.input(f"b{i}", ArrayMeta((), s.dtype, scalar=True, weak=True) if s.weak
-                          else ArrayMeta(np.shape(b), s.dtype)) for i, (b, s) in enumerate(zip(blocks, self.inputs))]
-        look = lambda v: values[v.index] if isinstance(v, Ref) else v  # noqa: E731
-        for target, args, kwargs in self.rows:
-            args, kwargs = _deref(args, look), _deref(kwargs, look)
-            metas = map_nodes((args, kwargs), lambda n: n.array_meta)
-            values.append(g.call(target, args, kwargs, ops.get(target).meta(*metas[0], **metas[1])))
+    def signature(self, blocks) -> tuple:
+        """What a compiled kernel is kept by: the blocks' shapes and dtypes, None for a size of
+        2 or more along a dim of unknown size (the kernel's symbol)."""
+        return tuple((tuple(None if i in s.unknown and d > 1 else d for i, d in enumerate(np.shape(b))),
+                      getattr(b, "dtype", type(b))) for b, s in zip(blocks, self.inputs))
+
+    def graph(self, blocks, signature) -> tuple[Graph, list[str]]:
+        """The template as a Graph over these blocks (their dtypes, and their shapes where the
+        signature has them), and the decisions on its symbols that the meta rules took."""
+        g, env = Graph(), ShapeEnv()
+        values = []
+        with shapes.active(env):
+            for i, (b, s, (shape, _)) in enumerate(zip(blocks, self.inputs, signature)):
+                dims = tuple(env.new_symbol(f"b{i}", j, np.shape(b)[j]) if d is None else d
+                             for j, d in enumerate(shape))
+                values.append(g.input(f"b{i}", ArrayMeta((), s.dtype, scalar=True, weak=True) if s.weak
+                                      else ArrayMeta(dims, s.dtype)))
+                g.symbols += [(values[-1], j) for j, d in enumerate(shape) if d is None]
+            look = lambda v: values[v.index] if isinstance(v, Ref) else v  # noqa: E731
+            for target, args, kwargs in self.rows:
+                args, kwargs = _deref(args, look), _deref(kwargs, look)
+                metas = map_nodes((args, kwargs), lambda n: n.array_meta)
+                values.append(g.call(target, args, kwargs, ops.get(target).meta(*metas[0], **metas[1])))
         g.output([values[i] for i in self.returns])
-        return g
+        return g, env.guards
 
 
 def _deref(value, look):
@@ -119,21 +141,29 @@ class ChunkKernel:
         self.__name__ = key   # Dask names tasks after their function
 
     def __call__(self, *blocks, axis=None, keepdims=None):   # axis, keepdims: dask's reduction protocol
-        signature = tuple((np.shape(b), getattr(b, "dtype", type(b))) for b in blocks)
-        fn = self._compiled.get(signature)
-        if fn is None:
-            fn = self._compile(signature, blocks)
         results = tuple(r if isinstance(r, np.ndarray) or not isinstance(r, np.generic) and hasattr(r, "shape")
-                        else np.asarray(r) for r in fn(*blocks))   # NumPy scalars as 0-d blocks; CuPy blocks as they are
+                        else np.asarray(r)   # NumPy scalars as 0-d blocks; CuPy blocks as they are
+                        for r in self._function(blocks)(*blocks))
         return results if len(results) > 1 else results[0]
+
+    def _function(self, blocks):
+        """The compiled kernel for these blocks: by their signature; where a kernel of symbolic
+        sizes was compiled under decisions that these sizes fail, by their exact shapes."""
+        signature = self.template.signature(blocks)
+        found = self._compiled.get(signature)
+        if found is not None and not found[1](blocks):
+            signature = tuple((np.shape(b), dtype) for b, (_, dtype) in zip(blocks, signature))
+            found = self._compiled.get(signature)
+        return found[0] if found is not None else self._compile(signature, blocks)
 
     def _compile(self, signature, blocks):
         _quiet_waits()
         with _COMPILE_LOCK:
             if signature not in self._compiled:
-                graph = self.template.graph(blocks)
-                self._compiled[signature] = inner_backend(self.inner).compile(graph, list(blocks), dict(self.options))
-            return self._compiled[signature]
+                graph, decisions = self.template.graph(blocks, signature)
+                compiled = inner_backend(self.inner).compile(graph, list(blocks), dict(self.options))
+                self._compiled[signature] = (compiled, _holds(graph, decisions))
+            return self._compiled[signature][0]
 
     def __reduce__(self):
         return kernel, (self.key, self.template, self.inner, self.options)
@@ -143,6 +173,15 @@ class ChunkKernel:
 
     def __repr__(self) -> str:
         return f"<numpile-dask kernel {self.key} ({self.inner}, {len(self._compiled)} block shapes compiled)>"
+
+
+def _holds(graph: Graph, decisions: list[str]):
+    """blocks -> whether the decisions a kernel was compiled under hold for their sizes."""
+    if not decisions:
+        return lambda blocks: True
+    sizes = [f"np.shape(b[{graph.inputs.index(n)}])[{d}]" for n, d in graph.symbols]
+    test = " and ".join(f"({SYMBOL_PATTERN.sub(lambda m: sizes[int(m.group(1))], e)})" for e in decisions)
+    return eval(f"lambda b: {test}", {"np": np})
 
 
 def _quiet_waits() -> None:
@@ -155,10 +194,14 @@ def _quiet_waits() -> None:
 
 
 def inner_backend(name: str):
-    """The inner backend `name`, or an error naming the distribution this machine lacks."""
+    """The inner backend `name`, or an error naming the distribution this machine lacks (or why
+    the one it has cannot run here: no CUDA device for "triton")."""
     import numpile.plugins
     try:
         return numpile.plugins.lookup(name)
+    except numpile.BackendUnavailableError as e:
+        raise RuntimeError(f"numpile-dask on {socket.gethostname()}: the inner backend {name!r} cannot run "
+                           f"here: {e}") from None
     except numpile.InvalidBackendError as e:
         dist = DISTRIBUTIONS.get(name, f"the distribution that offers backend {name!r}")
         raise RuntimeError(f"numpile-dask on {socket.gethostname()}: the inner backend {name!r} is not "

@@ -27,6 +27,7 @@ import numpy as np
 from numpile import ops
 from numpile.graph import Graph, Node, map_nodes
 from numpile.ops.reductions import reduced_axes
+from numpile.shapes import is_unbacked
 
 # reductions whose partial results combine with the reduction itself
 COMBINING = frozenset({"sum", "prod", "max", "min", "any", "all"})
@@ -206,9 +207,10 @@ def row_fits(n: Node, limit: int) -> bool:
     """A reduction is along rows: its axes are the operand's last ones (softmax, layer norm),
     which arrays are seldom chunked along, and one row of them takes at most `limit` bytes. A
     reduction along the first axes (column statistics of a tall array, chunked by rows) is a
-    tree instead: gathering those into one chunk would move the whole array."""
+    tree instead: gathering those into one chunk would move the whole array; so is one along
+    a dim whose size only the data knows (Dask cannot rechunk chunks of unknown size)."""
     shape, axes = n.args[0].shape, axes_of(n)
-    if axes != tuple(range(len(shape) - len(axes), len(shape))):
+    if axes != tuple(range(len(shape) - len(axes), len(shape))) or any(is_unbacked(shape[a]) for a in axes):
         return False
     sizes = [shape[a] if isinstance(shape[a], int) else (shape[a].hint or 0) for a in axes]
     return math.prod(sizes) * np.dtype(n.args[0].dtype).itemsize <= limit

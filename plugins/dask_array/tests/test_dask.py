@@ -37,7 +37,8 @@ def test_programs_on_threads(name):
     want = fn(*[numpy_of(a) for a in args])
     got = numpile.compile(fn)(*args)
     outs = got if isinstance(got, tuple) else (got,)
-    assert all(isinstance(o, da.Array) for o in outs), [type(o) for o in outs]
+    theirs = fn(*args)   # dask.array's own: the chunks the results must have
+    assert [o.chunks for o in outs] == [o.chunks for o in (theirs if isinstance(theirs, tuple) else (theirs,))]
     assert_matches(compute(got), want)
 
 
@@ -140,6 +141,7 @@ def test_row_reduction_rechunks_and_says_so(capsys):
     said = [line for line in capsys.readouterr().err.splitlines() if "rechunked" in line]
     assert len(said) == 1 and "axis 1" in said[0]
     assert len(dict(whole.__dask_graph__())) == 2 * 3   # input tasks and one fused task per chunk
+    assert got.chunks == softmax(da.from_array(xn, chunks=(8, 12))).chunks == ((8, 8, 4), (12, 12, 6))
     assert_matches(compute(got), softmax(xn))
     assert_matches(compute(whole), softmax(xn))
 
@@ -167,6 +169,30 @@ def test_missing_inner_backend_names_the_distribution():
         kernels.inner_backend("nope")
     assert np.allclose(missing(np.ones(3)), np.sin(1.0))
 
+    class NoDevice(numpile.Backend):   # installed, but not for this machine (triton without a GPU)
+        name = "test-no-device"
+
+        def is_available(self):
+            return False, "no CUDA device"
+    numpile.register_backend(NoDevice())
+    with pytest.raises(RuntimeError, match="inner backend 'test-no-device' cannot run here: .*no CUDA device"):
+        kernels.inner_backend("test-no-device")
+
+
+def test_inner_backend_of_another_device_is_an_error():
+    """A GPU inner backend ("triton") on NumPy chunks: said at compile time, naming both."""
+    class CudaOnly(numpile.Backend):
+        name = "test-cuda-only"
+        devices = ("cuda",)
+
+        def compile(self, graph, example_inputs, options):
+            raise AssertionError("never compiled for NumPy chunks")
+    numpile.register_backend(CudaOnly())
+    x = da.from_array(np.random.default_rng(11).random((6, 6)), chunks=3)
+    with pytest.raises(numpile.BackendCompilerFailed, match=r"runs on cuda; these Dask arrays' chunks are "
+                                                            r"numpy.ndarray \(cpu\)"):
+        numpile.compile(lambda x: x + 1, options={"inner": "test-cuda-only"})(x)
+
 
 def test_inner_eager_and_options():
     xn = np.random.default_rng(8).random((9, 9))
@@ -175,6 +201,19 @@ def test_inner_eager_and_options():
     assert_same(compute(f(x)), (np.cos(xn) ** 2).sum(axis=0))
     with pytest.raises(numpile.BackendCompilerFailed, match="no option 'fast'"):
         numpile.compile(lambda x: x + 1, options={"fast": 1})(x)
+
+
+def test_small_partials_combine_sixteen_to_a_task():
+    """A tree's fan-in is Dask's 4 where partials are large, 16 where each is at most 64 KiB."""
+    rng = np.random.default_rng(12)
+    cases = [((64, 3), lambda x: (x * x).sum(), 1),               # a scalar per chunk: one combining level
+             ((64, 9000), lambda x: (x * x).sum(axis=0), 2)]     # rows of 72 KB: 4 to a task, two levels
+    for shape, fn, levels in cases:
+        xn = rng.standard_normal(shape)
+        out = numpile.compile(fn)(da.from_array(xn, chunks=(4, shape[1])))
+        tree = [name for name in out.__dask_graph__().layers if "sum-combine" in name or "sum-aggregate" in name]
+        assert len(tree) == levels, tree
+        assert_matches(compute(out), fn(xn))
 
 
 def test_dynamic_sizes_with_row_and_tree_reductions():
