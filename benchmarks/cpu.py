@@ -316,7 +316,7 @@ def peers(name, fn, args, numba_fns):
     out.append((f"numpile[{backend or 'default'}]", numpile.compile(fn, backend=backend)))
     out.append((f"numpile[{backend or 'default'}] dynamic", numpile.compile(fn, backend=backend, dynamic=True)))
     if name in ONNXRT_WORKLOADS:   # the graph exported to ONNX, run by onnxruntime (numpile-onnx)
-        onnxrt = any(b.name == "onnxrt" and b.available for b in numpile.list_backends())
+        onnxrt = "onnxrt" in numpile.list_backends(available_only=True)
         out.append(("numpile[onnxrt]", numpile.compile(fn, backend="onnxrt") if onnxrt else "not installed"))
     try:
         import numexpr
