@@ -90,7 +90,8 @@ def main() -> int:
             base, ours = compare(case.fn, compiled, fresh, 9)
         marked = ours > base * (1 + args.tolerance)
         slower += marked
-        speedups[f"{module.removeprefix('test_')}.{case.id or case.fn.__name__}"] = {f"numpile[{args.backend}]": base / ours}
+        name = f"{module.removeprefix('test_')}.{case.id or case.fn.__name__}"
+        speedups[name] = {f"numpile[{args.backend}]": base / ours}
         print(f"| {module.removeprefix('test_')} | {case.id or case.fn.__name__} | {base * 1e6:.1f} | "
               f"{ours * 1e6:.1f} | {base / ours:.2f}x | {'slower' if marked else ''} |", flush=True)
     print(f"\n{slower} slower than NumPy (by more than {args.tolerance:.0%})")

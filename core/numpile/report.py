@@ -110,7 +110,8 @@ th { background: #eef3f7; } td.num, th.num { text-align: right; white-space: now
 td code { white-space: nowrap; }
 .summary td { font-size: 1.3em; font-weight: 600; text-align: center; min-width: 6em; }
 .summary th { text-align: center; }
-pre { background: #f6f8fa; border: 1px solid #e1e6eb; padding: .6em; overflow-x: auto; font-size: 12.5px; margin: .3em 0; }
+pre { background: #f6f8fa; border: 1px solid #e1e6eb; padding: .6em; overflow-x: auto; font-size: 12.5px;
+      margin: .3em 0; }
 details.compile { border: 1px solid #d5dde5; border-radius: 6px; margin: .8em 0; padding: .3em .9em .6em; }
 details.compile > summary { cursor: pointer; font-weight: 600; padding: .3em 0; }
 .break { background: #fdecea; border-left: 4px solid #c0392b; padding: .4em .8em; margin: .5em 0; }
@@ -150,7 +151,8 @@ def _run(run: Run, anchor: str) -> list[str]:
     for f, function in enumerate(run.functions):
         out += _function(function, f"{anchor}f{f}")
     if run.between:
-        out.append("<h3>Logged outside compiles</h3>")
+        out.append("<h3>Logged outside compiles <span class=muted>(at run time, or by a compile that did not "
+                   "finish)</span></h3>")
         out += [f"<pre>[{esc(log['category'])}] {esc(log['message'])}</pre>" for log in run.between]
     return out
 
@@ -163,8 +165,9 @@ def _function(function: Function, anchor: str) -> list[str]:
     for i, c in enumerate(function.compiles):
         line, brk = c.line, c.line["break"]
         out.append(f"<tr><td><a href='#{anchor}c{i}'>{i + 1}</a></td><td><code>{esc(line['frame'])}</code></td>"
-                   f"<td class=num>{line['entry']}</td><td>{esc(line['backend'])}</td><td class=num>{len(line['ops'])}</td>"
-                   f"<td>{esc(brk['reason']) if brk else ''}</td><td class=num>{_ms(line['trace_seconds'])}</td>"
+                   f"<td class=num>{line['entry']}</td><td>{esc(line['backend'])}</td>"
+                   f"<td class=num>{len(line['ops'])}</td><td>{esc(brk['reason']) if brk else ''}</td>"
+                   f"<td class=num>{_ms(line['trace_seconds'])}</td>"
                    f"<td class=num>{_ms(line['backend_seconds'])}</td></tr>")
     out.append("</table>")
     for i, c in enumerate(function.compiles):
