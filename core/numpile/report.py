@@ -117,6 +117,7 @@ details.compile > summary { cursor: pointer; font-weight: 600; padding: .3em 0; 
 .break { background: #fdecea; border-left: 4px solid #c0392b; padding: .4em .8em; margin: .5em 0; }
 .recompile { background: #fff6e0; border-left: 4px solid #d68910; padding: .4em .8em; margin: .5em 0; }
 .break pre, .recompile pre { background: #fff; }
+pre.code { max-height: 40em; overflow: auto; }
 ul.guards { font-family: ui-monospace, monospace; font-size: 12.5px; margin: .2em 0; }
 """
 
@@ -191,7 +192,7 @@ def _compile(c: Compile, i: int, anchor: str) -> list[str]:
         out += ["<h4>Graph</h4>", f"<pre>{esc(line['graph'])}</pre>"]
     for code in c.messages("output_code"):
         out.append(f"<details><summary>Generated code ({code.count(chr(10)) + 1} lines)</summary>"
-                   f"<pre>{esc(code)}</pre></details>")
+                   f"<pre class=code>{esc(code)}</pre></details>")
     perf = c.messages("perf")   # the trace and backend times, and what a backend said of its own
     if perf:
         out.append("<h4>Compile times</h4><ul>" + "".join(f"<li>{esc(m)}</li>" for m in perf) + "</ul>")
