@@ -10,7 +10,9 @@ alternating) before it is marked `slower`. The exit status is the number of func
 tests use them: the per-call cost of numpile (guards, the runner, one native call per kernel)
 against NumPy's few microseconds is what this measures.
 
-    python benchmarks/corpus.py [--backend llvm] [--tolerance 0.05]
+    python benchmarks/corpus.py [--backend llvm] [--tolerance 0.05] [--chart corpus.png]
+
+`--chart PATH` draws the speed-ups as a bar chart too (chart.py, with matplotlib).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ import sys
 import time
 from pathlib import Path
 
+import chart
 import numpy as np
 from host import cpu_name
 
@@ -68,12 +71,14 @@ def main() -> int:
     parser.add_argument("--backend", default="llvm")
     parser.add_argument("--tolerance", type=float, default=0.05,
                         help="how much slower than NumPy is within noise (default 0.05: 5%%)")
+    chart.add_option(parser)
     args = parser.parse_args()
-    print(f"# corpus functions captured whole, {args.backend} against NumPy; {cpu_name()}, "
-          f"Python {platform.python_version()}, NumPy {np.__version__}")
+    machine = f"{cpu_name()}, Python {platform.python_version()}, NumPy {np.__version__}"
+    print(f"# corpus functions captured whole, {args.backend} against NumPy; {machine}")
     print("| module | function | NumPy µs | numpile µs | speed-up | |")
     print("|---|---|---:|---:|---:|---|")
     slower = 0
+    speedups: dict[str, dict[str, float]] = {}   # function -> {runner: NumPy's time over numpile's}
     for module, case in whole_graph_cases():
         rng = np.random.default_rng(0)
         template = case.make(rng, 0)
@@ -85,9 +90,14 @@ def main() -> int:
             base, ours = compare(case.fn, compiled, fresh, 9)
         marked = ours > base * (1 + args.tolerance)
         slower += marked
+        name = f"{module.removeprefix('test_')}.{case.id or case.fn.__name__}"
+        speedups[name] = {f"numpile[{args.backend}]": base / ours}
         print(f"| {module.removeprefix('test_')} | {case.id or case.fn.__name__} | {base * 1e6:.1f} | "
               f"{ours * 1e6:.1f} | {base / ours:.2f}x | {'slower' if marked else ''} |", flush=True)
     print(f"\n{slower} slower than NumPy (by more than {args.tolerance:.0%})")
+    if args.chart:
+        chart.write(args.chart, f"Corpus functions captured whole: speed-up over NumPy\n{machine}", speedups)
+        print(f"wrote {args.chart}")
     return slower
 
 

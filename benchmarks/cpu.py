@@ -1,6 +1,6 @@
 """CPU benchmark: numpile against NumPy and its peers, side by side in one process.
 
-    python benchmarks/cpu.py [--quick] [--only NAME ...]
+    python benchmarks/cpu.py [--quick] [--only NAME ...] [--chart cpu.png]
 
 Each workload is one NumPy function. It runs eagerly, compiled by numpile (backend "llvm"
 when installed, else the default) specialised to its shapes and with `dynamic=True` (one
@@ -11,7 +11,8 @@ version written for it), and torch.compile applied to the same NumPy function. T
 after warm-up; the table gives each time and its ratio to NumPy, and for bandwidth-bound
 workloads the memory floor: bytes each input read once and each output written once, over
 the bandwidth of a large copy measured in the same run. First-call compile times are
-reported separately. Peers that are not installed are skipped with a note.
+reported separately. Peers that are not installed are skipped with a note. `--chart PATH` draws
+the ratios to NumPy as a bar chart too (chart.py, with matplotlib).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import statistics
 import tempfile
 import time
 
+import chart
 import numpy as np
 from host import cpu_name
 
@@ -316,7 +318,7 @@ def peers(name, fn, args, numba_fns):
     out.append((f"numpile[{backend or 'default'}]", numpile.compile(fn, backend=backend)))
     out.append((f"numpile[{backend or 'default'}] dynamic", numpile.compile(fn, backend=backend, dynamic=True)))
     if name in ONNXRT_WORKLOADS:   # the graph exported to ONNX, run by onnxruntime (numpile-onnx)
-        onnxrt = any(b.name == "onnxrt" and b.available for b in numpile.list_backends())
+        onnxrt = "onnxrt" in numpile.list_backends(available_only=True)
         out.append(("numpile[onnxrt]", numpile.compile(fn, backend="onnxrt") if onnxrt else "not installed"))
     try:
         import numexpr
@@ -340,15 +342,18 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--quick", action="store_true", help="small sizes, for a smoke run")
     parser.add_argument("--only", nargs="*", help="workload names to run")
+    chart.add_option(parser)
     args = parser.parse_args(argv)
     rng = np.random.default_rng(0)
     # an empty object-code cache, so "1st call" is a real compile
     numpile.config.cache_dir = tempfile.mkdtemp(prefix="numpile-bench-")
     bandwidth = copy_bandwidth()
-    print(f"numpile {numpile.__version__}, NumPy {np.__version__}, Python {platform.python_version()}, "
-          f"{cpu_name()}, copy bandwidth {bandwidth / 1e9:.1f} GB/s")
+    machine = (f"numpile {numpile.__version__}, NumPy {np.__version__}, Python {platform.python_version()}, "
+               f"{cpu_name()}, copy bandwidth {bandwidth / 1e9:.1f} GB/s")
+    print(machine)
     numba_fns = _numba_versions()
     print(f"{'workload':<18} {'runner':<22} {'median':>11} {'vs NumPy':>9} {'vs floor':>9} {'1st call':>10}")
+    speedups: dict[str, dict[str, float]] = {}   # workload -> runner -> NumPy's time over its time
     for name, fn, fargs, floor_bytes in workloads(args.quick, rng):
         if args.only and name not in args.only:
             continue
@@ -366,7 +371,12 @@ def main(argv=None) -> None:
                 print(f"{name:<18} {peer:<22} (failed: {type(e).__name__}: {str(e).splitlines()[0][:60]})")
                 continue
             first = time.perf_counter() - t0
-            _row(name, peer, median_seconds(runner, fargs), base, floor, first)
+            t = median_seconds(runner, fargs)
+            speedups.setdefault(name, {})[peer] = base / t
+            _row(name, peer, t, base, floor, first)
+    if args.chart:
+        chart.write(args.chart, f"CPU benchmark: speed-up over NumPy\n{machine}", speedups)
+        print(f"wrote {args.chart}")
 
 
 def _row(name, runner, t, base, floor, first):

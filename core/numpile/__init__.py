@@ -12,9 +12,10 @@ from .graph import Graph, Node  # noqa: E402
 from .hookspecs import API_VERSION as PLUGIN_API_VERSION, hookimpl, hookspec  # noqa: E402
 from .logs import set_logs  # noqa: E402
 from .plugins import BackendInfo, backend_info, backend_table, list_backends, register_backend  # noqa: E402
+from .trace_log import set_trace_dir  # noqa: E402
 
 __all__ = [
-    "__version__", "config", "compile", "disable", "explain", "export", "reset", "set_logs",
+    "__version__", "config", "compile", "disable", "explain", "export", "reset", "set_logs", "set_trace_dir",
     "ExplainOutput", "GraphBreak", "Graph", "Node",
     "NumpileError", "Unsupported", "BackendCompilerFailed",
     "InvalidBackendError", "BackendUnavailableError", "InvalidExporterError",
@@ -23,5 +24,7 @@ __all__ = [
 ]
 
 from .logs import from_environment as _logs_from_environment  # noqa: E402
+from .trace_log import from_environment as _trace_from_environment  # noqa: E402
 
 _logs_from_environment()
+_trace_from_environment()

@@ -28,7 +28,7 @@ import warnings
 import weakref
 from dataclasses import dataclass, field
 
-from . import array_kinds, config, logs, output_check
+from . import array_kinds, config, logs, output_check, progress
 from .backend import Backend
 from .exc import BackendCompilerFailed, Unsupported
 from .graph import Graph
@@ -339,7 +339,8 @@ class CompiledFunction:
             return
         t0 = time.perf_counter()
         try:
-            compiled = backend.compile(graph, example_inputs, options)
+            with progress.compiling(self._fn.__qualname__, backend.name, len(graph.calls)):
+                compiled = backend.compile(graph, example_inputs, options)
         except Exception as e:
             if not config.suppress_errors:
                 raise BackendCompilerFailed(backend.name, graph, e, plugins.distribution_of(backend)) from e

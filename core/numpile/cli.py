@@ -1,5 +1,6 @@
 """The `numpile` command: `numpile --version`, `numpile backends`, `numpile demo [ARGS]`,
-`numpile export MODULE:FUNCTION --arg float32[8,784] ... [--dynamic 0] -o model.onnx`."""
+`numpile export MODULE:FUNCTION --arg float32[8,784] ... [--dynamic 0] -o model.onnx`,
+`numpile report TRACE_DIR [-o report.html]`."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import argparse
 import importlib
 import re
 import sys
+from pathlib import Path
 
 from . import __version__, plugins
 from .exc import NumpileError
@@ -21,15 +23,27 @@ def backends_table(rows: list[plugins.BackendInfo]) -> str:
     return "\n".join("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells)
 
 
-def run_backends(extra_args: list[str]) -> int:
+def run_backends(args) -> int:
     print(backends_table(plugins.backend_table()))
     return 0
 
 
-def run_demo(extra_args: list[str]) -> int:
+def run_demo(args) -> int:
     from . import demo  # imported only when asked for: nothing else needs it
 
-    return demo.main(extra_args) or 0
+    return demo.main(args.extra) or 0
+
+
+def run_report(args) -> int:
+    from . import report
+
+    try:
+        written = report.write(args.directory, args.output or Path(args.directory) / "report.html")
+    except FileNotFoundError as e:
+        print(f"numpile report: {e}", file=sys.stderr)
+        return 1
+    print(f"wrote {written}")
+    return 0
 
 
 _ARG = re.compile(r"^(\w+)\[([\d,\s]*)\]$")
@@ -107,12 +121,13 @@ def main(argv: list[str] | None = None) -> int:
                                 "DIM has the same example size (0: the batch)")
     exporting.add_argument("--format", default="onnx", help="the exporter (default: onnx)")
     exporting.add_argument("-o", "--output", required=True, help="the file to write")
-    exporting.set_defaults(run=lambda extra, args=None: None, passes_args_on=False, export=True)
-    args, extra_args = parser.parse_known_args(argv)
-    if getattr(args, "export", False):
-        if extra_args:
-            parser.error(f"unrecognized arguments: {' '.join(extra_args)}")
-        return run_export(args)
-    if extra_args and not args.passes_args_on:
-        parser.error(f"unrecognized arguments: {' '.join(extra_args)}")
-    return args.run(extra_args)
+    exporting.set_defaults(run=run_export, passes_args_on=False)
+    reporting = commands.add_parser("report", help="a web page of the compiles recorded under NUMPILE_TRACE_DIR")
+    reporting.add_argument("directory", help="the trace directory (NUMPILE_TRACE_DIR of the runs)")
+    reporting.add_argument("-o", "--output", help="the page to write (default: DIRECTORY/report.html)")
+    reporting.set_defaults(run=run_report, passes_args_on=False)
+    args, extra = parser.parse_known_args(argv)
+    args.extra = extra
+    if args.extra and not args.passes_args_on:
+        parser.error(f"unrecognized arguments: {' '.join(args.extra)}")
+    return args.run(args)

@@ -1,7 +1,9 @@
 """Log categories, switched on by NUMPILE_LOGS=graph_breaks,guards,... or numpile.set_logs(...).
 
 Each category is a child of the standard `numpile` logger (`numpile.guards`, ...),
-so the usual logging configuration applies too.
+so the usual logging configuration applies too. Two kinds of listener hear them: stderr, for the
+categories set_logs asked for, and recorders (the compile trace, NUMPILE_TRACE_DIR), for every
+category whatever set_logs asked for.
 """
 
 from __future__ import annotations
@@ -20,11 +22,17 @@ CATEGORIES = {
 }
 
 root = logging.getLogger("numpile")
-_handler: logging.Handler | None = None
+_stderr: logging.Handler | None = None
+_wanted: set[str] = set()                 # the categories stderr shows
+_recorders: list[logging.Handler] = []    # handlers that hear every category
 
 
 def get(category: str) -> logging.Logger:
     return logging.getLogger(f"numpile.{category}")
+
+
+def category_of(record: logging.LogRecord) -> str:
+    return record.name.split(".", 1)[-1]
 
 
 def set_logs(*categories: str, **flags: bool) -> None:
@@ -36,16 +44,38 @@ def set_logs(*categories: str, **flags: bool) -> None:
     unknown = wanted - set(CATEGORIES)
     if unknown:
         raise ValueError(f"unknown log categories {sorted(unknown)}; known: {', '.join(CATEGORIES)}")
-    global _handler
-    if _handler is None:
-        _handler = _StderrHandler()
-        _handler.setFormatter(logging.Formatter("[numpile:%(category)s] %(message)s"))
-        _handler.addFilter(_add_category)
-        root.addHandler(_handler)
+    _wanted.clear()
+    _wanted.update(wanted)
+    _set_levels()
+
+
+def record_everything(handler: logging.Handler) -> None:
+    """Send `handler` every category's records at DEBUG, whatever set_logs chose for stderr."""
+    root.addHandler(handler)
+    _recorders.append(handler)
+    _set_levels()
+
+
+def stop_recording(handler: logging.Handler) -> None:
+    root.removeHandler(handler)
+    _recorders.remove(handler)
+    _set_levels()
+
+
+def _set_levels() -> None:
+    global _stderr
+    if _stderr is None:
+        # numpile's own handler from now on: records below WARNING that a recorder asked for must
+        # not reach the application's handlers, and warnings must still reach stderr
+        _stderr = _StderrHandler()
+        _stderr.setFormatter(logging.Formatter("[numpile:%(category)s] %(message)s"))
+        _stderr.addFilter(_shown_on_stderr)
+        root.addHandler(_stderr)
         root.propagate = False
+    everything = bool(_recorders)
     for name in CATEGORIES:
-        get(name).setLevel(logging.DEBUG if name in wanted else logging.WARNING)
-    root.setLevel(logging.DEBUG if wanted else logging.WARNING)
+        get(name).setLevel(logging.DEBUG if everything or name in _wanted else logging.WARNING)
+    root.setLevel(logging.DEBUG if everything or _wanted else logging.WARNING)
 
 
 class _StderrHandler(logging.StreamHandler):
@@ -60,9 +90,9 @@ class _StderrHandler(logging.StreamHandler):
         pass
 
 
-def _add_category(record: logging.LogRecord) -> bool:
-    record.category = record.name.split(".", 1)[-1]
-    return True
+def _shown_on_stderr(record: logging.LogRecord) -> bool:
+    record.category = category_of(record)
+    return record.levelno >= logging.WARNING or record.category in _wanted
 
 
 def enabled(category: str) -> bool:
