@@ -4,17 +4,19 @@
 
 The kernels (benchmarks/corpus/: PolyBench's linear-algebra, solver, data-mining, medley and stencil
 kernels in NumPy, physics time steppers, deep-learning inference) are written as NumPy users write
-them, with loops over time steps, rows and pivots. Each runs, in one process, eagerly in NumPy,
-compiled by numpile (backend "llvm", an empty object-code cache) and as its loop version compiled
-by Numba (`@njit`, one thread). Per kernel: the graphs and breaks `numpile.explain` reports (one
-graph and no break is captured whole), whether numpile's and Numba's results match NumPy's (the
-returned values and every argument afterwards: kernels update their inputs in place, so every call
-gets fresh copies), the median time of each and its speed-up over NumPy, and first-call times
-(numpile's trace and compile, Numba's compile). A tool that fails, or takes more than --limit
-seconds to trace or compile, says so in its cell and the run goes on. The geometric means are over
-the kernels every tool shown ran correctly. (tests/corpus's functions captured whole, timed
-against NumPy: benchmarks/tests_corpus.py.)
+them, with loops over time steps, rows and pivots. Each runs in one process: eagerly in NumPy,
+compiled by numpile (backend "llvm", the object-code cache empty at the start) and as the loop
+version written for it, compiled by Numba (`@njit`, one thread). Per kernel: the graphs, breaks and
+ops (in all graphs: an unrolled loop repeats its body's) that `numpile.explain` reports; whether
+numpile's and Numba's results match NumPy's (the returned values and every argument afterwards:
+kernels update their inputs in place, so every call gets fresh copies); the median time of each
+(three rounds, the tools taking turns) and its speed-up over NumPy; first-call times (numpile's
+trace and compile, Numba's compile). A tool that fails, or whose first call takes more than
+--limit seconds, says so in its cell and the run goes on. The geometric means are over the
+kernels every tool shown ran correctly. (The functions of tests/corpus that numpile captures whole,
+timed against NumPy: benchmarks/tests_corpus.py.)
 """
+
 
 from __future__ import annotations
 
@@ -55,13 +57,14 @@ def load_kernels() -> list:
 # -- comparing ---------------------------------------------------------------------------------------
 def mismatch(got, want, path="result") -> str | None:
     """Where got differs from want (arrays, scalars, tuples, None), or None when they agree: floats
-    within a tolerance of their precision (relative, and absolute against the largest value), the rest exactly."""
+    within a tolerance of their precision (relative, and absolute against the largest value), the
+    rest exactly."""
     if isinstance(want, (tuple, list)):
         if not isinstance(got, (tuple, list)) or len(got) != len(want):
             return f"{path}: {type(got).__name__} instead of {len(want)} values"
         return next((m for i, (g, w) in enumerate(zip(got, want)) if (m := mismatch(g, w, f"{path}[{i}]"))), None)
-    if want is None or isinstance(want, (int, float, str)) and not isinstance(want, np.generic):
-        return None if got == want or (got is not None and np.isclose(got, want)) else f"{path}: {got!r} != {want!r}"
+    if not isinstance(want, (np.ndarray, np.generic)):    # None, and the Python scalars passed in
+        return None if got == want else f"{path}: {got!r} != {want!r}"
     want, got = np.asarray(want), np.asarray(got)
     if got.shape != want.shape:
         return f"{path}: shape {got.shape} != {want.shape}"
@@ -85,14 +88,15 @@ class OverTime(BaseException):
 
 @contextlib.contextmanager
 def time_limit(seconds: float):
-    """Interrupt the block after `seconds` (where the platform has interval timers)."""
+    """Interrupt the block after `seconds` (where the platform has interval timers), and again every
+    half second after that: an exception raised where Python ignores it (a `__del__`) is lost."""
     if not hasattr(signal, "setitimer"):
         yield
         return
     def interrupt(signum, frame):
         raise OverTime
     previous = signal.signal(signal.SIGALRM, interrupt)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
+    signal.setitimer(signal.ITIMER_REAL, seconds, 0.5)
     try:
         yield
     finally:
@@ -197,8 +201,8 @@ def run_kernel(kernel, size: str, numba: bool, budget: float, limit: float) -> R
     reference = (kernel.numpy(*args), args)
     with warnings.catch_warnings(record=True) as caught:   # numpile's (a cache limit reached) become notes
         warnings.simplefilter("always")
-        graphs, breaks, ops, notes = explain(kernel, fresh, limit)
         compiled = first_call(numpile.compile(kernel.numpy, backend="llvm"), fresh, reference, limit)
+        graphs, breaks, ops, notes = explain(kernel, fresh, limit)
         # a dispatcher of its own: a loop version that another kernel calls was compiled there already
         loops = first_call(sys.modules["numba"].njit(kernel.loops.py_func), fresh, reference, limit) if numba else None
         row = Row(kernel, Outcome(kernel.numpy, correct=True), compiled, loops, graphs, breaks, ops, notes)
@@ -252,11 +256,10 @@ def report(rows: list, numba: bool) -> None:
     print(f"numpile slower than NumPy: {len(slower)} ({', '.join(slower)})")
     print(f"numpile first call under 1 s: {sum(r.numpile.first is not None and r.numpile.first < 1 for r in rows)} "
           f"of {len(rows)}")
-    print("\nBreak reasons (numpile.explain) and notes:")
-    for r in rows:
-        errors = [f"{name}: {t(r).error}" for name, t in tools.items() if t(r).error]
-        for line in r.notes + errors:
-            print(f"- {r.kernel.name}: {line}")
+    notes = [f"- {r.kernel.name}: {line}" for r in rows
+             for line in r.notes + [f"{name}: {t(r).error}" for name, t in tools.items() if t(r).error]]
+    if notes:
+        print("\nBreak reasons (numpile.explain) and notes:", *notes, sep="\n")
 
 
 def main(argv=None) -> None:
