@@ -249,9 +249,12 @@ def report(rows: list, numba: bool) -> None:
     common = [r for r in rows if all(t(r).correct and t(r).seconds for t in tools.values())]
     means = ", ".join(f"{name} {geomean(r.numpy.seconds / t(r).seconds for r in common):.2f}x" for name, t in tools.items())
     print(f"\nGeometric mean speed-up over NumPy, over the {len(common)} kernels every tool ran correctly: {means}")
-    print(f"Captured whole (one graph, no break): {sum(r.graphs == 1 and r.breaks == 0 for r in rows)} of {len(rows)}")
     for name, t in tools.items():
-        print(f"{name} correct: {sum(t(r).correct for r in rows)} of {len(rows)}")
+        ran = [r for r in rows if t(r).correct and t(r).seconds]
+        wrong = sum(t(r).first is not None and not t(r).correct for r in rows)
+        print(f"{name}: {len(ran)} of {len(rows)} correct ({wrong} wrong, {len(rows) - len(ran) - wrong} without a "
+              f"result), geometric mean over those {geomean(r.numpy.seconds / t(r).seconds for r in ran):.2f}x")
+    print(f"Captured whole (one graph, no break): {sum(r.graphs == 1 and r.breaks == 0 for r in rows)} of {len(rows)}")
     slower = [r.kernel.name for r in rows if r.numpile.seconds and r.numpile.seconds > r.numpy.seconds]
     print(f"numpile slower than NumPy: {len(slower)} ({', '.join(slower)})")
     print(f"numpile first call under 1 s: {sum(r.numpile.first is not None and r.numpile.first < 1 for r in rows)} "
