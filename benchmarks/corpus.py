@@ -148,10 +148,9 @@ def time_rounds(tools: list, fresh, budget: float, limit: float, rounds: int = 3
     """Calls of each tool on fresh copies of the arguments, for about budget/rounds seconds a round
     and at least one call, the tools taking turns round by round so that a busy spell of the
     machine falls on all of them."""
+    running = list(tools)
     for _ in range(rounds):
-        for out in tools:
-            if out.times and out.error and not out.correct:
-                continue
+        for out in list(running):
             start, calls = time.perf_counter(), 0
             try:
                 with time_limit(limit):
@@ -163,8 +162,10 @@ def time_rounds(tools: list, fresh, budget: float, limit: float, rounds: int = 3
                         calls += 1
             except OverTime:
                 out.error = out.error or f"calls over {limit:g} s"
+                running.remove(out)
             except Exception as e:
                 out.error = out.error or short(e)
+                running.remove(out)
 
 
 # -- one kernel --------------------------------------------------------------------------------------
