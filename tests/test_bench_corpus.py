@@ -14,16 +14,21 @@ BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 
 
 def load_runner():
-    sys.path.insert(0, str(BENCHMARKS))     # the runner imports benchmarks/host.py
-    spec = importlib.util.spec_from_file_location("bench_corpus", BENCHMARKS / "corpus.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    """benchmarks/corpus.py, its kernels loaded. benchmarks/ is on sys.path only meanwhile (the
+    runner imports benchmarks/host.py): left there, benchmarks/dask.py would stand for the dask
+    package in the tests that run after this module."""
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        spec = importlib.util.spec_from_file_location("bench_corpus", BENCHMARKS / "corpus.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+        return module, module.load_kernels()
+    finally:
+        sys.path.remove(str(BENCHMARKS))
 
 
-runner = load_runner()
-KERNELS = runner.load_kernels()
+runner, KERNELS = load_runner()
 
 
 def test_at_least_40_kernels_with_two_sizes():
