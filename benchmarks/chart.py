@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import math
 
 
 def add_option(parser: argparse.ArgumentParser) -> None:
@@ -32,14 +33,14 @@ def write(path: str, title: str, speedups: dict[str, dict[str, float]]) -> None:
     workloads = list(speedups)
     runners = list(dict.fromkeys(r for row in speedups.values() for r in row))
     band = 0.8 / len(runners)   # each workload's bars share 0.8 of a row
-    fig, ax = plt.subplots(figsize=(11, 1.2 + len(workloads) * (0.12 + 0.16 * len(runners))))
+    fig, ax = plt.subplots(figsize=(8, 1.8 + len(workloads) * (0.1 + 0.13 * len(runners))))
     for i, runner in enumerate(runners):
         rows = [(w, speedups[name][runner]) for w, name in enumerate(workloads) if runner in speedups[name]]
         ys = [w + (i - (len(runners) - 1) / 2) * band for w, _ in rows]
         ax.barh(ys, [r - 1 for _, r in rows], band, left=1, label=runner, color=f"C{i}")
         for y, (_, r) in zip(ys, rows):   # the ratio at the bar's end, outside it
-            ax.annotate(f"{r:.2g}x", (r, y), xytext=(3 if r >= 1 else -3, 0), textcoords="offset points",
-                        ha="left" if r >= 1 else "right", va="center", fontsize=6.5)
+            ax.annotate(f"{r:.2f}x" if r < 10 else f"{r:.0f}x", (r, y), xytext=(3 if r >= 1 else -3, 0), textcoords="offset points",
+                        ha="left" if r >= 1 else "right", va="center", fontsize=7)
     ax.axvline(1, color="black", linewidth=1)
     ax.set_xscale("log")
     ratios = [r for row in speedups.values() for r in row.values()]
@@ -50,8 +51,8 @@ def write(path: str, title: str, speedups: dict[str, dict[str, float]]) -> None:
     ax.set_yticks(range(len(workloads)), workloads)
     ax.invert_yaxis()   # the table's first workload at the top
     ax.set_xlabel("speed-up over NumPy (NumPy's time / the runner's; log scale, 1x = NumPy)")
-    ax.set_title(title, fontsize=10)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize=8)
+    ax.set_title(title, fontsize=9, pad=12 + 12 * math.ceil(len(runners) / 3))   # room for the legend
+    ax.legend(loc="lower center", bbox_to_anchor=(0.5, 1.0), ncol=3, fontsize=8, frameon=False)
     fig.tight_layout()
-    fig.savefig(path, dpi=110)
+    fig.savefig(path, dpi=100)
     plt.close(fig)
