@@ -4,9 +4,10 @@ and the resume functions that continue a frame after a graph break.
 A `CompiledFunction` is what `numpile.compile` returns. Each call runs the
 guard check of its entries, most recently used first; the first that passes
 runs. The most recently used entry is tried through its `hit`, its guards and
-its run generated as one function, so that a hit costs one call. A miss traces the call, compiles the graph with the backend and adds an
-entry; code the tracer cannot capture at all gets an entry that runs the
-function eagerly under the same guards. An entry that ends in a graph break
+its run generated as one function, so that a hit costs one call. A miss traces
+the call, compiles the graph with the backend and adds an entry; code the
+tracer cannot capture at all gets an entry that runs the function eagerly under
+the same guards. An entry that ends in a graph break
 returns a `TailCall` of a resume function; `__call__` runs those in a loop, so
 a loop whose body breaks does not deepen the Python stack.
 
@@ -515,10 +516,11 @@ def _define_entry(guards: GuardSet, params: str, ns: CodeNamespace, body: list[s
     """An entry's generated functions: its guard check, its run (`body`), and `hit`, the two in one
     call, which returns MISS where a guard fails or cannot be read (a source gone); errors raised
     by the body propagate."""
-    check = ns.define(f"def __check({params}):\n    return {guards.code(ns.const)}\n", "__check", "<numpile guards>")
+    test = guards.code(ns.const)
+    check = ns.define(f"def __check({params}):\n    return {test}\n", "__check", "<numpile guards>")
     run = ns.define(f"def __run({params}):\n" + "".join(f"    {line}\n" for line in body), "__run", filename, at=at)
     ns.values["__MISS"] = MISS
-    guarded = ["try:", f"    if not ({guards.code(ns.const)}):", "        return __MISS",
+    guarded = ["try:", f"    if not ({test}):", "        return __MISS",
                "except Exception:", "    return __MISS", *body]
     hit = ns.define(f"def __hit({params}):\n" + "".join(f"    {line}\n" for line in guarded), "__hit", filename, at=at)
     return check, run, hit
