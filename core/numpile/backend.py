@@ -45,6 +45,9 @@ class Backend:
     devices: tuple[str, ...] = ("cpu",)
     #: Whether a graph with symbolic dimensions (dynamic=True) may be handed to it.
     supports_dynamic_shapes: bool = False
+    #: Whether it may be handed graphs with loop nodes (op `loop`, ops/control.py: a `for` loop kept
+    #: as a loop, its body a Graph). Without it, loops are unrolled for it as they always were.
+    supports_loops: bool = False
     #: The values of `numpile.compile(mode=...)` it accepts; None is the default mode.
     modes: tuple[str | None, ...] = (None,)
     #: The registry ops (`numpile.ops` names) it compiles; None: all of them. A graph that calls

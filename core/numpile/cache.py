@@ -27,7 +27,7 @@ import time
 import types
 import warnings
 import weakref
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from . import array_kinds, config, logs, output_check, progress
 from .backend import Backend
@@ -233,6 +233,8 @@ class CompiledFunction:
         backend = self.backend_for(array_kinds.call_device(args, kwargs))
         t0 = time.perf_counter()
         dynamic = self._dynamic_inputs(args, kwargs, backend)
+        if getattr(backend, "supports_loops", False) and config.loop_capture_min is not None:
+            dynamic = replace(dynamic or DynamicInputs(), loops=True)
         try:
             tr = trace(self._fn, args, kwargs, resumable=not self.fullgraph, dynamic=dynamic)
         except TraceFailed as failed:

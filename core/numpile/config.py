@@ -17,6 +17,10 @@ next compile, instead of a constant guarded by value (one entry per value); an i
 Python arithmetic uses it (see tracer/python_scalars.py)."""
 unroll_limit: int = 256
 """Loops over known iterables are unrolled up to this many iterations, then break the graph."""
+loop_capture_min: int = 4
+"""A `for` loop over a range of at least this many iterations is captured as a loop node (its body
+traced once, with a symbolic index) on a backend that runs loops; shorter ones, and loops the
+capture cannot take, are unrolled. None: never captured."""
 cache_dir: Path = Path(os.environ.get("NUMPILE_CACHE_DIR", Path.home() / ".cache" / "numpile"))
 """On-disk cache of compiled artifacts (safe to delete)."""
 default_backends: dict = {"cpu": ["llvm", "eager"], "cuda": ["triton", "eager"], "dask": ["dask"]}

@@ -17,6 +17,10 @@ An op with several results (np.divmod, np.histogram) is one call node whose meta
 `results`, an ArrayMeta per result, in place of shape and dtype: its value is the tuple
 NumPy returns, and only `tuple_getitem(node, i)` nodes (`Graph.result`) read it, as
 torch.fx reads a multi-output node through operator.getitem.
+
+A loop (ops/control.py) is a call of op `loop` whose first argument is its body, a Graph of its
+own; `Graph.loop` adds one. A body's symbols may be a scalar input's value (`symbols[k]` is
+`(node, None)`): the loop index, which the sizes and indices of the body use.
 """
 
 from __future__ import annotations
@@ -32,7 +36,7 @@ import numpy as np
 
 from . import ops
 from .ops import ArrayMeta
-from .shapes import SYMBOL_PATTERN, SymInt, evaluate
+from .shapes import SYMBOL_PATTERN, SymInt, evaluate, read_symbol
 
 
 @dataclass(frozen=True)
@@ -108,7 +112,9 @@ def map_nodes(value, fn, sym_fn=None):
 
 
 def render_constant(value) -> str:
-    """Python source that evaluates to `value` with `np` in scope."""
+    """Python source that evaluates to `value` with `np` in scope (a loop's body: its name there)."""
+    if isinstance(value, Graph):
+        return "body"
     if isinstance(value, np.dtype):
         return f"np.dtype({str(value)!r})"
     if isinstance(value, type) and issubclass(value, np.generic):
@@ -128,16 +134,18 @@ _MAX_NESTING = 16  # calls nested in one generated expression  # names the gener
 
 
 class Graph:
-    def __init__(self):
+    def __init__(self, outer: "Graph | None" = None):
+        """`outer`: the graph a loop body belongs to, whose node names it shares (no name is used twice)."""
         self.nodes: list[Node] = []
         self.guards: list[str] = []  # the guards of the cache entry this graph serves, readable
-        self.symbols: list = []      # symbol i -> (node, dim): an input's, or for an unbacked size the call whose result binds it
+        self.symbols: list = []      # symbol i -> (node, dim): an input's, or for an unbacked size the call whose result binds it;
+                                     # (node, None): the value of a scalar input (a loop body's index)
         # (output position, input node): after the graph runs, the caller writes that output into that
         # input (an in-place update). A backend may compute the output in the input's memory and
         # return the input array itself: then nothing is copied.
         self.write_back: list = []
-        self._names: dict[str, int] = {}
-        self._taken: set[str] = set()
+        self._names: dict[str, int] = outer._names if outer is not None else {}
+        self._taken: set[str] = outer._taken if outer is not None else set()
 
     # -- building ----------------------------------------------------------------------
     def _unique(self, hint: str) -> str:
@@ -178,6 +186,12 @@ class Graph:
     def constant(self, value, loc: SourceLoc | None = None) -> Node:
         return self._add("constant", "constant", (value,), {}, "const", _meta(ArrayMeta.of(np.asarray(value)), loc))
 
+    def loop(self, body: "Graph", start, stop, step, carried: tuple, free: tuple, loc: SourceLoc | None = None) -> Node:
+        """A loop over range(start, stop, step) running `body` (see ops/control.py); its results
+        are the carried values after the last iteration."""
+        return self.call("loop", (body, start, stop, step, tuple(carried), tuple(free)), {},
+                         tuple(n.array_meta for n in body.outputs), loc)
+
     def output(self, values) -> Node:
         if any(n.op == "output" for n in self.nodes):
             raise ValueError("graph already has an output")
@@ -216,14 +230,14 @@ class Graph:
     def symbol_values(self, inputs) -> list:
         """The size each symbol stands for with these inputs (None for a symbol no input has)."""
         env = dict(zip(self.inputs, inputs))
-        return [np.shape(env[node])[dim] if node in env else None for node, dim in
-                (s if s is not None else (None, 0) for s in self.symbols)]
+        return [None if node not in env else int(env[node]) if dim is None else np.shape(env[node])[dim]
+                for node, dim in (s if s is not None else (None, 0) for s in self.symbols)]
 
     def render_symbolic(self, sym: SymInt) -> str:
         """A SymInt argument as Python over the inputs' shapes: `(x.shape[0] // 2)`."""
         def sub(m):
             node, dim = self.symbols[int(m.group(1))]
-            return f"{node.name}.shape[{dim}]"
+            return read_symbol(node.name, dim)
         return "(" + SYMBOL_PATTERN.sub(sub, sym.expr) + ")"
 
     def binders(self) -> dict:
@@ -245,6 +259,10 @@ class Graph:
         widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
         lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
         lines.insert(1, "  ".join("-" * w for w in widths))
+        for n in self.calls:
+            if n.target == "loop":
+                lines += [f"body of {n.name}, inputs {', '.join(i.name for i in n.args[0].inputs)}:"]
+                lines += ["    " + line for line in n.args[0].tabular().splitlines()]
         return "\n".join(lines)
 
     def print_tabular(self) -> None:
@@ -265,7 +283,9 @@ class Graph:
             if n.op in ("call", "constant") and loc and loc != last_loc:
                 lines.append(f"    # {_short(loc.filename)}:{loc.lineno}: {loc.line}")
                 last_loc = loc
-            if n.op == "call" and n.meta.get("errstate"):
+            if n.op == "call" and n.target == "loop":
+                lines += _render_loop(n, self.render_symbolic)
+            elif n.op == "call" and n.meta.get("errstate"):
                 lines.append(f"    with np.errstate({', '.join(f'{k}={v!r}' for k, v in n.meta['errstate'].items())}):")
                 lines.append(f"        {n.name} = {python_value(n, render(n))}")
             elif n.op == "call":
@@ -287,16 +307,24 @@ class Graph:
         user_errstate: dict[Node, dict | None] = {}
         for n in self.nodes:
             for i in (n.inputs if n.op != "output" else [v for v in n.args[0] if isinstance(v, Node)]):
-                uses[i] = uses.get(i, 0) + (1 if n.op == "call" else 2)  # an output is never inlined
+                uses[i] = uses.get(i, 0) + (1 if n.op == "call" and n.target != "loop" else 2)  # nor an output, nor a loop's value
                 user_errstate[i] = n.meta.get("errstate")
         inline, depth = set(), {}
         binders = self.binders()  # named, for the sizes they bind
         for n in self.calls:
             depth[n] = 1 + max((depth[i] for i in n.inputs if i in inline), default=0)
             if uses.get(n) == 1 and depth[n] < _MAX_NESTING and n.meta.get("errstate") == user_errstate.get(n) \
-                    and n not in binders:
+                    and n not in binders and n.target != "loop":
                 inline.add(n)
         return inline
+
+    def loops(self) -> list[Node]:
+        """The loop nodes of this graph and of the bodies inside it, outermost first."""
+        found = []
+        for n in self.calls:
+            if n.target == "loop":
+                found += [n, *n.args[0].loops()]
+        return found
 
     def compile_python(self, fn_name: str = "forward"):
         """The function python_code() describes, compiled; what the eager backend runs."""
@@ -370,6 +398,8 @@ def _canon(value) -> str:
         return "(" + ",".join(_canon(v) for v in value) + ")"
     if isinstance(value, np.ndarray):
         return f"array({value.dtype},{value.shape},{hashlib.sha256(value.tobytes()).hexdigest()})"
+    if isinstance(value, Graph):
+        return f"graph({value.fingerprint()},{value.write_back and _canon(value.write_back)})"
     return f"{type(value).__name__}:{render_constant(value)}"
 
 
@@ -451,4 +481,15 @@ def code_namespace(graph: Graph) -> dict:
     for n in graph.calls:
         op = ops.get(n.target)
         ns[f"impl_{op.name}"] = op.impl
+        if n.target == "loop":
+            ns.update(code_namespace(n.args[0]))
+            ns[f"{n.name}_graph"] = n.args[0]
     return ns
+
+
+def _render_loop(n: Node, sym) -> list[str]:
+    """A loop node as Python: its body as a nested function, run by ops/control.py's run_loop."""
+    body, *bounds = n.args
+    lines = ["    " + line for line in body.python_code(f"{n.name}_body").splitlines()]
+    args = ", ".join(_render_arg(v, sym) for v in bounds)
+    return lines + [f"    {n.name} = impl_loop({n.name}_graph, {args}, run={n.name}_body)"]

@@ -19,6 +19,13 @@ Some sizes only the data knows: how many elements `x[mask]` selects, the length 
 its result). Arithmetic on it works as on any symbol; a decision that does not hold
 for every size (`u == 1`, `u > 4`) raises `DataDependent`, which the tracer turns into a graph
 break, and one that does (`u >= 0`: sizes are never negative) is taken without a guard.
+
+The index of a loop captured as a loop (ops/control.py) is a *loop symbol*: its value runs over
+a range (first to last, ints or expressions of other symbols) while the body runs, and its hint is
+the first value. A decision on a linear expression of it is taken for the whole range: the
+expression is monotone in the index, so it holds everywhere when it holds at both ends, and those
+two decisions are ordinary ones (guards on the other symbols). A decision that differs between
+the ends, or one on a non-linear expression of the index, raises DataDependent.
 """
 
 from __future__ import annotations
@@ -39,11 +46,19 @@ class ShapeEnv:
         self.hints: list[int | None] = []
         self.guards: list[str] = []
         self.unbacked: dict[int, Unbacked] = {}   # symbol index -> what it counts and which node binds it
+        self.loops: set[int] = set()               # the loop symbols
 
     def new_symbol(self, array_expr: str, dim: int, hint: int) -> "SymInt":
         self.symbols.append((array_expr, dim))
         self.hints.append(hint)
         return SymInt(f"s{len(self.symbols) - 1}", hint)
+
+    def new_loop_symbol(self, first) -> "SymInt":
+        """The index of a loop being captured, first `first`; `loop_range` says its range."""
+        self.symbols.append(None)
+        self.hints.append(_hint(first))
+        self.loops.add(len(self.symbols) - 1)
+        return SymInt(f"s{len(self.symbols) - 1}", _hint(first))
 
     def new_unbacked(self, what: str) -> "SymInt":
         """A size known only when the graph runs: `what` it is, for the messages of decisions on it."""
@@ -62,6 +77,8 @@ class ShapeEnv:
     def describe(self, error: "DataDependent") -> str:
         """A data-dependent decision as users read it: which sizes it needed."""
         used = sorted({int(k) for k in SYMBOL_PATTERN.findall(error.expr)} & set(self.unbacked))
+        if not used:
+            return f"{error.expr} is not the same for every index of the loop"
         names = ", ".join(f"s{k} ({self.unbacked[k].what})" for k in used)
         return f"{error.expr} depends on the data: {names} is known only when the graph runs"
 
@@ -112,6 +129,57 @@ def unbacked(what: str) -> "SymInt":
     if env is None:
         raise NotImplementedError(f"{what} is known only from the data, and no trace is under way to name it")
     return env.new_unbacked(what)
+
+
+_LOOP_RANGES: dict[str, tuple] = {}   # loop symbol name -> (first, last) of the loops being captured or lowered
+
+
+@contextlib.contextmanager
+def loop_range(index: "SymInt", first, last):
+    """Decisions on `index` (a loop symbol) made inside are taken for every value from first to last."""
+    name = index.expr
+    _LOOP_RANGES[name] = (first, last)
+    try:
+        yield
+    finally:
+        del _LOOP_RANGES[name]
+
+
+def _loop_symbol_in(x: "SymInt") -> str | None:
+    """A loop symbol that x uses (the innermost first), or None."""
+    names = set(SYMBOL_PATTERN.findall(x.expr))
+    return next((name for name in reversed(_LOOP_RANGES) if name[1:] in names), None)
+
+
+def _substitute(x: "SymInt", name: str, value):
+    """x with loop symbol `name` replaced by `value` (x linear in it)."""
+    terms = dict(x.terms)
+    coeff = terms.pop(name)
+    first = _LOOP_RANGES[name][0]
+    rest_hint = None if x.hint is None or _hint(first) is None else x.hint - coeff * _hint(first)
+    return SymInt._make((terms, x.const), rest_hint) + coeff * value
+
+
+def substitute_index(x: "SymInt", index: "SymInt", value):
+    """x, linear in loop symbol `index` (its range active), with the index replaced by `value`."""
+    return _substitute(x, index.expr, value)
+
+
+def _decide_over_loop(difference: "SymInt", name: str, sym: str, question: str) -> bool:
+    """`difference sym 0` for every value of loop symbol `name` (see the module docstring)."""
+    if difference.opaque is not None:
+        raise DataDependent(question)
+    ends = [_substitute(difference, name, v) for v in _LOOP_RANGES[name]]
+    if sym in ("==", "!="):
+        apart = all(e > 0 for e in ends) or all(e < 0 for e in ends)
+        if not apart:
+            raise DataDependent(question)
+        return sym == "!="
+    compare = {"<": lambda e: e < 0, "<=": lambda e: e <= 0, ">": lambda e: e > 0, ">=": lambda e: e >= 0}[sym]
+    at_first, at_last = (compare(e) for e in ends)
+    if at_first != at_last:
+        raise DataDependent(question)
+    return at_first
 
 
 class NewGuard(Exception):
@@ -289,6 +357,9 @@ class SymInt:
         difference = self - other
         if not isinstance(difference, SymInt):  # the symbols cancel: the same for every size
             return fn(difference, 0)
+        loop = _loop_symbol_in(difference) if _LOOP_RANGES else None
+        if loop is not None:
+            return _decide_over_loop(difference, loop, sym, f"{_render(self)} {sym} {_render(other)}")
         if difference.hint is None:
             return _decide_for_every_size(difference, sym, f"{_render(self)} {sym} {_render(other)}")
         result = fn(self.hint, _hint(other))
@@ -306,7 +377,7 @@ class SymInt:
 
     def specialize(self) -> int:
         """The value as a plain int; guarded to stay this value."""
-        if self.hint is None:
+        if self.hint is None or (_LOOP_RANGES and _loop_symbol_in(self) is not None):
             raise DataDependent(f"int({self.expr})")
         _decide(f"{_render(self)} == {self.hint}", True)
         return self.hint
@@ -372,6 +443,12 @@ def sym_max(a, b):
     return SymInt(hint=_hinted(max, a, b), opaque=f"max({_render(a)}, {_render(b)})")
 
 
+def read_symbol(array: str, dim: int | None) -> str:
+    """Python reading a symbol's value off `array`: its size along `dim`, or with dim None its
+    value (a loop body's index, a scalar input: Graph.symbols)."""
+    return f"int({array})" if dim is None else f"{array}.shape[{dim}]"
+
+
 def evaluate(expr: str, symbol_values: list[int]) -> int:
     """The value of a symbolic expression for given symbol values."""
     return eval(SYMBOL_PATTERN.sub(lambda m: str(symbol_values[int(m.group(1))]), expr), {})
@@ -386,6 +463,7 @@ class DynamicInputs:
     all: bool = False
     per_source: dict = field(default_factory=dict)
     scalars: set = field(default_factory=set)
+    loops: bool = False   # for loops over ranges captured with a symbolic index (the backend runs loop nodes)
 
     def wants(self, source_name: str, dim: int, size: int) -> bool:
         if size in (0, 1):  # 0 and 1 change broadcasting and emptiness: always specialised

@@ -13,6 +13,7 @@ class EagerBackend(Backend):
     # __array_ufunc__/__array_function__), eager does the same: it is every device's fallback
     devices = ("cpu", "cuda")
     supports_dynamic_shapes = True
+    supports_loops = True
 
     def compile(self, graph, example_inputs, options):
         return graph.compile_python()

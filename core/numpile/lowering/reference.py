@@ -49,7 +49,8 @@ def run(program: Program, *inputs) -> tuple:
 
 def symbol_values(program: Program, env: dict) -> list:
     """The value of each symbol whose buffer env has (a dim of its shape); None for the rest."""
-    return [np.shape(env[s[0]])[s[1]] if s is not None and s[0] in env else None for s in program.symbols]
+    return [None if s is None or s[0] not in env else int(env[s[0]]) if s[1] is None else np.shape(env[s[0]])[s[1]]
+            for s in program.symbols]
 
 
 def size(x, symbols: list) -> int:

@@ -1,11 +1,11 @@
 """The op registry (see registry.py); importing this package fills the table."""
 
 from . import (  # noqa: F401  (each registers its rows)
-    creation, einsum, histograms, indexing, linalg, numpy_linalg, pointwise, reductions, results, scans, selection,
+    control, creation, einsum, histograms, indexing, linalg, numpy_linalg, pointwise, reductions, results, scans, selection,
     shape, statistics,
 )
 from .registry import (
-    CREATION, INDEXING, KINDS, LINALG, MATMUL, POINTWISE, REDUCTION, REGISTRY, RESULT, SCAN, SHAPE, VIEW,
+    CONTROL, CREATION, INDEXING, KINDS, LINALG, MATMUL, POINTWISE, REDUCTION, REGISTRY, RESULT, SCAN, SHAPE, VIEW,
     ArrayMeta, OpDef, get, lookup_callable, lookup_method, lookup_property, register,
 )
 from .results import TUPLE_GETITEM
@@ -13,6 +13,6 @@ from .results import TUPLE_GETITEM
 __all__ = [
     "ArrayMeta", "OpDef", "REGISTRY", "register", "get",
     "lookup_callable", "lookup_method", "lookup_property",
-    "POINTWISE", "REDUCTION", "MATMUL", "VIEW", "SHAPE", "CREATION", "INDEXING", "SCAN", "LINALG", "RESULT", "KINDS",
+    "POINTWISE", "REDUCTION", "MATMUL", "VIEW", "SHAPE", "CREATION", "INDEXING", "SCAN", "LINALG", "RESULT", "CONTROL", "KINDS",
     "TUPLE_GETITEM",
 ]

@@ -28,7 +28,8 @@ def _getitem_sig(a, index): ...
 
 
 def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)  # x[True] is not x[1]
+    """An int, or a symbolic one (a loop's index)."""
+    return isinstance(value, (int, SymInt)) and not isinstance(value, bool)  # x[True] is not x[1]
 
 
 def _kind(item) -> str:

@@ -43,7 +43,8 @@ INDEXING = "indexing"        # indexing that is not a plain view
 SCAN = "scan"                # running accumulation along an axis (cumsum, cumprod)
 LINALG = "linalg"            # a library call (LAPACK through NumPy): solve, inv, cholesky
 RESULT = "result"            # one result of an op with several (np.divmod(a, b)[0]), emitted by the tracer
-KINDS = (POINTWISE, REDUCTION, MATMUL, VIEW, SHAPE, CREATION, INDEXING, SCAN, LINALG, RESULT)
+CONTROL = "control"          # structured control flow whose body is a Graph (a loop), emitted by the tracer
+KINDS = (POINTWISE, REDUCTION, MATMUL, VIEW, SHAPE, CREATION, INDEXING, SCAN, LINALG, RESULT, CONTROL)
 
 
 def python_scalar_type(dtype: np.dtype) -> type:

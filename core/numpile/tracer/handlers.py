@@ -15,7 +15,7 @@ from ..exc import Unsupported
 from ..graph import map_nodes
 from ..ops.indexing import is_advanced, is_mask
 from . import bytecode_compat as bc
-from . import contexts
+from . import contexts, loops
 from .sources import ModuleSource
 from .dispatch import handles
 from .translator import InstructionTranslator
@@ -570,7 +570,11 @@ def before_with(tx: Tx, inst):
 
 @handles("GET_ITER")
 def get_iter(tx: Tx, inst):
-    tx.push(tx.iterate(tx.pop(), "a for loop"))
+    value = tx.pop()
+    if value.is_constant() and type(value.as_constant()) is range:   # a loop node's candidate (loops.py)
+        tx.push(loops.RangeIteratorVariable(value.as_constant()))
+        return
+    tx.push(tx.iterate(value, "a for loop"))
 
 
 @handles("FOR_ITER")
@@ -578,6 +582,8 @@ def for_iter(tx: Tx, inst):
     it = tx.stack[-1]
     if not isinstance(it, IteratorVariable):
         raise Unsupported(f"iterating over {it.describe()}")
+    if isinstance(it, loops.RangeIteratorVariable) and loops.capture(tx, inst, it):
+        return
     count = tx.loop_counts[inst.offset] = tx.loop_counts.get(inst.offset, 0) + 1
     if count > config.unroll_limit + 1:
         raise Unsupported(f"a loop ran more than config.unroll_limit={config.unroll_limit} iterations")

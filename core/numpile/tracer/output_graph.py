@@ -53,7 +53,9 @@ class OutputGraph:
         self.dynamic = dynamic or DynamicInputs()
         self.views = views  # names of input Sources to make from the earlier input they view
         self.shape_env = ShapeEnv()
-        self.graph = Graph()
+        self.graph = Graph()      # the graph being built: the body of the loop being traced, inside one
+        self.root_graph = self.graph
+        self.loop_attempts: dict = {}   # (code, FOR_ITER offset) -> captures tried there (tracer/loops.py)
         self.guards = GuardSet()
         self.input_sources: list[Source] = []
         self.example_inputs: list = []
@@ -78,7 +80,7 @@ class OutputGraph:
         return var
 
     def _input(self, value, source: Source, meta: ArrayMeta) -> ArrayVariable:
-        node = self.graph.input(_input_name(source), meta, source.name(), self.loc)
+        node = self.root_graph.input(_input_name(source), meta, source.name(), self.loc)
         self.input_sources.append(source)
         self.example_inputs.append(value)
         return ArrayVariable(node, source)
@@ -450,7 +452,7 @@ class OutputGraph:
         self.example_inputs = [e for _, e in keep]
         by_expr = {s.expr(): node for s, node in zip(self.input_sources, self.graph.inputs)}
         self.graph.symbols = [(u.node, u.dim) if (u := self.shape_env.unbacked.get(k)) is not None
-                              else (by_expr[s[0]], s[1]) if s[0] in by_expr else None
+                              else (by_expr[s[0]], s[1]) if s is not None and s[0] in by_expr else None
                               for k, s in enumerate(self.shape_env.symbols)]
 
 

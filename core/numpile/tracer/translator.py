@@ -102,24 +102,29 @@ class InstructionTranslator:
                 if self.current == self.stop_at:
                     self.break_inst = inst
                     return None
-            self.ip += 1
-            if inst.positions is not None and inst.positions.lineno is not None:
-                self.lineno = inst.positions.lineno
-            self.output.loc = self.loc
-            handler = DISPATCH.get(inst.opname)
-            if handler is None:
-                raise Unsupported(BREAKS.get(inst.opname, f"bytecode {inst.opname} is not supported yet")).at(self.loc)
-            try:
-                handler(self, inst)
-            except DataDependent as e:  # Python code asked a question about a size only the data knows
-                error = Unsupported(self.output.shape_env.describe(e))
-                error.user_stack = self.user_stack()
-                raise error.at(self.loc) from None
-            except Unsupported as e:
-                if e.user_stack is None:
-                    e.user_stack = self.user_stack()
-                raise e.at(self.loc)
+            self.step()
         return self.return_value
+
+    def step(self) -> None:
+        """Run the instruction at `ip`."""
+        inst = self.instructions[self.ip]
+        self.ip += 1
+        if inst.positions is not None and inst.positions.lineno is not None:
+            self.lineno = inst.positions.lineno
+        self.output.loc = self.loc
+        handler = DISPATCH.get(inst.opname)
+        if handler is None:
+            raise Unsupported(BREAKS.get(inst.opname, f"bytecode {inst.opname} is not supported yet")).at(self.loc)
+        try:
+            handler(self, inst)
+        except DataDependent as e:  # Python code asked a question about a size only the data knows
+            error = Unsupported(self.output.shape_env.describe(e))
+            error.user_stack = self.user_stack()
+            raise error.at(self.loc) from None
+        except Unsupported as e:
+            if e.user_stack is None:
+                e.user_stack = self.user_stack()
+            raise e.at(self.loc)
 
     @property
     def loc(self) -> SourceLoc:

@@ -26,8 +26,9 @@ import numpy as np
 import numpile
 from numpile import logs, ops
 from numpile.lowering import BufferArg, Extern, Kernel, Program, schedule
+from numpile.ops.control import CompiledLoop
 from numpile.lowering.reference import run_kernel, symbol_values
-from numpile.shapes import SYMBOL_PATTERN, NewGuard, SymInt, identical, no_new_guards
+from numpile.shapes import SYMBOL_PATTERN, NewGuard, SymInt, identical, no_new_guards, read_symbol
 
 from . import allocator, chain, codegen, jit, pairwise, plan, pycall, sizes, team
 from .irbuilder import Module, Unlowerable
@@ -65,6 +66,7 @@ class LLVMBackend(numpile.Backend):
     description = "fused, vectorised, multi-threaded CPU kernels JIT-compiled with LLVM (llvmlite)"
     devices = ("cpu",)
     supports_dynamic_shapes = True
+    supports_loops = True
 
     def is_available(self) -> tuple[bool, str]:
         return _availability()
@@ -85,7 +87,8 @@ class LLVMBackend(numpile.Backend):
             logs.get("perf").debug("llvm: %s runs with NumPy: its dynamic shapes need a decision: %s", name, e)
             return graph.compile_python()
         with no_new_guards():
-            return CompiledProgram(program, example_inputs, graph_name=name, fast_math=fast_math)
+            return CompiledProgram(program, example_inputs, graph_name=name, fast_math=fast_math,
+                                   compile_body=lambda body, inputs: self.compile(body, inputs, options))
 
 
 @cache
@@ -250,8 +253,11 @@ class KernelStep:
 class CompiledProgram:
     """A Program with native kernels, run by a generated Python function (see `source`)."""
 
-    def __init__(self, program: Program, example_inputs, *, graph_name: str = "graph", fast_math: bool = False):
+    def __init__(self, program: Program, example_inputs, *, graph_name: str = "graph", fast_math: bool = False,
+                 compile_body=None):
+        """`compile_body(graph, example_inputs)` compiles the body of a loop node (ops/control.py)."""
         start = time.perf_counter()
+        self.compile_body = compile_body
         self.program = program
         self.fallbacks: dict[str, str] = {}
         # inputs that are arrays already (numpile's guards keep their type on later calls)
@@ -384,7 +390,7 @@ class CompiledProgram:
         allocate()
         for i, step in enumerate(program.steps):
             if isinstance(step, Extern):
-                env[f"extern{i}"] = ops.get(step.op).impl
+                env[f"extern{i}"] = ops.get(step.op).impl if step.op != "loop" else CompiledLoop(self.compile_body)
                 args = ", ".join(_render_arg(a, names, env) for a in step.args)
                 kwargs = "".join(f", {k}={_render_arg(v, names, env)}" for k, v in step.kwargs.items())
                 call = f"extern{i}({args}{kwargs})"
@@ -425,7 +431,7 @@ class CompiledProgram:
         used.update(int(k) for line in lines for k in SYMBOL_PATTERN.findall(line))
         head = [f"def run({', '.join(names[n] for n in program.inputs)}):"]
         head += [f"    {names[name]} = asarray({names[name]})" for name in program.inputs if name not in self.array_inputs]
-        head += [f"    s{k} = {names[program.symbols[k][0]]}.shape[{program.symbols[k][1]}]" for k in sorted(used - unbacked)]
+        head += [f"    s{k} = {read_symbol(names[program.symbols[k][0]], program.symbols[k][1])}" for k in sorted(used - unbacked)]
         source = "\n".join(head + lines) + "\n"
         exec(compile(source, "<numpile-llvm runner>", "exec"), env)
         return source, env["run"]

@@ -1,0 +1,82 @@
+"""Structured control flow: `loop`, a Python `for` over a range captured with its body as a Graph.
+
+A loop node is `loop(body, start, stop, step, carried, free)`: `body` is a Graph whose inputs
+are the loop index (a weak int, the symbol the body's sizes and indices use for it), then the
+carried values, then the free values (read, never changed, by the body), and whose outputs are
+the carried values' next values. The node's value is the tuple of the carried values after the
+last iteration (the initial ones when the range is empty), read by `tuple_getitem` nodes like any
+op with several results. `body.write_back` names the carried arrays the body updates in place:
+a backend may store their next values into the arrays it was given, which the loop owns.
+
+The implementation here runs the body graph once per index, eagerly; a backend that compiles
+loops compiles the body once and passes it to `run_loop`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+
+import numpy as np
+
+from ..shapes import SymInt, loop_range
+from .registry import CONTROL, register
+
+
+def run_loop(body, start: int, stop: int, step: int, carried: tuple, free: tuple, *, run=None) -> tuple:
+    """The carried values after running the body graph for each index of range(start, stop, step):
+    eagerly, or by `run`, the body compiled by a backend (same arguments and results). The arrays
+    the body updates in place (its write_back) are copied first: the loop owns those copies, and
+    its caller's arrays stay as they were."""
+    run = run or body
+    values = _carried(body, carried)
+    for index in range(start, stop, step):
+        values = run(index, *values, *free)
+    return values
+
+
+class CompiledLoop:
+    """The extern a compiling backend runs for a loop node: `run_loop` with the body compiled by
+    `compile_body(body, example_inputs)` on first use, once per range of indices (decisions the
+    lowering takes on the index hold for that range: shapes.loop_range)."""
+
+    def __init__(self, compile_body):
+        self.compile_body = compile_body
+        self.compiled: dict[tuple, object] = {}
+
+    def __call__(self, body, start, stop, step, carried, free):
+        values = range(start, stop, step)
+        if not values:
+            return tuple(carried)
+        key = (values[0], values[-1])
+        if key not in self.compiled:
+            with index_range(body, values[0], values[-1]):
+                self.compiled[key] = self.compile_body(body, [values[0], *_carried(body, carried), *free])
+        with index_range(body, values[0], values[-1]):
+            return run_loop(body, start, stop, step, carried, free, run=self.compiled[key])
+
+
+def _carried(body, carried: tuple) -> tuple:
+    """The initial carried values as the body hands them on: the arrays it updates in place copied
+    (the loop owns them), a NumPy scalar where the body's outputs are NumPy scalars (a backend may
+    hold them as 0-d arrays)."""
+    owned = {body.inputs.index(node) - 1 for _, node in body.write_back}
+    metas = [node.meta for node in body.inputs[1:]]
+    return tuple(v.copy() if k in owned else v[()] if metas[k]["scalar"] and isinstance(v, np.ndarray) else v
+                 for k, v in enumerate(carried))
+
+
+def index_range(body, first: int, last: int):
+    """Decisions on the index of loop body `body` (its first input) hold from first to last."""
+    k = next((k for k, s in enumerate(body.symbols) if s is not None and s[1] is None and s[0] is body.inputs[0]), None)
+    return contextlib.nullcontext() if k is None else loop_range(SymInt(f"s{k}", first), first, last)
+
+
+def _loop_sig(body, start, stop, step, carried, free): ...
+
+
+def _loop_meta(body, start, stop, step, carried, free):
+    return tuple(node.array_meta for node in body.outputs)
+
+
+register("loop", CONTROL, impl=run_loop, meta=_loop_meta, signature=_loop_sig,
+         doc="a for loop over a range with its body as a Graph, emitted by the tracer")

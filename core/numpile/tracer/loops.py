@@ -1,0 +1,396 @@
+"""Loops kept as loops: a `for` over a range traced once, as the body of a loop node.
+
+At a FOR_ITER over a range of at least `config.loop_capture_min` iterations (on a backend that
+runs loop nodes), the body's instructions are traced once into a Graph of their own, with the
+index a loop symbol (shapes.py: decisions on it hold for the whole range) and every array the
+frame can reach standing for its value at the start of an iteration. After the body:
+
+- an array updated in place, or a local rebound to a new array (`x = x * 2`), is carried: its
+  value after the iteration is a body output, of the same shape and dtype (else no loop);
+- an array the body only reads is a free input, as is any other value of the enclosing graph;
+- a local holding a Python value must end the iteration as it began (`flag = True` again), or
+  hold an expression of the index (its value after the last iteration is known); a Python
+  value that changes each iteration (`k += 1`), a container changed, or anything the body
+  cannot capture (a graph break, `break`, `return`) makes the loop unroll as before.
+
+A value that changes only in the first iteration (`s = 0.0; s += x[i]` makes a NumPy float64
+of a Python float, a local first bound in the loop) is handled by peeling: the first iteration
+is unrolled, and the rest captured from the second arrival at the loop.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import config, logs
+from ..exc import Unsupported
+from ..graph import Graph, Node, map_nodes
+from ..ops import ArrayMeta
+from ..shapes import SYMBOL_PATTERN, SymInt, lone_symbol, loop_range, substitute_index
+from . import bytecode_compat as bc
+from .variables import (
+    NULL, ArrayVariable, CellVariable, ConstantVariable, DictVariable, IteratorVariable, ListVariable, TupleVariable,
+)
+
+PEELS = 2   # iterations unrolled before a loop whose values settle late is given up on
+
+
+class RangeIteratorVariable(IteratorVariable):
+    """iter(range(...)) of constant bounds: its values are made as they are taken."""
+
+    def __init__(self, values: range):
+        super().__init__([])
+        self.range = values
+
+    def next(self):
+        if self.index >= len(self.range):
+            return None
+        self.index += 1
+        return ConstantVariable(self.range[self.index - 1])
+
+    def rest(self):
+        return [ConstantVariable(v) for v in self.range[self.index:]]
+
+
+class _Unstable(Exception):
+    """A value the body changes in a way a loop node cannot carry; `peel` if unrolling one more
+    iteration may settle it."""
+
+    def __init__(self, reason: str, peel: bool, rebound: dict | None = None):
+        super().__init__(reason)
+        self.reason, self.peel, self.rebound = reason, peel, rebound or {}
+
+
+def capture(tx, inst, it: RangeIteratorVariable) -> bool:
+    """Trace the rest of the loop at FOR_ITER `inst` as a loop node and continue after it; False
+    to take the next iteration unrolled instead (the trace is then as it was)."""
+    out = tx.output
+    remaining = it.range[it.index:]
+    key = (tx.code, inst.offset)
+    attempts = out.loop_attempts.get(key, 0)
+    if not out.dynamic.loops or config.loop_capture_min is None or len(remaining) < config.loop_capture_min \
+            or attempts > PEELS:
+        return False
+    out.loop_attempts[key] = attempts + 1
+    state = _State(tx)
+    rebound: dict = {}
+    for _ in range(4):   # a pass finds the locals rebound to arrays; the next carries them
+        try:
+            loop = _Body(tx, inst, remaining, rebound).trace()
+            break
+        except _Unstable as e:
+            state.restore()
+            if not e.rebound:
+                return _give_up(tx, key, e.reason, peel=e.peel)
+            rebound.update(e.rebound)
+        except Unsupported as e:
+            state.restore()
+            return _give_up(tx, key, e.reason, peel=False)
+    else:
+        state.restore()
+        return _give_up(tx, key, "its values do not settle", peel=False)
+    loop.finish(tx, inst)
+    return True
+
+
+def _give_up(tx, key, reason: str, peel: bool) -> bool:
+    if not peel:
+        tx.output.loop_attempts[key] = PEELS + 1
+    logs.get("graph").debug("%s: the loop %s: %s", tx.loc, "is peeled (its first iteration unrolled)" if peel
+                            else "is unrolled", reason)
+    return False
+
+
+class _State:
+    """What tracing a body changes, to put back when no loop node comes of it."""
+
+    def __init__(self, tx):
+        self.tx, out = tx, tx.output
+        self.locals, self.stack, self.ip = dict(tx.locals), list(tx.stack), tx.ip
+        self.arrays = [(v, v.node, v.version, v.base_version) for v in _reachable(tx, views=True)]
+        self.containers = [(c, _contents(c)) for c in _containers(tx)]
+        self.cells = [(c, c.contents) for c in tx.locals.values() if isinstance(c, CellVariable)]
+        self.out = (list(out.mutated_arrays), list(out.mutated), dict(out.attr_writes), dict(out._nonzero),
+                    list(out.shape_env.guards), out.graph, len(tx.yields))
+
+    def restore(self) -> None:
+        tx, out = self.tx, self.tx.output
+        tx.locals.clear()
+        tx.locals.update(self.locals)
+        tx.stack[:], tx.ip = self.stack, self.ip
+        for v, node, version, base_version in self.arrays:
+            v.node, v.version, v.base_version = node, version, base_version
+        for c, items in self.containers:
+            c.items = items
+        for c, contents in self.cells:
+            c.contents = contents
+        (out.mutated_arrays[:], out.mutated[:], out.attr_writes, out._nonzero, out.shape_env.guards[:], out.graph,
+         yields) = self.out
+        del tx.yields[yields:]
+
+    def changed_containers(self) -> bool:
+        return any(_contents(c) != items for c, items in self.containers)
+
+
+class _Body:
+    """One pass over the body of the loop at FOR_ITER `inst`, for the index values `remaining`."""
+
+    def __init__(self, tx, inst, remaining: range, rebound: dict):
+        self.tx, self.inst, self.remaining, self.rebound = tx, inst, remaining, rebound
+        self.outer = tx.output.graph
+        self.body = Graph(self.outer)
+        self.first, self.last = remaining[0], remaining[-1]
+        self.index = tx.output.shape_env.new_loop_symbol(self.first)
+
+    def trace(self) -> "_Body":
+        tx, out = self.tx, self.tx.output
+        self.state_locals = dict(tx.locals)
+        self.index_node = self.body.input(_index_name(tx, self.inst), ArrayMeta((), np.dtype(np.int64), True, True))
+        out.graph = self.body
+        try:
+            self.names = {}    # local rebound to an array -> (node before the loop, its placeholder)
+            for name, meta in self.rebound.items():
+                before = tx.locals[name]
+                out.refresh(before)
+                placeholder = self.body.input(name, meta)
+                self.names[name] = (before.node, placeholder)
+                tx.locals[name] = ArrayVariable(placeholder)
+            self.arrays = {}   # base ArrayVariable -> (node before the loop, its placeholder)
+            for v in _reachable(tx, views=False):
+                if v.node.graph is self.body:   # a rebound local's placeholder
+                    continue
+                placeholder = self.body.input(v.node.name, v.node.array_meta)
+                self.arrays[v] = (v.node, placeholder)
+                v.node, v.version = placeholder, v.version + 1
+            containers = _State(tx)
+            tx.push(ConstantVariable(self.index))
+            with loop_range(self.index, self.first, self.last):
+                self._run()
+                for v in _reachable(tx, views=True):
+                    out.refresh(v)
+            if containers.changed_containers() or len(out.mutated) != len(containers.out[1]) \
+                    or out.attr_writes != containers.out[2]:
+                raise _Unstable("changes a list, dict or object attribute", peel=False)
+            self._check_locals()
+        finally:
+            out.graph = self.outer
+        return self
+
+    def _run(self) -> None:
+        """Run the body's instructions until control is back at FOR_ITER."""
+        tx = self.tx
+        loop_ip = tx.index_of[self.inst.offset]
+        exit_ip = tx.index_of[self.inst.argval]
+        while tx.ip != loop_ip:
+            if tx.ip < loop_ip or tx.ip >= exit_ip or tx.return_value is not None:
+                raise Unsupported("control leaves the loop from inside its body (break or return)")
+            tx.step()
+
+    def _check_locals(self) -> None:
+        tx = self.tx
+        new_rebound = {}
+        for name, var in list(tx.locals.items()):
+            before = self.state_locals.get(name)
+            if name in self.names:
+                if not isinstance(var, ArrayVariable) or var.node.array_meta != self.names[name][1].array_meta:
+                    raise _Unstable(f"{name} changes type, shape or dtype in the loop", peel=True)
+                continue
+            if var is before:
+                continue
+            if before is None:
+                if _read_outside(tx, name, self.inst):
+                    raise _Unstable(f"{name} is first bound in the loop and read after it", peel=True)
+                continue
+            if isinstance(var, ArrayVariable) and isinstance(before, ArrayVariable):
+                if var.node.array_meta != before.node.array_meta:
+                    raise _Unstable(f"{name} changes shape or dtype in the loop", peel=True)
+                new_rebound[name] = var.node.array_meta
+            elif var.is_constant() and before.is_constant() and _same(var.as_constant(), before.as_constant()):
+                continue
+            elif var.is_constant() and self._of_index(var.as_constant()):
+                continue
+            else:
+                raise _Unstable(f"{name} ({before.describe()} before the iteration, {var.describe()} after) "
+                                "changes from one iteration to the next", peel=True)
+        if new_rebound:
+            raise _Unstable("rebinds locals to new arrays", False, new_rebound)  # carried in the next pass
+        for v, (_, placeholder) in self.arrays.items():
+            if v.node is not placeholder and v.node.array_meta != placeholder.array_meta:
+                raise _Unstable(f"{v.describe()} changes shape or dtype in the loop", peel=True)
+
+    def _of_index(self, value) -> bool:
+        """Whether value is a linear expression of the index (known after the last iteration)."""
+        return isinstance(value, SymInt) and value.opaque is None and self.index.expr in dict(value.terms)
+
+    # -- the loop node -----------------------------------------------------------------------
+    def finish(self, tx, inst) -> None:
+        """Put the loop node in the enclosing graph, give the frame the values after it, and go on
+        after the loop."""
+        out, body = tx.output, self.body
+        carried = [(v, before, placeholder) for v, (before, placeholder) in self.arrays.items() if v.node is not placeholder]
+        renamed = [(name, before, placeholder) for name, (before, placeholder) in self.names.items()]
+        results = [v.node for v, _, _ in carried] + [tx.locals[name].node for name, _, _ in renamed]
+        body.output(results)
+        body.write_back = [(k, placeholder) for k, (_, _, placeholder) in enumerate(carried)]
+        free = [(before, placeholder) for v, (before, placeholder) in self.arrays.items() if v.node is placeholder]
+        inits = [before for _, before, _ in carried] + [before for _, before, _ in renamed]
+        order = [self.index_node] + [p for _, _, p in carried] + [p for _, _, p in renamed]
+        free_inits = self._lift(free)
+        free_nodes = [p for _, p in free_inits]
+        _reorder_inputs(body, order + free_nodes)
+        self._bind_symbols(free_inits)
+        step = self.remaining.step
+        node = self.outer.loop(body, self.first, self.remaining.stop, step, tuple(inits),
+                               tuple(before for before, _ in free_inits), tx.loc)
+        for k, (v, _, _) in enumerate(carried):
+            v.node, v.version = self.outer.result(node, k), v.version + 1
+        for v, (before, placeholder) in self.arrays.items():
+            if v.node is placeholder:
+                v.node = before
+        for k, (name, _, _) in enumerate(renamed):
+            tx.locals[name] = ArrayVariable(self.outer.result(node, len(carried) + k))
+        for name, var in list(tx.locals.items()):
+            if var.is_constant() and self._of_index(var.as_constant()):
+                with loop_range(self.index, self.first, self.last):
+                    tx.locals[name] = ConstantVariable(substitute_index(var.as_constant(), self.index, self.last))
+            elif name not in self.state_locals:
+                del tx.locals[name]   # bound in the loop, read nowhere after it
+        _exhaust(tx, inst)
+        logs.get("graph").debug("%s: the loop is captured as %s (%d iterations, body of %d ops)", tx.loc, node.name,
+                                len(self.remaining), len(body.calls))
+
+    def _lift(self, free: list) -> list:
+        """(enclosing node, body input) for each value of the enclosing graph the body reads: the
+        free arrays' placeholders that are used, and any other node met in the body's arguments."""
+        users = {id(n) for b in self.body for n in (b.inputs if b.op != "output" else b.args[0]) if isinstance(n, Node)}
+        lifted = [(before, p) for before, p in free if id(p) in users]
+        for before, p in free:
+            if id(p) not in users:
+                self.body.nodes.remove(p)
+        made: dict = {}
+
+        def lift(n: Node) -> Node:
+            if n.graph is self.body:
+                return n
+            if n not in made:
+                made[n] = self.body.input(n.name, n.array_meta)
+                lifted.append((n, made[n]))
+            return made[n]
+        for b in list(self.body.nodes):
+            if b.op in ("call", "output"):
+                b.args, b.kwargs = map_nodes(b.args, lift), map_nodes(b.kwargs, lift)
+        return lifted
+
+    def _bind_symbols(self, free_inits: list) -> None:
+        """body.symbols: the index, and each other symbol the body uses as a dim of one of its
+        inputs, or else as a scalar input of its own (its value passed in)."""
+        env = self.tx.output.shape_env
+        body = self.body
+        body.symbols = [None] * len(env.symbols)
+        body.symbols[lone_symbol(self.index)] = (self.index_node, None)
+        used = body.symbols_used() | {int(k) for n in body for d in (n.meta.get("shape") or ())
+                                      if isinstance(d, SymInt) for k in SYMBOL_PATTERN.findall(d.expr)}
+        for k in sorted(used):
+            if body.symbols[k] is not None:
+                continue
+            u = env.unbacked.get(k)
+            if u is not None and u.node is not None and u.node.graph is body:
+                body.symbols[k] = (u.node, u.dim)
+                continue
+            found = next(((n, d) for n in body.inputs if "shape" in n.meta
+                          for d, size in enumerate(n.shape) if lone_symbol(size) == k), None)
+            if found is None:
+                node = body.input(f"s{k}", ArrayMeta((), np.dtype(np.int64), True, True))
+                free_inits.append((SymInt(f"s{k}", env.hints[k]), node))
+                found = (node, None)
+            body.symbols[k] = found
+
+
+def _reachable(tx, views: bool) -> list[ArrayVariable]:
+    """The ArrayVariables the frame (and the frames it was inlined from) can reach: its locals,
+    cells, stack and the containers in them, the graph's inputs; with `views`, views too, else
+    their bases instead."""
+    found: dict[int, ArrayVariable] = {}
+
+    def visit(v) -> None:
+        if isinstance(v, ArrayVariable):
+            while v.base is not None and not views:
+                v = v.base
+            if id(v) not in found:
+                found[id(v)] = v
+                if v.base is not None:
+                    visit(v.base)
+        elif isinstance(v, (TupleVariable, ListVariable)):
+            for item in v.items:
+                visit(item)
+        elif isinstance(v, DictVariable):
+            for item in v.items.values():
+                visit(item)
+        elif isinstance(v, CellVariable) and v.contents is not None:
+            visit(v.contents)
+    frame = tx
+    while frame is not None:
+        for v in (*frame.locals.values(), *frame.stack):
+            visit(v)
+        frame = frame.parent
+    for _, var in tx.output._arrays.values():
+        visit(var)
+    return list(found.values())
+
+
+def _containers(tx) -> list:
+    found: dict[int, object] = {}
+
+    def visit(v) -> None:
+        if isinstance(v, (ListVariable, DictVariable)) and id(v) not in found:
+            found[id(v)] = v
+            for item in (v.items if isinstance(v, ListVariable) else v.items.values()):
+                visit(item)
+        elif isinstance(v, TupleVariable):
+            for item in v.items:
+                visit(item)
+    for v in (*tx.locals.values(), *tx.stack):
+        visit(v)
+    return list(found.values())
+
+
+def _contents(c):
+    return [id(v) for v in c.items] if isinstance(c, ListVariable) else {k: id(v) for k, v in c.items.items()}
+
+
+def _same(a, b) -> bool:
+    return type(a) is type(b) and (a is b or not isinstance(a, SymInt) and a == b)
+
+
+def _index_name(tx, inst) -> str:
+    """The name the loop binds its index to (the STORE_FAST after FOR_ITER), or "index"."""
+    following = tx.instructions[tx.index_of[inst.offset] + 1]
+    return following.argval if following.opname in ("STORE_FAST", "STORE_NAME") and isinstance(following.argval, str) \
+        else "index"
+
+
+def _read_outside(tx, name: str, inst) -> bool:
+    """Whether code outside the loop at FOR_ITER `inst` reads local `name` (conservatively)."""
+    start, end = tx.index_of[inst.offset], tx.index_of[inst.argval]
+    for k, i in enumerate(tx.instructions):
+        if start <= k < end or not i.opname.startswith(("LOAD_FAST", "LOAD_DEREF", "LOAD_CLOSURE", "DELETE_FAST")):
+            continue
+        names = i.argval if isinstance(i.argval, tuple) else (i.argval,)
+        if name in names:
+            return True
+    return False
+
+
+def _reorder_inputs(body: Graph, order: list) -> None:
+    """The body's inputs in `order` (index, carried, free), ahead of its other nodes."""
+    rest = [n for n in body.nodes if n.op != "input"]
+    body.nodes[:] = order + rest
+
+
+def _exhaust(tx, inst) -> None:
+    """Leave the loop as FOR_ITER does when its iterator is exhausted."""
+    tx.jump(inst)
+    if bc.FOR_ITER_EXIT_PUSHES_PLACEHOLDER:
+        tx.push(NULL)
+    else:
+        tx.pop()
