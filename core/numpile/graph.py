@@ -370,6 +370,9 @@ class Graph:
     def __str__(self) -> str:
         return self.tabular()
 
+    def __repr__(self) -> str:
+        return f"<Graph {self.fingerprint()[:12]}: {len(self.calls)} ops>"
+
 
 def _meta(meta: ArrayMeta | tuple, loc: SourceLoc | None) -> dict:
     if isinstance(meta, tuple):

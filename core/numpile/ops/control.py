@@ -37,7 +37,10 @@ def run_loop(body, start: int, stop: int, step: int, carried: tuple, free: tuple
 class CompiledLoop:
     """The extern a compiling backend runs for a loop node: `run_loop` with the body compiled by
     `compile_body(body, example_inputs)` on first use, once per range of indices (decisions the
-    lowering takes on the index hold for that range: shapes.loop_range)."""
+    lowering takes on the index hold for that range: shapes.loop_range). A compiled body may offer
+    `iterate(start, step, count, carried, free)`, running `count` iterations in one call on carried
+    arrays it may update in place: the iterations after the first (which runs through the body's
+    call, where the backend settles layouts) then run through it."""
 
     def __init__(self, compile_body):
         self.compile_body = compile_body
@@ -51,8 +54,13 @@ class CompiledLoop:
         if key not in self.compiled:
             with index_range(body, values[0], values[-1]):
                 self.compiled[key] = self.compile_body(body, [values[0], *_carried(body, carried), *free])
+        compiled = self.compiled[key]
         with index_range(body, values[0], values[-1]):
-            return run_loop(body, start, stop, step, carried, free, run=self.compiled[key])
+            if getattr(compiled, "iterate", None) is None or len(values) < 2:
+                return run_loop(body, start, stop, step, carried, free, run=compiled)
+            first = run_loop(body, values[0], values[1], step, carried, free, run=compiled)
+            owned = tuple(np.array(v, copy=True) for v in first)
+            return compiled.iterate(values[1], step, len(values) - 1, owned, free)
 
 
 def _carried(body, carried: tuple) -> tuple:

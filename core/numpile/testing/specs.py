@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from ..graph import Graph
 from ..ops import ArrayMeta
 
 DTYPES = ("float32", "float64", "int32", "int64", "bool")
@@ -158,6 +159,8 @@ def _render(value) -> str:
         return "..."
     if isinstance(value, type):
         return value.__name__
+    if isinstance(value, Graph):   # a loop's body
+        return "body[" + ",".join(n.target for n in value.calls) + "]"
     return str(value)
 
 

@@ -226,7 +226,7 @@ class _Body:
     def finish(self, tx, inst) -> None:
         """Put the loop node in the enclosing graph, give the frame the values after it, and go on
         after the loop."""
-        out, body = tx.output, self.body
+        body = self.body
         carried = [(v, before, placeholder) for v, (before, placeholder) in self.arrays.items() if v.node is not placeholder]
         renamed = [(name, before, placeholder) for name, (before, placeholder) in self.names.items()]
         results = [v.node for v, _, _ in carried] + [tx.locals[name].node for name, _, _ in renamed]

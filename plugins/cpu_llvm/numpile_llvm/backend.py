@@ -30,7 +30,7 @@ from numpile.ops.control import CompiledLoop
 from numpile.lowering.reference import run_kernel, symbol_values
 from numpile.shapes import SYMBOL_PATTERN, NewGuard, SymInt, identical, no_new_guards, read_symbol
 
-from . import allocator, chain, codegen, jit, pairwise, plan, pycall, sizes, team
+from . import allocator, chain, codegen, jit, loop, pairwise, plan, pycall, sizes, team
 from .irbuilder import Module, Unlowerable
 
 # below this many elements of work a kernel runs on the calling thread: a hand-off costs ~20 µs
@@ -74,7 +74,7 @@ class LLVMBackend(numpile.Backend):
     #: numpile.compile(..., options={...}) keys this backend reads
     options = {"fast_math": "let LLVM reassociate float math and assume no NaN or inf (off: NumPy's exact results)"}
 
-    def compile(self, graph, example_inputs, options):
+    def compile(self, graph, example_inputs, options, loop_body: bool = False):
         unknown = set(options) - set(self.options) - {"mode"}
         if unknown:
             raise ValueError(f"backend 'llvm' has no option {', '.join(sorted(map(repr, unknown)))}; "
@@ -88,7 +88,11 @@ class LLVMBackend(numpile.Backend):
             return graph.compile_python()
         with no_new_guards():
             return CompiledProgram(program, example_inputs, graph_name=name, fast_math=fast_math,
-                                   compile_body=lambda body, inputs: self.compile(body, inputs, options))
+                                   compile_body=self._body_compiler(options), loop_body=loop_body)
+
+    def _body_compiler(self, options):
+        """compile_body for a program's loop nodes (ops/control.py's CompiledLoop)."""
+        return lambda body, inputs: self.compile(body, inputs, options, loop_body=True)
 
 
 @cache
@@ -254,8 +258,9 @@ class CompiledProgram:
     """A Program with native kernels, run by a generated Python function (see `source`)."""
 
     def __init__(self, program: Program, example_inputs, *, graph_name: str = "graph", fast_math: bool = False,
-                 compile_body=None):
-        """`compile_body(graph, example_inputs)` compiles the body of a loop node (ops/control.py)."""
+                 compile_body=None, loop_body: bool = False):
+        """`compile_body(graph, example_inputs)` compiles the body of a loop node (ops/control.py);
+        `loop_body`: this is one, which gets a native loop where it can (loop.py)."""
         start = time.perf_counter()
         self.compile_body = compile_body
         self.program = program
@@ -285,10 +290,12 @@ class CompiledProgram:
                 symbols.append((symbol, ks))
                 self.steps[step.name] = ks
         self.chains = self._chains(module, key, dict((ks, s) for s, ks in symbols))
+        native_loop = self._native_loop(module, key, dict((ks, s) for s, ks in symbols)) if loop_body else None
         self.ir = module.render()
         self.origin = "no kernels"
         if symbols:
             entries = [f for s, ks in symbols for f in ks.symbols(s)] + [f"{c}.py" for c, _, _ in self.chains.values()]
+            entries += [native_loop[0]] if native_loop else []
             addresses, self.origin = jit.compile_ir(self.ir, entries)
             for symbol, ks in symbols:
                 ks.native, ks.team = ks.load(addresses, symbol)
@@ -297,6 +304,11 @@ class CompiledProgram:
             self.chains = {i: (pycall.function(addresses[f"{c}.py"], c), run, params)
                            for i, (c, run, params) in self.chains.items()}
         self.source, self.run = self._runner()
+        if native_loop and symbols:
+            self.iterate = self._iterate(native_loop, addresses[native_loop[0]])
+        if loop_body:
+            logs.get("perf").debug("llvm: loop body %s: %s", graph_name, "iterations in one native call" if
+                                   getattr(self, "iterate", None) else "one runner call per iteration")
         self.compile_seconds = time.perf_counter() - start
         code_log = logs.get("output_code")
         if code_log.isEnabledFor(10):
@@ -327,6 +339,39 @@ class CompiledProgram:
             pycall.render(module, name, len(params), 0)
             found[run[0]] = (name, run, params)
         return found
+
+    def _native_loop(self, module: Module, key: str, symbol_of: dict) -> tuple | None:
+        """This loop body's native loop (loop.py): (its symbol, its array parameters as runner
+        names, its symbol parameters, the carried (input, output) buffers), or None."""
+        found = loop.plan(self.program, self.steps)
+        if found is None or self.fallbacks:
+            return None
+        indices, carried = found
+        names = _buffer_names(self.program)
+        kernels = [(symbol_of[ks], self._arguments(i, names), ks.kp)
+                   for i in indices for ks in [self.steps[self.program.steps[i].name]]]
+        name = f"npk_{key}_loop"
+        arrays, symbols = loop.render(module, name, self.program, kernels, carried, names)
+        return name, arrays, symbols, carried
+
+    def _iterate(self, native_loop: tuple, address: int):
+        """`iterate(start, step, count, carried, free)` (ops/control.py's CompiledLoop): the
+        runner's prologue, then the native loop over the carried arrays, which it returns."""
+        symbol, arrays, symbols, carried = native_loop
+        native = ctypes.CFUNCTYPE(ctypes.c_int64, *[ctypes.c_void_p] * len(arrays),
+                                  *[ctypes.c_int64] * (len(symbols) + 3))(address)
+        names = _buffer_names(self.program)
+        inputs = "".join(names[n] + ", " for n in self.program.inputs)
+        results = "".join(names[i] + ("[()]" if self.program.buffers[o].scalar else "") + ", " for i, o in carried)
+        lines = ["def iterate(start, step, count, carried, free):", f"    ({inputs}) = (start, *carried, *free)",
+                 *self.prologue,
+                 f"    status = native({''.join(f'id({a}), ' for a in arrays)}{''.join(f's{k}, ' for k in symbols)}"
+                 "start, step, count)",
+                 "    if status != -1:", "        raise LoopStopped(f'native loop stopped: status {status:#x}')",
+                 f"    return ({results})"]
+        env = {**self.runner_env, "native": native, "LoopStopped": loop.LoopStopped}
+        exec(compile("\n".join(lines) + "\n", "<numpile-llvm native loop>", "exec"), env)
+        return env["iterate"]
 
     def _whole_call(self, i: int, names: dict, env: dict) -> tuple[str, str]:
         """Kernel step i run whole on one thread, as runner source: (its relayout call, the
@@ -388,6 +433,7 @@ class CompiledProgram:
                     alloc = "cached_empty" if nbytes >= allocator.MIN_BYTES else "empty"
                 lines.append(f"    {names[n]} = {alloc}({shape}, dt_{names[n]})")
         allocate()
+        allocations = list(lines)
         for i, step in enumerate(program.steps):
             if isinstance(step, Extern):
                 env[f"extern{i}"] = ops.get(step.op).impl if step.op != "loop" else CompiledLoop(self.compile_body)
@@ -434,6 +480,7 @@ class CompiledProgram:
         head += [f"    s{k} = {read_symbol(names[program.symbols[k][0]], program.symbols[k][1])}" for k in sorted(used - unbacked)]
         source = "\n".join(head + lines) + "\n"
         exec(compile(source, "<numpile-llvm runner>", "exec"), env)
+        self.prologue, self.runner_env = head[1:] + allocations, env   # what a native loop's runner begins with
         return source, env["run"]
 
 

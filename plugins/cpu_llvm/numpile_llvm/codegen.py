@@ -56,13 +56,13 @@ def _render_entry(module, symbol, kp, program, strides, checked, large):
     data = []
     ok = literal(True, BOOL)
     for i, name in enumerate(kp.arrays):
-        data.append(_field(fn, i, DATA_OFFSET, "data"))
+        data.append(array_field(fn, i, DATA_OFFSET, "data"))
         if name not in checked:
             continue
         buf = program.buffers[name]
         itemsize = literal(buf.dtype.itemsize, I64)
-        pointer = _field(fn, i, STRIDES_OFFSET)
-        dims = _field(fn, i, DIMENSIONS_OFFSET) if any(isinstance(n, SymInt) for n in buf.shape) else None
+        pointer = array_field(fn, i, STRIDES_OFFSET)
+        dims = array_field(fn, i, DIMENSIONS_OFFSET) if any(isinstance(n, SymInt) for n in buf.shape) else None
         for d, (n, s) in enumerate(zip(buf.shape, strides[name])):
             if not isinstance(n, SymInt) and n <= 1:
                 continue
@@ -99,7 +99,7 @@ def _render_entry(module, symbol, kp, program, strides, checked, large):
                             + "\n".join(["entry:"] + sizes.lines + fn.lines) + "\n}\n")
 
 
-def _field(fn: Function, i: int, offset: int, stem: str = "p") -> V:
+def array_field(fn: Function, i: int, offset: int, stem: str = "p") -> V:
     """The pointer at `offset` in the entry's ndarray argument i."""
     slot = fn.emit(f"getelementptr inbounds i8, ptr %a{i}, i64 {offset}", I64, "p")
     return fn.emit(f"load ptr, ptr {slot.ref}", I64, stem)

@@ -1,0 +1,177 @@
+"""Loops kept as loops (tracer/loops.py, ops/control.py): a for loop over a range is traced once,
+as a loop node whose body is a Graph, on every backend that runs loop nodes; differentially
+against NumPy, with the graph's shape checked (one loop node, a body the trip count does not grow)."""
+
+import numpy as np
+import pytest
+
+import numpile
+from numpile import config
+from conftest import assert_same, rand
+
+BACKENDS = ["eager", "llvm"]
+
+
+class Recording(numpile.Backend):
+    """Runs graphs with NumPy and keeps them; takes loop nodes."""
+
+    name = "recording-loops"
+    supports_dynamic_shapes = True
+    supports_loops = True
+
+    def __init__(self):
+        self.graphs = []
+
+    def compile(self, graph, example_inputs, options):
+        self.graphs.append(graph)
+        return graph.compile_python()
+
+
+def like_numpy(fn, backend, *args):
+    """fn compiled and fn itself on copies of `args`: same results and same arguments afterwards."""
+    compiled = numpile.compile(fn, backend=backend)
+    mine = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    theirs = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    assert_same(compiled(*mine), fn(*theirs))
+    for a, b in zip(mine, theirs):
+        if isinstance(a, np.ndarray):
+            assert_same(a, b)
+    return compiled
+
+
+def loops_of(fn, *args):
+    """The loop nodes of the graph fn is compiled to (one graph), and that graph."""
+    backend = Recording()
+    numpile.compile(fn, backend=backend)(*[a.copy() if isinstance(a, np.ndarray) else a for a in args])
+    (graph,) = backend.graphs
+    return graph.loops(), graph
+
+
+def jacobi(A, B, steps):
+    for t in range(steps):
+        B[1:-1] = 0.33333 * (A[:-2] + A[1:-1] + A[2:])
+        A[1:-1] = 0.33333 * (B[:-2] + B[1:-1] + B[2:])
+    return A
+
+
+def sweep(A):
+    for i in range(1, A.shape[0]):
+        A[i, 1:-1] += A[i - 1, :-2] * 0.5 + A[i - 1, 2:] * 0.25
+    return A
+
+
+def sum_of_squares(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += x[i] * x[i]
+    return s
+
+
+def rebinding(x, steps):
+    for _ in range(steps):
+        x = np.sin(x) * 0.5 + x
+    return x
+
+
+def nested(A):
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            A[i, j] = A[i, j] * 2 + i - j
+    return A
+
+
+def triangular(A):
+    for i in range(A.shape[0]):
+        for j in range(i):
+            A[i, j] -= A[i, :j] @ A[:j, j]
+    return A
+
+
+def with_break(x):
+    for i in range(x.shape[0]):
+        if i == 5:
+            break
+        x[i] += 1.0
+    return x
+
+
+def with_print(x):
+    for i in range(6):
+        x[i] *= 2.0
+        print(i)
+    return x
+
+
+def index_after(x):
+    for i in range(2, x.shape[0]):
+        x[i] = x[i - 1] + x[i - 2]
+    return x, i
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn, make", [
+    (jacobi, lambda rng: (rand(rng, 200), rand(rng, 200), 40)),
+    (sweep, lambda rng: (rand(rng, (30, 20)),)),
+    (sum_of_squares, lambda rng: (rand(rng, 20),)),
+    (rebinding, lambda rng: (rand(rng, 50), 12)),
+    (nested, lambda rng: (rand(rng, (6, 5)),)),
+    (nested, lambda rng: (rand(rng, (6, 5), np.int32),)),
+    (triangular, lambda rng: (rand(rng, (7, 7)),)),
+    (with_break, lambda rng: (rand(rng, 9),)),
+    (index_after, lambda rng: (rand(rng, 12),)),
+], ids=["jacobi", "sweep", "sum", "rebind", "nested", "nested-int32", "triangular", "break", "index-after"])
+def test_loops_compute_what_numpy_computes(fn, make, backend, rng):
+    like_numpy(fn, backend, *make(rng))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_graph_break_in_the_body_gives_numpys_result(backend, rng, capsys):
+    like_numpy(with_print, backend, rand(rng, 8))
+    assert capsys.readouterr().out == "0\n1\n2\n3\n4\n5\n" * 2
+
+
+def test_a_time_loop_is_one_loop_node_whatever_its_trip_count(rng):
+    (short,), graph = loops_of(jacobi, rand(rng, 50), rand(rng, 50), 10)
+    (long,), _ = loops_of(jacobi, rand(rng, 50), rand(rng, 50), 1000)
+    assert len(short.args[0].calls) == len(long.args[0].calls) == 14
+    assert short.args[1:4] == (0, 10, 1) and long.args[1:4] == (0, 1000, 1)
+    assert "impl_loop(" in graph.python_code()
+
+
+def test_the_index_is_symbolic_in_the_body(rng):
+    (loop,), _ = loops_of(sweep, rand(rng, (40, 8)))
+    body = loop.args[0]
+    index = body.inputs[0]
+    assert index.name == "i" and body.symbols.count((index, None)) == 1
+    assert loop.args[1:4] == (1, 40, 1)
+
+
+def test_values_that_settle_after_one_iteration_are_peeled(rng):
+    (loop,), graph = loops_of(sum_of_squares, rand(rng, 30))
+    assert loop.args[1] == 1   # the first iteration made s a NumPy float64: unrolled before the loop
+
+
+def test_short_loops_and_loops_that_cannot_be_captured_are_unrolled(rng):
+    assert loops_of(jacobi, rand(rng, 10), rand(rng, 10), config.loop_capture_min - 1)[0] == []
+    assert loops_of(with_break, rand(rng, 9))[0] == []
+
+
+def test_nested_loops_nest(rng):
+    (outer, inner), _ = loops_of(nested, rand(rng, (6, 5)))
+    assert inner in outer.args[0].calls
+
+
+def test_zero_and_one_iterations(rng, monkeypatch):
+    monkeypatch.setattr(config, "loop_capture_min", 1)
+    for backend in BACKENDS:
+        like_numpy(jacobi, backend, rand(rng, 20), rand(rng, 20), 0)
+        like_numpy(jacobi, backend, rand(rng, 20), rand(rng, 20), 1)
+        like_numpy(index_after, backend, rand(rng, 3))
+
+
+def test_bounds_from_arguments(rng):
+    compiled = numpile.compile(jacobi, backend="llvm")
+    for steps in (7, 9, 7):
+        a, b = rand(rng, 30), rand(rng, 30)
+        assert_same(compiled(a.copy(), b.copy(), steps), jacobi(a, b, steps))
+    assert len(compiled.all_entries()) == 2   # the trip count is guarded: one entry each
