@@ -474,16 +474,18 @@ class DynamicInputs:
 def slice_length(s: slice, size):
     """len(range(*s.indices(size))) for a size that may be symbolic; the comparisons it makes on
     the size become guards."""
-    if not isinstance(size, SymInt):
+    if not isinstance(size, SymInt) and not loop_dependent(s.start, s.stop):
         return len(range(*s.indices(size)))
     start, stop, step = _bounds(s, size)
     length = (stop - start + step - 1) // step if step > 0 else (start - stop - step - 1) // -step
+    if loop_dependent(length):   # in a loop's body: one decision for every index (a length of 0 at one end is fine)
+        return length if length >= 0 else 0
     return sym_max(0, length) if is_unbacked(length) else max(0, length)   # a size only the data knows: no decision
 
 
 def slice_start(s: slice, size):
     """s.indices(size)[0] for a size that may be symbolic (the comparisons slice_length makes)."""
-    return s.indices(size)[0] if not isinstance(size, SymInt) else _bounds(s, size)[0]
+    return s.indices(size)[0] if not isinstance(size, SymInt) and not loop_dependent(s.start, s.stop) else _bounds(s, size)[0]
 
 
 def _bounds(s: slice, size) -> tuple:
@@ -499,4 +501,11 @@ def _bounds(s: slice, size) -> tuple:
 def _clamp(bound: int, size, lo, hi):
     """A slice bound as slice.indices resolves it: negatives count from the end, then clamped to [lo, hi]."""
     value = bound + size if bound < 0 else bound
+    if loop_dependent(value):   # decisions that hold for every index of the loop, where they do
+        return (value if value <= hi else hi) if value >= lo else lo
     return max(lo, min(value, hi))
+
+
+def loop_dependent(*values) -> bool:
+    """Whether a value is an expression of the index of a loop being traced or lowered."""
+    return bool(_LOOP_RANGES) and any(isinstance(v, SymInt) and _loop_symbol_in(v) is not None for v in values)

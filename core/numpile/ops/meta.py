@@ -15,7 +15,7 @@ import warnings
 import numpy as np
 from numpy.lib.array_utils import normalize_axis_index, normalize_axis_tuple
 
-from ..shapes import SymInt, identical, is_unbacked
+from ..shapes import SymInt, identical, is_unbacked, loop_dependent
 from .registry import ArrayMeta
 
 __all__ = ["probe", "probe_call", "as_meta", "shape_of", "broadcast_shapes",
@@ -74,8 +74,8 @@ def broadcast_shapes(*shapes: tuple) -> tuple:
     out = []
     for i in range(-ndim, 0):
         dims = [s[i] for s in shapes if len(s) >= -i and not (type(s[i]) is int and s[i] == 1)]
-        if any(map(is_unbacked, dims)) and all(identical(d, dims[0]) for d in dims):
-            out.append(dims[0])  # a size only the data knows, against itself or 1: it, whatever it is
+        if any(is_unbacked(d) or loop_dependent(d) for d in dims) and all(identical(d, dims[0]) for d in dims):
+            out.append(dims[0])  # a size only the data (or a loop's index) knows, against itself or 1: it, whatever it is
             continue
         dim = None
         for s in shapes:

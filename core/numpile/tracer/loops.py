@@ -149,12 +149,13 @@ class _Body:
         out.graph = self.body
         try:
             self.names = {}    # local rebound to an array -> (node before the loop, its placeholder)
+            self.fresh = {}    # local rebound to an array -> the Variable it starts each iteration as
             for name, meta in self.rebound.items():
                 before = tx.locals[name]
                 out.refresh(before)
                 placeholder = self.body.input(name, meta)
                 self.names[name] = (before.node, placeholder)
-                tx.locals[name] = ArrayVariable(placeholder)
+                tx.locals[name] = self.fresh[name] = ArrayVariable(placeholder)
             self.arrays = {}   # base ArrayVariable -> (node before the loop, its placeholder)
             for v in _reachable(tx, views=False):
                 if v.node.graph is self.body:   # a rebound local's placeholder
@@ -189,6 +190,10 @@ class _Body:
     def _check_locals(self) -> None:
         tx = self.tx
         new_rebound = {}
+        fresh = {id(v) for v in self.fresh.values()}
+        for name, v in self.fresh.items():
+            if v.node is not self.names[name][1] and v.version:
+                raise _Unstable(f"{name} is rebound in the loop and also updated in place", peel=False)
         for name, var in list(tx.locals.items()):
             before = self.state_locals.get(name)
             if name in self.names:
@@ -202,6 +207,8 @@ class _Body:
                     raise _Unstable(f"{name} is first bound in the loop and read after it", peel=True)
                 continue
             if isinstance(var, ArrayVariable) and isinstance(before, ArrayVariable):
+                if var in self.arrays or id(var) in fresh or _base(var) in self.arrays:
+                    raise _Unstable(f"{name} is rebound to another array of the frame (a swap, or a view)", peel=False)
                 if var.node.array_meta != before.node.array_meta:
                     raise _Unstable(f"{name} changes shape or dtype in the loop", peel=True)
                 new_rebound[name] = var.node.array_meta
@@ -336,6 +343,12 @@ def _reachable(tx, views: bool) -> list[ArrayVariable]:
     for _, var in tx.output._arrays.values():
         visit(var)
     return list(found.values())
+
+
+def _base(v: ArrayVariable) -> ArrayVariable:
+    while v.base is not None:
+        v = v.base
+    return v
 
 
 def _containers(tx) -> list:

@@ -440,7 +440,7 @@ class OutputGraph:
         whose symbolic dims a node's arguments use is read."""
         used = {id(n) for node in self.graph.nodes for n in node.inputs} | {id(n) for n in outputs}
         symbol_owners = {expr: node for node, expr in zip(self.graph.inputs, (s.expr() for s in self.input_sources))}
-        for index in self.graph.symbols_used() - set(self.shape_env.unbacked):
+        for index in self.graph.symbols_used() - set(self.shape_env.unbacked) - self.shape_env.loops:
             used.add(id(symbol_owners[self.shape_env.symbols[index][0]]))
         keep = []
         for node, src, ex in zip(self.graph.inputs, self.input_sources, self.example_inputs):
@@ -451,7 +451,8 @@ class OutputGraph:
         self.input_sources = [s for s, _ in keep]
         self.example_inputs = [e for _, e in keep]
         by_expr = {s.expr(): node for s, node in zip(self.input_sources, self.graph.inputs)}
-        self.graph.symbols = [(u.node, u.dim) if (u := self.shape_env.unbacked.get(k)) is not None
+        self.graph.symbols = [((u.node, u.dim) if u.node.graph is self.graph else None)   # else bound in a loop's body
+                              if (u := self.shape_env.unbacked.get(k)) is not None
                               else (by_expr[s[0]], s[1]) if s is not None and s[0] in by_expr else None
                               for k, s in enumerate(self.shape_env.symbols)]
 
