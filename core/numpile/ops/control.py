@@ -18,7 +18,8 @@ import contextlib
 
 import numpy as np
 
-from ..shapes import SymInt, loop_range
+from .. import logs
+from ..shapes import NewGuard, SymInt, loop_range
 from .registry import CONTROL, register
 
 
@@ -53,7 +54,11 @@ class CompiledLoop:
         key = (values[0], values[-1])
         if key not in self.compiled:
             with index_range(body, values[0], values[-1]):
-                self.compiled[key] = self.compile_body(body, [values[0], *_carried(body, carried), *free])
+                try:
+                    self.compiled[key] = self.compile_body(body, [values[0], *_carried(body, carried), *free])
+                except NewGuard as e:   # a size the lowering cannot decide for every index: NumPy runs the body
+                    logs.get("perf").debug("loop body %s runs with NumPy: %s", repr(body), e)
+                    self.compiled[key] = body.compile_python()
         compiled = self.compiled[key]
         with index_range(body, values[0], values[-1]):
             if getattr(compiled, "iterate", None) is None or len(values) < 2:

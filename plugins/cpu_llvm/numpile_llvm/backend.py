@@ -498,6 +498,8 @@ def _render_arg(value, names: dict, env: dict) -> str:
     if isinstance(value, (tuple, list)):
         inner = ", ".join(_render_arg(v, names, env) for v in value)
         return f"({inner}{',' if len(value) == 1 else ''})" if isinstance(value, tuple) else f"[{inner}]"
+    if isinstance(value, slice) and any(isinstance(b, SymInt) for b in (value.start, value.stop, value.step)):
+        return f"slice({', '.join(_render_arg(b, names, env) for b in (value.start, value.stop, value.step))})"
     name = f"c{len(env)}"
     env[name] = value
     return name
