@@ -52,9 +52,10 @@ def _spellings(op: ops.OpDef) -> str:
     return ", ".join(names) or "(emitted by the tracer)"
 
 
-# ops whose lowering depends on their operands' size (lowering/decompose.py)
+# ops whose lowering depends on their operands' size (lowering/decompose.py), and loops
 _BY_SIZE = {name: f"kernel up to {SMALL_MATMUL} multiply-adds (float32/64, integers), else NumPy call (BLAS)"
             for name in ("matmul", "dot")}
+_BY_SIZE["loop"] = "body compiled once; all iterations in one native call where its kernels are small and of sizes the index does not change"
 
 
 def on_llvm(name: str) -> str:

@@ -15,6 +15,7 @@ loops compiles the body once and passes it to `run_loop`.
 from __future__ import annotations
 
 import contextlib
+import weakref
 
 import numpy as np
 
@@ -60,22 +61,26 @@ class CompiledLoop:
                     logs.get("perf").debug("loop body %s runs with NumPy: %s", repr(body), e)
                     self.compiled[key] = body.compile_python()
         compiled = self.compiled[key]
-        with index_range(body, values[0], values[-1]):
-            if getattr(compiled, "iterate", None) is None or len(values) < 2:
-                return run_loop(body, start, stop, step, carried, free, run=compiled)
-            first = run_loop(body, values[0], values[1], step, carried, free, run=compiled)
-            owned = tuple(np.array(v, copy=True) for v in first)
-            return compiled.iterate(values[1], step, len(values) - 1, owned, free)
+        if getattr(compiled, "iterate", None) is None or len(values) < 2:
+            return run_loop(body, start, stop, step, carried, free, run=compiled)
+        first = run_loop(body, values[0], values[1], step, carried, free, run=compiled)
+        owned = tuple(np.array(v, copy=True) for v in first)
+        return compiled.iterate(values[1], step, len(values) - 1, owned, free)
 
 
 def _carried(body, carried: tuple) -> tuple:
     """The initial carried values as the body hands them on: the arrays it updates in place copied
     (the loop owns them), a NumPy scalar where the body's outputs are NumPy scalars (a backend may
     hold them as 0-d arrays)."""
-    owned = {body.inputs.index(node) - 1 for _, node in body.write_back}
-    metas = [node.meta for node in body.inputs[1:]]
-    return tuple(v.copy() if k in owned else v[()] if metas[k]["scalar"] and isinstance(v, np.ndarray) else v
-                 for k, v in enumerate(carried))
+    if body not in _CARRIED:
+        owned = {body.inputs.index(node) - 1 for _, node in body.write_back}
+        _CARRIED[body] = [("copy" if k in owned else "scalar" if node.meta["scalar"] else None)
+                          for k, node in enumerate(body.inputs[1:1 + len(body.outputs)])]
+    return tuple(v.copy() if how == "copy" else v[()] if how == "scalar" and isinstance(v, np.ndarray) else v
+                 for how, v in zip(_CARRIED[body], carried))
+
+
+_CARRIED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # body -> what _carried does to each value
 
 
 def index_range(body, first: int, last: int):
