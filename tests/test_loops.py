@@ -87,6 +87,24 @@ def triangular(A):
     return A
 
 
+def back_substitution(A, b):
+    n = A.shape[0]
+    x = b.copy()
+    for i in range(n - 1, -1, -1):
+        for j in range(i + 1, n):
+            x[i] -= A[i, j] * x[j]
+        x[i] /= A[i, i]
+    return x
+
+
+def inner_print(A):
+    for i in range(A.shape[0]):
+        for j in range(i):
+            A[i, j] += 1.0
+            print(j)
+    return A
+
+
 def with_break(x):
     for i in range(x.shape[0]):
         if i == 5:
@@ -118,8 +136,9 @@ def index_after(x):
     (nested, lambda rng: (rand(rng, (6, 5), np.int32),)),
     (triangular, lambda rng: (rand(rng, (7, 7)),)),
     (with_break, lambda rng: (rand(rng, 9),)),
+    (back_substitution, lambda rng: (rand(rng, (8, 8)) + 8 * np.eye(8), rand(rng, 8))),
     (index_after, lambda rng: (rand(rng, 12),)),
-], ids=["jacobi", "sweep", "sum", "rebind", "nested", "nested-int32", "triangular", "break", "index-after"])
+], ids=["jacobi", "sweep", "sum", "rebind", "nested", "nested-int32", "triangular", "break", "back-substitution", "index-after"])
 def test_loops_compute_what_numpy_computes(fn, make, backend, rng):
     like_numpy(fn, backend, *make(rng))
 
@@ -154,6 +173,19 @@ def test_values_that_settle_after_one_iteration_are_peeled(rng):
 def test_short_loops_and_loops_that_cannot_be_captured_are_unrolled(rng):
     assert loops_of(jacobi, rand(rng, 10), rand(rng, 10), config.loop_capture_min - 1)[0] == []
     assert loops_of(with_break, rand(rng, 9))[0] == []
+
+
+def test_a_range_bounded_by_an_enclosing_index_is_a_loop_too(rng):
+    (outer, inner), _ = loops_of(triangular, rand(rng, (9, 9)))
+    assert inner.args[1:4][0] == 0 and "s" in str(inner.args[2])   # range(i): its stop is the outer index
+    (outer, inner), _ = loops_of(back_substitution, rand(rng, (8, 8)), rand(rng, 8))
+    assert outer.args[1:4] == (7, -1, -1)
+
+
+def test_a_symbolic_range_whose_body_breaks_unrolls_its_enclosing_loop(rng, capsys):
+    for backend in BACKENDS:
+        like_numpy(inner_print, backend, rand(rng, (5, 5)))
+    assert capsys.readouterr().out == "".join(f"{j}\n" for i in range(5) for j in range(i)) * 4
 
 
 def test_nested_loops_nest(rng):

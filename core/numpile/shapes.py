@@ -136,13 +136,35 @@ _LOOP_RANGES: dict[str, tuple] = {}   # loop symbol name -> (first, last) of the
 
 @contextlib.contextmanager
 def loop_range(index: "SymInt", first, last):
-    """Decisions on `index` (a loop symbol) made inside are taken for every value from first to last."""
+    """Decisions on `index` (a loop symbol) made inside are taken for every value from first to
+    last. Where the range's length is an expression of an enclosing loop's index (`range(i)` in a
+    loop over i), that index's range is narrowed to the values for which it is not empty: the
+    body runs only for those."""
     name = index.expr
+    narrowed = _nonempty(first, last)
+    saved = {k: _LOOP_RANGES[k] for k in narrowed}
+    _LOOP_RANGES.update(narrowed)
     _LOOP_RANGES[name] = (first, last)
     try:
         yield
     finally:
         del _LOOP_RANGES[name]
+        _LOOP_RANGES.update(saved)
+
+
+def _nonempty(first, last) -> dict:
+    """{enclosing loop symbol: its narrowed range} for which first <= last (see loop_range)."""
+    gap = last - first
+    if not isinstance(gap, SymInt) or gap.opaque is not None or len(gap.terms) != 1 or gap.terms[0][0] not in _LOOP_RANGES:
+        return {}
+    (outer, coeff), = gap.terms
+    ends = _LOOP_RANGES[outer]
+    if not all(isinstance(e, int) for e in ends):
+        return {}
+    low, high = min(ends), max(ends)   # a loop with a negative step runs from high to low
+    if coeff > 0:   # coeff * v + const >= 0
+        return {outer: (max(low, -(gap.const // coeff)), high)}
+    return {outer: (low, min(high, gap.const // -coeff))}
 
 
 def _loop_symbol_in(x: "SymInt") -> str | None:

@@ -10,6 +10,7 @@ import operator
 import numpy as np
 
 from ..exc import Unsupported
+from . import loops
 from .variables import (
     ArrayVariable, ConstantVariable, DictVariable, IteratorVariable, ListVariable,
     ObjectVariable, TupleVariable, Variable, constant_result,
@@ -135,6 +136,13 @@ def _data_dependent(name):
     return handler
 
 
+def _range(tx, args, kwargs):
+    """range(), or where a bound is an expression of a loop's index, a range only a loop node runs."""
+    if any(isinstance(a, ArrayVariable) for a in args) or kwargs:
+        return _data_dependent("range")(tx, args, kwargs)
+    return ConstantVariable(loops.make_range(*(a.as_constant() for a in args)))
+
+
 def _float(tx, args, kwargs):
     if len(args) == 1 and not kwargs and isinstance(args[0], ArrayVariable) and _python_type(args[0]) is float:
         return args[0]  # a Python float in the graph is already one
@@ -154,7 +162,8 @@ BUILTINS = {
     print: _side_effect("print"), input: _side_effect("input"), open: _side_effect("open"),
     float: _float,
     **{fn: _data_dependent(fn.__name__) for fn in (int, bool, complex, str, min, max, round,
-                                                   range, sorted, repr, divmod, any, all, hash)},
+                                                   sorted, repr, divmod, any, all, hash)},
+    range: _range,
 }
 
 # Callables that compute a constant from constants and have no side effects.

@@ -571,7 +571,7 @@ def before_with(tx: Tx, inst):
 @handles("GET_ITER")
 def get_iter(tx: Tx, inst):
     value = tx.pop()
-    if value.is_constant() and type(value.as_constant()) is range:   # a loop node's candidate (loops.py)
+    if value.is_constant() and type(value.as_constant()) in (range, loops.SymbolicRange):   # a loop node's candidate (loops.py)
         tx.push(loops.RangeIteratorVariable(value.as_constant()))
         return
     tx.push(tx.iterate(value, "a for loop"))

@@ -20,13 +20,15 @@ is unrolled, and the rest captured from the second arrival at the loop.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from .. import config, logs
 from ..exc import Unsupported
 from ..graph import Graph, Node, map_nodes
 from ..ops import ArrayMeta
-from ..shapes import SYMBOL_PATTERN, SymInt, lone_symbol, loop_range, substitute_index
+from ..shapes import SYMBOL_PATTERN, SymInt, lone_symbol, loop_dependent, loop_range, substitute_index
 from . import bytecode_compat as bc
 from .variables import (
     NULL, ArrayVariable, CellVariable, ConstantVariable, DictVariable, IteratorVariable, ListVariable, TupleVariable,
@@ -35,21 +37,58 @@ from .variables import (
 PEELS = 2   # iterations unrolled before a loop whose values settle late is given up on
 
 
-class RangeIteratorVariable(IteratorVariable):
-    """iter(range(...)) of constant bounds: its values are made as they are taken."""
+@dataclass(frozen=True)
+class SymbolicRange:
+    """range(start, stop, step) with bounds that are expressions of a loop's index (`range(i)` in
+    the body of a loop over i): only a loop node can run it."""
 
-    def __init__(self, values: range):
+    start: object
+    stop: object
+    step: int
+
+    def __iter__(self):
+        raise Unsupported(f"a loop over {self} cannot be unrolled (its length changes with an enclosing loop's index)")
+
+    def __str__(self) -> str:
+        return f"range({self.start}, {self.stop}, {self.step})"
+
+
+def make_range(*args):
+    """range(*args), or a SymbolicRange where a bound is an expression of a loop's index."""
+    if not any(loop_dependent(a) for a in args):
+        return range(*args)
+    start, stop, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
+    if not isinstance(step, int) or step == 0:
+        raise Unsupported(f"range() with step {step} over an expression of a loop's index")
+    return SymbolicRange(start, stop, step)
+
+
+class RangeIteratorVariable(IteratorVariable):
+    """iter(range(...)): its values are made as they are taken; a SymbolicRange has none to take."""
+
+    def __init__(self, values):
         super().__init__([])
         self.range = values
 
     def next(self):
+        if isinstance(self.range, SymbolicRange):
+            iter(self.range)   # raises, saying why
         if self.index >= len(self.range):
             return None
         self.index += 1
         return ConstantVariable(self.range[self.index - 1])
 
     def rest(self):
-        return [ConstantVariable(v) for v in self.range[self.index:]]
+        return [ConstantVariable(v) for v in self.range[self.index:]] if isinstance(self.range, range) else list(self.range)
+
+    def remaining(self) -> tuple:
+        """(first, last, stop, step, count) of the values not taken yet; count None where symbolic."""
+        if isinstance(self.range, range):
+            rest = self.range[self.index:]
+            return (rest[0], rest[-1], rest.stop, rest.step, len(rest)) if rest else (None, None, rest.stop, rest.step, 0)
+        r = self.range
+        last = r.stop - 1 if r.step > 0 else r.stop + 1   # a bound of the last value: what decisions need
+        return r.start, last, r.stop, r.step, None
 
 
 class _Unstable(Exception):
@@ -65,12 +104,13 @@ def capture(tx, inst, it: RangeIteratorVariable) -> bool:
     """Trace the rest of the loop at FOR_ITER `inst` as a loop node and continue after it; False
     to take the next iteration unrolled instead (the trace is then as it was)."""
     out = tx.output
-    remaining = it.range[it.index:]
+    remaining = it.remaining()
+    count = remaining[-1]
     key = (tx.code, inst.offset)
     attempts = out.loop_attempts.get(key, 0)
-    if not out.dynamic.loops or config.loop_capture_min is None or len(remaining) < config.loop_capture_min \
-            or attempts > PEELS:
-        return False
+    if not out.dynamic.loops or config.loop_capture_min is None or attempts > PEELS \
+            or count is not None and count < config.loop_capture_min:
+        return False   # a SymbolicRange that is not captured raises as it is unrolled
     out.loop_attempts[key] = attempts + 1
     state = _State(tx)
     rebound: dict = {}
@@ -135,11 +175,11 @@ class _State:
 class _Body:
     """One pass over the body of the loop at FOR_ITER `inst`, for the index values `remaining`."""
 
-    def __init__(self, tx, inst, remaining: range, rebound: dict):
-        self.tx, self.inst, self.remaining, self.rebound = tx, inst, remaining, rebound
+    def __init__(self, tx, inst, remaining: tuple, rebound: dict):
+        self.tx, self.inst, self.rebound = tx, inst, rebound
         self.outer = tx.output.graph
         self.body = Graph(self.outer)
-        self.first, self.last = remaining[0], remaining[-1]
+        self.first, self.last, self.stop, self.step, self.count = remaining
         self.index = tx.output.shape_env.new_loop_symbol(self.first)
 
     def trace(self) -> "_Body":
@@ -215,6 +255,8 @@ class _Body:
             elif var.is_constant() and before.is_constant() and _same(var.as_constant(), before.as_constant()):
                 continue
             elif var.is_constant() and self._of_index(var.as_constant()):
+                if self.count is None and _read_outside(tx, name, self.inst):
+                    raise _Unstable(f"{name}, read after the loop, is its index, whose last value is not known", peel=False)
                 continue
             else:
                 raise _Unstable(f"{name} ({before.describe()} before the iteration, {var.describe()} after) "
@@ -246,8 +288,7 @@ class _Body:
         free_nodes = [p for _, p in free_inits]
         _reorder_inputs(body, order + free_nodes)
         self._bind_symbols(free_inits)
-        step = self.remaining.step
-        node = self.outer.loop(body, self.first, self.remaining.stop, step, tuple(inits),
+        node = self.outer.loop(body, self.first, self.stop, self.step, tuple(inits),
                                tuple(before for before, _ in free_inits), tx.loc)
         for k, (v, _, _) in enumerate(carried):
             v.node, v.version = self.outer.result(node, k), v.version + 1
@@ -257,14 +298,15 @@ class _Body:
         for k, (name, _, _) in enumerate(renamed):
             tx.locals[name] = ArrayVariable(self.outer.result(node, len(carried) + k))
         for name, var in list(tx.locals.items()):
-            if var.is_constant() and self._of_index(var.as_constant()):
+            if var.is_constant() and self._of_index(var.as_constant()) and self.count is not None:
                 with loop_range(self.index, self.first, self.last):
                     tx.locals[name] = ConstantVariable(substitute_index(var.as_constant(), self.index, self.last))
-            elif name not in self.state_locals:
+            elif name not in self.state_locals or var.is_constant() and self._of_index(var.as_constant()):
                 del tx.locals[name]   # bound in the loop, read nowhere after it
         _exhaust(tx, inst)
-        logs.get("graph").debug("%s: the loop is captured as %s (%d iterations, body of %d ops)", tx.loc, node.name,
-                                len(self.remaining), len(body.calls))
+        logs.get("graph").debug("%s: the loop is captured as %s (%s iterations, body of %d ops)", tx.loc, node.name,
+                                self.count if self.count is not None else f"range({self.first}, {self.stop})",
+                                len(body.calls))
 
     def _lift(self, free: list) -> list:
         """(enclosing node, body input) for each value of the enclosing graph the body reads: the
