@@ -105,6 +105,15 @@ def inner_print(A):
     return A
 
 
+def max_pool(x):
+    n, c, h, w = x.shape
+    out = np.empty((n, c, h // 2, w // 2), dtype=x.dtype)
+    for i in range(h // 2):
+        for j in range(w // 2):
+            out[:, :, i, j] = x[:, :, 2 * i:2 * i + 2, 2 * j:2 * j + 2].max(axis=(2, 3))
+    return out
+
+
 def with_break(x):
     for i in range(x.shape[0]):
         if i == 5:
@@ -137,8 +146,9 @@ def index_after(x):
     (triangular, lambda rng: (rand(rng, (7, 7)),)),
     (with_break, lambda rng: (rand(rng, 9),)),
     (back_substitution, lambda rng: (rand(rng, (8, 8)) + 8 * np.eye(8), rand(rng, 8))),
+    (max_pool, lambda rng: (rand(rng, (2, 3, 10, 12), np.float32),)),
     (index_after, lambda rng: (rand(rng, 12),)),
-], ids=["jacobi", "sweep", "sum", "rebind", "nested", "nested-int32", "triangular", "break", "back-substitution", "index-after"])
+], ids=["jacobi", "sweep", "sum", "rebind", "nested", "nested-int32", "triangular", "break", "back-substitution", "max-pool", "index-after"])
 def test_loops_compute_what_numpy_computes(fn, make, backend, rng):
     like_numpy(fn, backend, *make(rng))
 

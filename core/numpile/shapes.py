@@ -152,6 +152,17 @@ def loop_range(index: "SymInt", first, last):
         _LOOP_RANGES.update(saved)
 
 
+def active_loop_ranges() -> tuple:
+    """The ranges of the loops being captured or lowered, innermost last, as text (a key: what
+    lowering a loop's body decided holds for these)."""
+    return tuple((name, str(first), str(last)) for name, (first, last) in _LOOP_RANGES.items())
+
+
+def is_loop_symbol(k) -> bool:
+    """Whether symbol s<k> is the index of a loop being captured or lowered."""
+    return f"s{k}" in _LOOP_RANGES
+
+
 def _nonempty(first, last) -> dict:
     """{enclosing loop symbol: its narrowed range} for which first <= last (see loop_range)."""
     gap = last - first

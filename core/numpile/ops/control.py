@@ -20,7 +20,7 @@ import weakref
 import numpy as np
 
 from .. import logs
-from ..shapes import NewGuard, SymInt, loop_range
+from ..shapes import SYMBOL_PATTERN, NewGuard, SymInt, active_loop_ranges, is_loop_symbol, loop_dependent, loop_range
 from .registry import CONTROL, register
 
 
@@ -44,28 +44,46 @@ class CompiledLoop:
     arrays it may update in place: the iterations after the first (which runs through the body's
     call, where the backend settles layouts) then run through it."""
 
-    def __init__(self, compile_body):
+    def __init__(self, compile_body, bounds: tuple = ()):
+        """`bounds`: the loop node's (start, stop, step) as the graph has them; where they are
+        expressions of enclosing loops' indices (`range(i)`), the body is compiled once for every
+        range they give, not once per range."""
         self.compile_body = compile_body
+        self.symbolic = symbolic_range(*bounds) if bounds else None
         self.compiled: dict[tuple, object] = {}
 
     def __call__(self, body, start, stop, step, carried, free):
         values = range(start, stop, step)
         if not values:
             return tuple(carried)
-        key = (values[0], values[-1])
+        first, last = self.symbolic or (values[0], values[-1])
+        with index_range(body, first, last):   # a loop inside the body compiles under it
+            return self._run(body, values, carried, free)
+
+    def _run(self, body, values: range, carried, free):
+        key = active_loop_ranges()   # this loop's range and the enclosing loops'
         if key not in self.compiled:
-            with index_range(body, values[0], values[-1]):
-                try:
-                    self.compiled[key] = self.compile_body(body, [values[0], *_carried(body, carried), *free])
-                except NewGuard as e:   # a size the lowering cannot decide for every index: NumPy runs the body
-                    logs.get("perf").debug("loop body %s runs with NumPy: %s", repr(body), e)
-                    self.compiled[key] = body.compile_python()
+            try:
+                self.compiled[key] = self.compile_body(body, [values[0], *_carried(body, carried), *free])
+            except NewGuard as e:   # a size the lowering cannot decide for every index: NumPy runs the body
+                logs.get("perf").debug("loop body %s runs with NumPy: %s", repr(body), e)
+                self.compiled[key] = body.compile_python()
         compiled = self.compiled[key]
+        step = values.step
         if getattr(compiled, "iterate", None) is None or len(values) < 2:
-            return run_loop(body, start, stop, step, carried, free, run=compiled)
+            return run_loop(body, values.start, values.stop, step, carried, free, run=compiled)
         first = run_loop(body, values[0], values[1], step, carried, free, run=compiled)
         owned = tuple(np.array(v, copy=True) for v in first)
         return compiled.iterate(values[1], step, len(values) - 1, owned, free)
+
+
+def symbolic_range(start, stop, step) -> tuple | None:
+    """(first, last) bounds of range(start, stop, step) as expressions of the indices of the
+    enclosing loops being run, where a bound is one and every symbol in them is such an index."""
+    if not loop_dependent(start, stop) or not isinstance(step, int) or not all(
+            is_loop_symbol(k) for b in (start, stop) if isinstance(b, SymInt) for k in SYMBOL_PATTERN.findall(b.expr)):
+        return None
+    return (start, stop - 1) if step > 0 else (start, stop + 1)
 
 
 def _carried(body, carried: tuple) -> tuple:
@@ -85,8 +103,13 @@ _CARRIED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # body -> wh
 
 def index_range(body, first: int, last: int):
     """Decisions on the index of loop body `body` (its first input) hold from first to last."""
-    k = next((k for k, s in enumerate(body.symbols) if s is not None and s[1] is None and s[0] is body.inputs[0]), None)
-    return contextlib.nullcontext() if k is None else loop_range(SymInt(f"s{k}", first), first, last)
+    if body not in _INDEX:
+        k = next((k for k, s in enumerate(body.symbols) if s is not None and s[1] is None and s[0] is body.inputs[0]), None)
+        _INDEX[body] = None if k is None else f"s{k}"
+    return contextlib.nullcontext() if _INDEX[body] is None else loop_range(SymInt(_INDEX[body], first if isinstance(first, int) else None), first, last)
+
+
+_INDEX: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # body -> the name of its index's symbol
 
 
 def _loop_sig(body, start, stop, step, carried, free): ...

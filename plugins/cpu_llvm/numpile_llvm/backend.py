@@ -436,7 +436,7 @@ class CompiledProgram:
         allocations = list(lines)
         for i, step in enumerate(program.steps):
             if isinstance(step, Extern):
-                env[f"extern{i}"] = ops.get(step.op).impl if step.op != "loop" else CompiledLoop(self.compile_body)
+                env[f"extern{i}"] = ops.get(step.op).impl if step.op != "loop" else CompiledLoop(self.compile_body, step.args[1:4])
                 args = ", ".join(_render_arg(a, names, env) for a in step.args)
                 kwargs = "".join(f", {k}={_render_arg(v, names, env)}" for k, v in step.kwargs.items())
                 call = f"extern{i}({args}{kwargs})"
