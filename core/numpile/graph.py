@@ -144,6 +144,9 @@ class Graph:
         # input (an in-place update). A backend may compute the output in the input's memory and
         # return the input array itself: then nothing is copied.
         self.write_back: list = []
+        # a loop's body: the arrays in write_back are the loop's own copies, which may be updated in
+        # place even where a later step raises (nothing of the caller's is changed then)
+        self.write_back_owned = False
         self._names: dict[str, int] = outer._names if outer is not None else {}
         self._taken: set[str] = outer._taken if outer is not None else set()
 

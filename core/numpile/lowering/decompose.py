@@ -136,8 +136,17 @@ def _dot(emit: Emitter, a, b):
     return _matmul(emit, a, b) if vectors_or_matrices else None
 
 
+def _outer(emit: Emitter, a, b):
+    """np.outer: the flattened operands as a column and a row, multiplied (a kernel, fused with
+    what reads it, not a call that makes the whole product)."""
+    if not all(isinstance(x, Node) for x in (a, b)):
+        return None
+    column, row = (x if len(x.shape) == 1 else emit("ravel", x) for x in (a, b))
+    return emit("multiply", emit("getitem", column, (slice(None), None)), emit("getitem", row, (None, slice(None))))
+
+
 DECOMPOSITIONS = {"mean": _mean, "var": _var, "std": _std, "divmod": _divmod, "meshgrid": _meshgrid,
-                  "einsum": einsum, "matmul": _matmul, "dot": _dot}
+                  "einsum": einsum, "matmul": _matmul, "dot": _dot, "outer": _outer}
 
 
 def _meta_of(result):
@@ -178,4 +187,5 @@ def decompose(graph: Graph) -> Graph:
             new[n] = out.call(n.target, map_nodes(n.args, look), map_nodes(n.kwargs, look), n.array_meta, n.meta.get("loc"))
     out.symbols = [(new[s[0]], s[1]) if s is not None else None for s in graph.symbols]
     out.write_back = [(k, new[node]) for k, node in graph.write_back]
+    out.write_back_owned = graph.write_back_owned
     return out

@@ -48,7 +48,7 @@ def in_place_setitems(graph: Graph, kind_of, materialized: set, users: dict) -> 
             continue
         base = update_parts(s)[0]
         if base.op == "input":
-            owned = base in written_back and not any(i > order[s] for i in raising)
+            owned = base in written_back and (graph.write_back_owned or not any(i > order[s] for i in raising))
         else:
             owned = base in chosen or _made_here(base, kind_of, materialized)
         if owned and base not in outputs and \

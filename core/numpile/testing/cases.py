@@ -546,6 +546,7 @@ def _loop_body(carried: list, free: list, build, in_place: bool = False) -> Grap
         return body.call(name, args, {}, ops.get(name).meta(*map_nodes(args, lambda n: n.array_meta)))
     body.output(build(call, SymInt("s0", 1), *inputs))
     body.write_back = [(0, inputs[0])] if in_place else []
+    body.write_back_owned = True
     return body
 
 

@@ -281,6 +281,7 @@ class _Body:
         results = [v.node for v, _, _ in carried] + [tx.locals[name].node for name, _, _ in renamed]
         body.output(results)
         body.write_back = [(k, placeholder) for k, (_, _, placeholder) in enumerate(carried)]
+        body.write_back_owned = True   # ops/control.py's run_loop copies them first
         free = [(before, placeholder) for v, (before, placeholder) in self.arrays.items() if v.node is placeholder]
         inits = [before for _, before, _ in carried] + [before for _, before, _ in renamed]
         order = [self.index_node] + [p for _, _, p in carried] + [p for _, _, p in renamed]
