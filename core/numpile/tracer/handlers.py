@@ -18,7 +18,7 @@ from .sources import ModuleSource
 from .dispatch import handles
 from .translator import InstructionTranslator
 from .variables import (
-    NULL, ArrayVariable, CellVariable, ConstantVariable, DictVariable, IteratorVariable,
+    NULL, CellVariable, ConstantVariable, DictVariable, IteratorVariable,
     ListVariable, NestedFunctionVariable, ObjectVariable, SliceVariable, TupleVariable, contexts,
 )
 
@@ -216,16 +216,7 @@ def binary_op(tx: Tx, inst):
     fn, inplace = bc.BINARY_OPS[inst.arg]
     rhs = tx.pop()
     lhs = tx.pop()
-    if inplace and isinstance(lhs, ArrayVariable) and not lhs.node.meta["scalar"]:
-        lhs.update(tx, tx.apply_operator(fn, [lhs, rhs]), fn.__name__)
-        tx.push(lhs)  # the same array, updated
-        return
-    if inplace and isinstance(lhs, ListVariable) and fn is operator.add:
-        lhs.items.extend(rhs.unpack(tx, "list +="))
-        tx.output.mark_mutated(lhs)
-        tx.push(lhs)
-        return
-    tx.push(tx.apply_operator(fn, [lhs, rhs]))
+    tx.push(lhs.apply_inplace(tx, fn, rhs) if inplace else tx.apply_operator(fn, [lhs, rhs]))
 
 
 _UNARY = {"UNARY_NEGATIVE": operator.neg, "UNARY_INVERT": operator.invert, "UNARY_POSITIVE": operator.pos}

@@ -88,6 +88,17 @@ class ArrayVariable(Variable):
         return ArrayIteratorVariable(self, operator.index(shape[0]),
                                      lambda i: tx.output.call_op(getitem, (self, ConstantVariable(i)), {}))
 
+    def length(self, tx) -> int:
+        if not self.node.shape:
+            raise Unsupported("len() of a 0-d array (TypeError)")
+        return tx.output.read_size(self.node.shape[0], f"len({self.node.name})")
+
+    def apply_inplace(self, tx, fn, other: Variable) -> Variable:
+        if self.node.meta["scalar"]:  # NumPy scalars are immutable
+            return super().apply_inplace(tx, fn, other)
+        self.update(tx, tx.apply_operator(fn, [self, other]), fn.__name__)
+        return self  # the same array, updated
+
     def known_items(self, tx, what: str) -> list[Variable]:
         raise Unsupported(f"{what} over {self.describe()}")
 

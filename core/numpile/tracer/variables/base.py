@@ -1,7 +1,7 @@
 """What every Variable can be asked, and the answers of a value that does not say otherwise.
 
 The translator asks a Variable what an instruction means for it: `getattr`, `call`, `truth`,
-`iterate`, `getitem`, `setitem`, `contains`. Each family of values (arrays, constants and
+`iterate`, `getitem`, `setitem`, `contains`, `length`, `apply_inplace`. Each family of values (arrays, constants and
 objects, containers, functions) answers in its own module; the defaults here raise the reason
 users see, or compute the answer in Python where the value is known at compile time. Every
 method takes the translator `tx` first: through it a Variable reaches the graph (`tx.output`),
@@ -73,6 +73,15 @@ class Variable:
     def known_items(self, tx, what: str) -> list["Variable"]:
         """The items, where their number is known without array data (an array's is not asked)."""
         return self.unpack(tx, what)
+
+    def length(self, tx) -> int:
+        """len(value)."""
+        return len(self.as_constant())
+
+    def apply_inplace(self, tx, fn, other: "Variable") -> "Variable":
+        """`self op= other` for the operator `fn` (operator.add for +=): a value that cannot be
+        updated in place is rebound to `fn(self, other)`, as Python does."""
+        return tx.apply_operator(fn, [self, other])
 
     def as_key(self, container: "Variable"):
         """This Variable's value as an index of `container`, a value that is not an array."""

@@ -18,13 +18,7 @@ from .objects import ConstantVariable, ObjectVariable
 
 def _len(tx, args, kwargs):
     (x,) = args
-    if isinstance(x, ArrayVariable):
-        if not x.node.shape:
-            raise Unsupported("len() of a 0-d array (TypeError)")
-        return ConstantVariable(tx.output.read_size(x.node.shape[0], f"len({x.node.name})"))
-    if isinstance(x, (TupleVariable, ListVariable, DictVariable)):
-        return ConstantVariable(len(x.items))
-    return ConstantVariable(len(x.as_constant()))
+    return ConstantVariable(x.length(tx))
 
 
 def _isinstance(tx, args, kwargs):

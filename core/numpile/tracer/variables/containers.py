@@ -5,6 +5,7 @@ The methods the tracer runs are a table from the unbound method (`list.append`) 
 
 from __future__ import annotations
 
+import operator
 from dataclasses import dataclass
 
 import numpy as np
@@ -23,6 +24,9 @@ class ContainerVariable(Variable):
 
     def truth(self, tx) -> bool:
         return bool(self.items)
+
+    def length(self, tx) -> int:
+        return len(self.items)
 
     def getattr(self, tx, name: str) -> Variable:
         method = getattr(self.python_type(), name, None)
@@ -93,6 +97,13 @@ class ListVariable(SequenceVariable):
 
     def python_type(self) -> type:
         return list
+
+    def apply_inplace(self, tx, fn, other: Variable) -> Variable:
+        if fn is not operator.add:
+            return super().apply_inplace(tx, fn, other)
+        self.items.extend(other.unpack(tx, "list +="))
+        tx.output.mark_mutated(self)
+        return self
 
     def setitem(self, tx, index: Variable, value: Variable) -> None:
         key = index.as_constant()
