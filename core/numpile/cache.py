@@ -39,7 +39,7 @@ from .tracer.codegen import CodeNamespace, call_args, signature_params
 from .tracer.guards import GuardSet, same_float
 from .tracer.python_scalars import INT_INPUT_BOUND
 from .tracer.resume import forget, make_resume_function, resume_code
-from .tracer.translator import is_library_code
+from .tracer.variables import is_library_code
 
 _LIVE: "weakref.WeakSet[CompiledFunction]" = weakref.WeakSet()
 _NO_SELF = object()

@@ -17,13 +17,13 @@ import numpy as np
 from ..exc import Unsupported
 from ..graph import python_value
 from ..shapes import SymInt
-from .contexts import ContextExitVariable, ErrstateVariable, entered_exit
 from .output_graph import MAYBE_VIEWS
 from .variables import (
     ArrayIteratorVariable, ArrayMethodVariable, ArrayVariable, BoundMethodVariable, CellVariable, ConstantVariable,
-    DictVariable, IteratorVariable, ListVariable, NestedFunctionVariable, ObjectVariable, SliceVariable,
-    TupleVariable, Variable,
+    ContextExitVariable, DictVariable, ErrstateVariable, IteratorVariable, ListVariable, NestedFunctionVariable,
+    ObjectVariable, SliceVariable, TupleVariable, Variable,
 )
+from .variables.contexts import entered_exit
 
 
 class CodeNamespace:

@@ -10,18 +10,17 @@ from __future__ import annotations
 import operator
 import sys
 
-from .. import config, ops
+from .. import config
 from ..exc import Unsupported
-from ..graph import map_nodes
-from ..ops.indexing import is_advanced, is_mask
 from . import bytecode_compat as bc
-from . import contexts, loops
+from . import loops
 from .sources import ModuleSource
 from .dispatch import handles
 from .translator import InstructionTranslator
 from .variables import (
-    NULL, ArrayVariable, CellVariable, ConstantVariable, DictVariable, IteratorVariable,
-    ListVariable, NestedFunctionVariable, ObjectVariable, SliceVariable, TupleVariable, unpack_known,
+    NULL, CellVariable, ConstantVariable, DictVariable, IteratorVariable,
+    ListVariable, NestedFunctionVariable, ObjectVariable, RangeIteratorVariable, SliceVariable, SymbolicRange,
+    TupleVariable, contexts,
 )
 
 Tx = InstructionTranslator
@@ -127,7 +126,10 @@ def make_cell(tx: Tx, inst):
 
 @handles("LOAD_DEREF")
 def load_deref(tx: Tx, inst):
-    tx.push(tx.read_cell(_load_local(tx, inst.argval)))
+    cell = _load_local(tx, inst.argval)
+    if not isinstance(cell, CellVariable):
+        raise Unsupported(f"closure variable holds {cell.describe()}")
+    tx.push(cell.read(tx))
 
 
 @handles("STORE_DEREF")
@@ -154,14 +156,14 @@ def import_name(tx: Tx, inst):
 
 @handles("IMPORT_FROM")
 def import_from(tx: Tx, inst):
-    tx.push(tx.getattr(tx.stack[-1], inst.argval))
+    tx.push(tx.stack[-1].getattr(tx, inst.argval))
 
 
 # -- attributes and items --------------------------------------------------------------------
 @handles("LOAD_ATTR", "LOAD_METHOD")
 def load_attr(tx: Tx, inst):
     obj = tx.pop()
-    _push_maybe_callable(tx, tx.getattr(obj, inst.argval), bc.attr_is_method_load(inst))
+    _push_maybe_callable(tx, obj.getattr(tx, inst.argval), bc.attr_is_method_load(inst))
 
 
 @handles("STORE_ATTR")
@@ -170,58 +172,17 @@ def store_attr(tx: Tx, inst):
     tx.output.store_attr(obj, inst.argval, value)
 
 
-def subscript(tx: Tx, container, index):
-    if isinstance(container, ArrayVariable):
-        index, view = tx.output.data_index(container, index)
-        if _advanced(tx, index):  # a new array (a view only where NumPy's is one): its own op
-            result = tx.output.call_op(ops.get("index"), (container, index), {})
-            if view:
-                tx.output.mark_view(result, container, index)
-            return result
-        return tx.apply_operator(operator.getitem, [container, index])
-    if isinstance(index, ArrayVariable):
-        raise Unsupported(f"indexing {container.describe()} with an array")
-    key = index.as_constant()
-    if isinstance(container, (TupleVariable, ListVariable)):
-        try:
-            item = container.items[key]
-        except (IndexError, TypeError) as e:
-            raise Unsupported(f"indexing {container.describe()} with {key!r} raises {type(e).__name__}") from None
-        return type(container)(list(item)) if isinstance(key, slice) else item
-    if isinstance(container, DictVariable):
-        if key not in container.items:
-            raise Unsupported(f"key {key!r} is not in the dict (KeyError)")
-        return container.items[key]
-    if container.is_constant():
-        return tx.apply_operator(operator.getitem, [container, index])
-    op = ops.lookup_callable(getattr(container.value, "__getitem__", None)) \
-        if isinstance(container, ObjectVariable) else None
-    if op is not None:  # an object whose subscript makes an array: np.mgrid[0:3, 0:4]
-        return tx.output.call_op(op, (index,), {})
-    raise Unsupported(f"indexing {container.describe()}")
-
-
-def _one_mask_and_scalar(index, value) -> bool:
-    value_is_scalar = not isinstance(value, ArrayVariable) or not value.node.array_meta.ndim
-    return value_is_scalar and isinstance(index, ArrayVariable) and is_mask(index.node.array_meta)
-
-
-def _advanced(tx: Tx, index) -> bool:
-    arg = tx.output.graph_arg(index)
-    return is_advanced(map_nodes(arg if isinstance(arg, tuple) else (arg,), lambda n: n.array_meta))
-
-
 @handles("BINARY_SUBSCR")
 def binary_subscr(tx: Tx, inst):
     index = tx.pop()
-    tx.push(subscript(tx, tx.pop(), index))
+    tx.push(tx.pop().getitem(tx, index))
 
 
 @handles("BINARY_SLICE")
 def binary_slice(tx: Tx, inst):
     start, stop = tx.popn(2)
     container = tx.pop()
-    tx.push(subscript(tx, container, _slice(start, stop, ConstantVariable(None))))
+    tx.push(container.getitem(tx, _slice(start, stop, ConstantVariable(None))))
 
 
 def _slice(start, stop, step):
@@ -240,34 +201,14 @@ def build_slice(tx: Tx, inst):
 @handles("STORE_SUBSCR")
 def store_subscr(tx: Tx, inst):
     index, container, value = tx.pop(), tx.pop(), tx.pop()
-    _store_item(tx, container, index, value)
+    container.setitem(tx, index, value)
 
 
 @handles("STORE_SLICE")
 def store_slice(tx: Tx, inst):
     start, stop = tx.popn(2)
     container, value = tx.pop(), tx.pop()
-    _store_item(tx, container, _slice(start, stop, ConstantVariable(None)), value)
-
-
-def _store_item(tx, container, index, value):
-    if isinstance(container, ArrayVariable):
-        if not _one_mask_and_scalar(index, value):  # that one is a select: no count needed
-            index, _ = tx.output.data_index(container, index)
-        updated = tx.output.call_op(ops.get("setitem"), (container, index, value), {})
-        tx.output.mutate(container, updated)
-        return
-    key = index.as_constant()
-    if isinstance(container, ListVariable):
-        if isinstance(key, slice):
-            container.items[key] = unpack_known(value, "slice assignment")
-        else:
-            container.items[key] = value
-    elif isinstance(container, DictVariable):
-        container.items[key] = value
-    else:
-        raise Unsupported(f"item assignment into {container.describe()}")
-    tx.output.mark_mutated(container)
+    container.setitem(tx, _slice(start, stop, ConstantVariable(None)), value)
 
 
 # -- operators -------------------------------------------------------------------------------
@@ -276,17 +217,7 @@ def binary_op(tx: Tx, inst):
     fn, inplace = bc.BINARY_OPS[inst.arg]
     rhs = tx.pop()
     lhs = tx.pop()
-    if inplace and isinstance(lhs, ArrayVariable) and not lhs.node.meta["scalar"]:
-        result = tx.apply_operator(fn, [lhs, rhs])
-        tx.output.mutate(lhs, tx.in_place_result(lhs, result, fn.__name__))
-        tx.push(lhs)  # the same array, updated
-        return
-    if inplace and isinstance(lhs, ListVariable) and fn is operator.add:
-        lhs.items.extend(tx.unpack(rhs, "list +="))
-        tx.output.mark_mutated(lhs)
-        tx.push(lhs)
-        return
-    tx.push(tx.apply_operator(fn, [lhs, rhs]))
+    tx.push(lhs.apply_inplace(tx, fn, rhs) if inplace else tx.apply_operator(fn, [lhs, rhs]))
 
 
 _UNARY = {"UNARY_NEGATIVE": operator.neg, "UNARY_INVERT": operator.invert, "UNARY_POSITIVE": operator.pos}
@@ -299,12 +230,12 @@ def unary_negative(tx: Tx, inst):   # and UNARY_INVERT, UNARY_POSITIVE
 
 @handles("UNARY_NOT")
 def unary_not(tx: Tx, inst):
-    tx.push(ConstantVariable(not tx.truth(tx.pop())))
+    tx.push(ConstantVariable(not tx.pop().truth(tx)))
 
 
 @handles("TO_BOOL")
 def to_bool(tx: Tx, inst):
-    tx.push(ConstantVariable(tx.truth(tx.pop())))
+    tx.push(ConstantVariable(tx.pop().truth(tx)))
 
 
 @handles("COMPARE_OP")
@@ -336,17 +267,7 @@ def _is_none(var) -> bool:
 @handles("CONTAINS_OP")
 def contains_op(tx: Tx, inst):
     container, item = tx.pop(), tx.pop()
-    if isinstance(container, DictVariable):
-        found = item.as_constant() in container.items
-    elif container.is_constant() and item.is_constant():
-        found = item.as_constant() in container.as_constant()
-    elif isinstance(container, (TupleVariable, ListVariable)) and item.is_constant():
-        if not all(v.is_constant() for v in container.items):
-            raise Unsupported(f"`in` over {container.describe()} holding arrays")
-        found = item.as_constant() in [v.as_constant() for v in container.items]
-    else:
-        raise Unsupported(f"`in` with {item.describe()} and {container.describe()}")
-    tx.push(ConstantVariable(found != bool(inst.arg)))
+    tx.push(ConstantVariable(container.contains(tx, item) != bool(inst.arg)))
 
 
 # -- building containers -----------------------------------------------------------------------
@@ -384,7 +305,7 @@ def list_append(tx: Tx, inst):
 def list_extend(tx: Tx, inst):
     values = tx.pop()
     target = tx.stack[-inst.arg]
-    target.items.extend(tx.unpack(values, "list extend"))
+    target.items.extend(values.unpack(tx, "list extend"))
     tx.output.mark_mutated(target)
 
 
@@ -423,7 +344,7 @@ def call_intrinsic_1(tx: Tx, inst):
 
 @handles("UNPACK_SEQUENCE")
 def unpack_sequence(tx: Tx, inst):
-    items = tx.unpack(tx.pop(), "unpacking")
+    items = tx.pop().unpack(tx, "unpacking")
     if len(items) != inst.arg:
         raise Unsupported(f"unpacking {len(items)} values into {inst.arg} names (ValueError)")
     for v in reversed(items):
@@ -433,7 +354,7 @@ def unpack_sequence(tx: Tx, inst):
 @handles("UNPACK_EX")
 def unpack_ex(tx: Tx, inst):
     before, after = inst.arg & 0xFF, inst.arg >> 8
-    items = tx.unpack(tx.pop(), "unpacking")
+    items = tx.pop().unpack(tx, "unpacking")
     if len(items) < before + after:
         raise Unsupported("not enough values to unpack (ValueError)")
     middle = ListVariable(items[before:len(items) - after])
@@ -466,10 +387,10 @@ def call_function_ex(tx: Tx, inst):
     fn, self_var = bc.split_call_slots(first, second, lambda v: v is NULL)
     if not isinstance(kwargs, DictVariable):
         raise Unsupported(f"** unpacking of {kwargs.describe()}")
-    pos = tx.unpack(args, "* unpacking")
+    pos = args.unpack(tx, "* unpacking")
     if self_var is not None:
         pos = [self_var, *pos]
-    tx.push(tx.call(fn, pos, dict(kwargs.items)))
+    tx.push(fn.call(tx, pos, dict(kwargs.items)))
 
 
 @handles("MAKE_FUNCTION")
@@ -479,22 +400,22 @@ def make_function(tx: Tx, inst):
     if bc.MAKE_FUNCTION_TAKES_FLAGS:
         for flag in (bc.FN_CLOSURE, bc.FN_ANNOTATIONS, bc.FN_KWDEFAULTS, bc.FN_DEFAULTS):
             if inst.arg & flag:
-                _set_function_attribute(fn, flag, tx.pop())
+                _set_function_attribute(tx, fn, flag, tx.pop())
     tx.push(fn)
 
 
 @handles("SET_FUNCTION_ATTRIBUTE")
 def set_function_attribute(tx: Tx, inst):
     fn = tx.pop()
-    _set_function_attribute(fn, inst.arg, tx.pop())
+    _set_function_attribute(tx, fn, inst.arg, tx.pop())
     tx.push(fn)
 
 
-def _set_function_attribute(fn: NestedFunctionVariable, flag: int, value):
+def _set_function_attribute(tx: Tx, fn: NestedFunctionVariable, flag: int, value):
     if flag == bc.FN_CLOSURE:
         fn.closure = tuple(value.items)
     elif flag == bc.FN_DEFAULTS:
-        fn.defaults = tuple(unpack_known(value, "defaults"))
+        fn.defaults = tuple(value.known_items(tx, "defaults"))
     elif flag == bc.FN_KWDEFAULTS:
         fn.kwdefaults = dict(value.items) if isinstance(value, DictVariable) else \
             {k: ConstantVariable(v) for k, v in value.as_constant().items()}
@@ -540,8 +461,8 @@ def _conditional(name: str, pop_when, test):
     return handler
 
 
-_truthy = lambda tx, v: tx.truth(v)              # noqa: E731
-_falsy = lambda tx, v: not tx.truth(v)           # noqa: E731
+_truthy = lambda tx, v: v.truth(tx)              # noqa: E731
+_falsy = lambda tx, v: not v.truth(tx)           # noqa: E731
 _none = lambda tx, v: _is_none_checked(v)        # noqa: E731
 _not_none = lambda tx, v: not _is_none_checked(v)  # noqa: E731
 
@@ -571,10 +492,10 @@ def before_with(tx: Tx, inst):
 @handles("GET_ITER")
 def get_iter(tx: Tx, inst):
     value = tx.pop()
-    if value.is_constant() and type(value.as_constant()) in (range, loops.SymbolicRange):   # a loop node's candidate (loops.py)
-        tx.push(loops.RangeIteratorVariable(value.as_constant()))
+    if value.is_constant() and type(value.as_constant()) in (range, SymbolicRange):   # a loop node's candidate (loops.py)
+        tx.push(RangeIteratorVariable(value.as_constant()))
         return
-    tx.push(tx.iterate(value, "a for loop"))
+    tx.push(value.iterate(tx, "a for loop"))
 
 
 @handles("FOR_ITER")
@@ -582,7 +503,7 @@ def for_iter(tx: Tx, inst):
     it = tx.stack[-1]
     if not isinstance(it, IteratorVariable):
         raise Unsupported(f"iterating over {it.describe()}")
-    if isinstance(it, loops.RangeIteratorVariable) and loops.capture(tx, inst, it):
+    if isinstance(it, RangeIteratorVariable) and loops.capture(tx, inst, it):
         return
     count = tx.loop_counts[inst.offset] = tx.loop_counts.get(inst.offset, 0) + 1
     if count > config.unroll_limit + 1:

@@ -16,8 +16,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..exc import Unsupported
-from .variables import ConstantVariable, Variable
+from ...exc import Unsupported
+from .base import Variable
+from .objects import ConstantVariable
 
 _ERROR_KINDS = ("divide", "over", "under", "invalid")
 
@@ -40,6 +41,13 @@ class ContextExitVariable(Variable):
 
     def describe(self) -> str:
         return f"the __exit__ of {self.context.describe()}"
+
+    def call(self, tx, args: list, kwargs: dict) -> Variable:
+        """The end of the block without an exception: `__exit__(None, None, None)`."""
+        if len(args) != 3 or not all(a.is_constant() and a.as_constant() is None for a in args):
+            raise Unsupported(f"calling {self.describe()} with an exception")
+        tx.output.errstate.pop()
+        return ConstantVariable(None)
 
 
 def errstate(tx, args: list, kwargs: dict) -> ErrstateVariable:
@@ -71,14 +79,6 @@ def enter(tx, ctx: Variable) -> Variable:
     tx.output.errstate.append(ctx.settings)
     tx.push(ContextExitVariable(ctx))
     return ConstantVariable(None)  # errstate.__enter__ returns None
-
-
-def call_exit(tx, fn: ContextExitVariable, args: list) -> Variable:
-    """The end of the block without an exception: `__exit__(None, None, None)`."""
-    if len(args) != 3 or not all(a.is_constant() and a.as_constant() is None for a in args):
-        raise Unsupported(f"calling {fn.describe()} with an exception")
-    tx.output.errstate.pop()
-    return ConstantVariable(None)
 
 
 def entered_exit(settings: dict):

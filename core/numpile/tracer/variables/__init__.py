@@ -1,0 +1,21 @@
+"""What the tracer knows about a value: a Variable, one class per kind of value, one module per
+family. A Variable answers what an instruction means for it (see base.Variable); the modules
+import one another bottom up only: base < functions < objects < ranges < containers < arrays
+< contexts < builtins < calls."""
+
+from .arrays import ArrayIteratorVariable, ArrayMethodVariable, ArrayVariable
+from .base import CONSTANT_TYPES, NULL, IteratorVariable, NullVariable, Variable
+from .calls import call_known, is_library_code
+from .containers import DictVariable, ListVariable, SliceVariable, TupleVariable, constant_result
+from .contexts import ContextExitVariable, ErrstateVariable
+from .functions import BoundMethodVariable, CellVariable, NestedFunctionVariable
+from .objects import ConstantVariable, ObjectVariable
+from .ranges import RangeIteratorVariable, SymbolicRange
+
+__all__ = [
+    "ArrayIteratorVariable", "ArrayMethodVariable", "ArrayVariable", "BoundMethodVariable", "CONSTANT_TYPES",
+    "CellVariable", "ConstantVariable", "ContextExitVariable", "DictVariable", "ErrstateVariable",
+    "IteratorVariable", "ListVariable", "NULL", "NestedFunctionVariable", "NullVariable", "ObjectVariable",
+    "RangeIteratorVariable", "SliceVariable", "SymbolicRange", "TupleVariable", "Variable", "call_known",
+    "constant_result", "is_library_code",
+]

@@ -1,0 +1,161 @@
+"""How the tracer calls Python builtins: a table from the builtin to a handler
+`(tx, args, kwargs) -> Variable`, and the pure functions it computes on constants."""
+
+from __future__ import annotations
+
+import builtins
+import math
+import operator
+
+import numpy as np
+
+from ...exc import Unsupported
+from .arrays import ArrayVariable
+from .base import IteratorVariable, Variable
+from .containers import DictVariable, ListVariable, TupleVariable, constant_result, dict_items
+from .objects import ConstantVariable, ObjectVariable
+from .ranges import make_range
+
+
+def _len(tx, args, kwargs):
+    (x,) = args
+    return ConstantVariable(x.length(tx))
+
+
+def _isinstance(tx, args, kwargs):
+    obj, cls = args
+    return ConstantVariable(issubclass(obj.python_type(), cls.as_constant()))
+
+
+def _type(tx, args, kwargs):
+    (obj,) = args
+    return ObjectVariable(obj.python_type())
+
+
+def _iterate(tx, args, kwargs):
+    (x,) = args
+    return x.iterate(tx, "iter()")
+
+
+def _zip(tx, args, kwargs):
+    if kwargs.get("strict") is not None and kwargs["strict"].as_constant():
+        lengths = {len(a.unpack(tx, "zip()")) for a in args}
+        if len(lengths) > 1:
+            raise Unsupported("zip(strict=True) of unequal lengths (ValueError)")
+    columns = [a.unpack(tx, "zip()") for a in args]
+    return IteratorVariable([TupleVariable(list(row)) for row in zip(*columns)])
+
+
+def _enumerate(tx, args, kwargs):
+    items = args[0].unpack(tx, "enumerate()")
+    start = (args[1] if len(args) > 1 else kwargs.get("start", ConstantVariable(0))).as_constant()
+    return IteratorVariable([TupleVariable([ConstantVariable(start + i), v]) for i, v in enumerate(items)])
+
+
+def _reversed(tx, args, kwargs):
+    return IteratorVariable(args[0].unpack(tx, "reversed()")[::-1])
+
+
+def _tuple(tx, args, kwargs):
+    return TupleVariable(args[0].unpack(tx, "tuple()") if args else [])
+
+
+def _list(tx, args, kwargs):
+    return ListVariable(args[0].unpack(tx, "list()") if args else [])
+
+
+def _dict(tx, args, kwargs):
+    return DictVariable(dict_items(tx, args, kwargs))
+
+
+def _sum(tx, args, kwargs):
+    items = args[0].unpack(tx, "sum()")
+    total = args[1] if len(args) > 1 else kwargs.get("start", ConstantVariable(0))
+    for item in items:
+        total = tx.apply_operator(operator.add, [total, item])
+    return total
+
+
+def _getattr(tx, args, kwargs):
+    obj, name = args[0], args[1].as_constant()
+    try:
+        return obj.getattr(tx, name)
+    except Unsupported:
+        if len(args) > 2 and not hasattr(obj.python_type(), name) and isinstance(obj, ObjectVariable) \
+                and not hasattr(obj.value, name):
+            return args[2]
+        raise
+
+
+def _hasattr(tx, args, kwargs):
+    obj, name = args[0], args[1].as_constant()
+    if isinstance(obj, ObjectVariable):
+        return ConstantVariable(hasattr(obj.value, name))
+    return ConstantVariable(hasattr(obj.python_type(), name) or isinstance(obj, ArrayVariable) and name in ("shape", "dtype", "ndim", "size"))
+
+
+def _data_dependent(name):
+    def handler(tx, args, kwargs):
+        if any(isinstance(a, ArrayVariable) for a in args):
+            raise Unsupported(f"{name}() of an array needs its data (a NumPy value converted to Python)")
+        return constant_result(getattr(builtins, name)(*(a.as_constant() for a in args),
+                                                  **{k: v.as_constant() for k, v in kwargs.items()}))
+    return handler
+
+
+def _range(tx, args, kwargs):
+    """range(), or where a bound is an expression of a loop's index, a range only a loop node runs."""
+    if any(isinstance(a, ArrayVariable) for a in args) or kwargs:
+        return _data_dependent("range")(tx, args, kwargs)
+    return ConstantVariable(make_range(*(a.as_constant() for a in args)))
+
+
+def _float(tx, args, kwargs):
+    if len(args) == 1 and not kwargs and isinstance(args[0], ArrayVariable) and args[0].python_type() is float:
+        return args[0]  # a Python float in the graph is already one
+    return _data_dependent("float")(tx, args, kwargs)
+
+
+def _side_effect(name):
+    def handler(tx, args, kwargs):
+        raise Unsupported(f"{name}() has side effects outside the graph")
+    return handler
+
+
+BUILTINS = {
+    len: _len, isinstance: _isinstance, type: _type, iter: _iterate, zip: _zip,
+    enumerate: _enumerate, reversed: _reversed, tuple: _tuple, list: _list, dict: _dict,
+    sum: _sum, getattr: _getattr, hasattr: _hasattr,
+    print: _side_effect("print"), input: _side_effect("input"), open: _side_effect("open"),
+    float: _float,
+    **{fn: _data_dependent(fn.__name__) for fn in (int, bool, complex, str, min, max, round,
+                                                   sorted, repr, divmod, any, all, hash)},
+    range: _range,
+}
+
+# Callables that compute a constant from constants and have no side effects.
+PURE_ON_CONSTANTS = (
+    {getattr(math, name) for name in dir(math) if callable(getattr(math, name))}
+    | {getattr(operator, name) for name in dir(operator) if not name.startswith("_") and callable(getattr(operator, name))}
+    | {abs, pow, chr, ord, np.dtype}
+)
+
+
+def call_builtin(tx, fn, args: list, kwargs: dict) -> Variable | None:
+    """The result of a builtin (or other pure) call, or None when `fn` is not one the table knows."""
+    try:
+        handler = BUILTINS.get(fn)
+    except TypeError:  # unhashable callable
+        return None
+    if handler is not None:
+        return handler(tx, args, kwargs)
+    if _is_numpy_scalar_type(fn) or fn in PURE_ON_CONSTANTS:
+        if all(a.is_constant() for a in args) and all(v.is_constant() for v in kwargs.values()):
+            return constant_result(fn(*(a.as_constant() for a in args), **{k: v.as_constant() for k, v in kwargs.items()}))
+        if any(isinstance(a, ArrayVariable) for a in args):
+            raise Unsupported(f"{getattr(fn, '__name__', fn)}() of an array is not supported")
+    return None
+
+
+def _is_numpy_scalar_type(fn) -> bool:
+    return isinstance(fn, type) and issubclass(fn, np.generic)
