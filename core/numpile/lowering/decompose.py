@@ -113,19 +113,29 @@ def _matmul(emit: Emitter, x1, x2):
     which wraps integers as NumPy's matmul loop does (a vector operand has no M or N). Floats add
     in the kernel's order, not BLAS's: equal within rounding. Larger products, booleans, float16
     and complex stay BLAS's."""
-    if not all(isinstance(x, Node) and x.shape and all(type(d) is int for d in x.shape) for x in (x1, x2)):
+    if not all(isinstance(x, Node) and x.shape for x in (x1, x2)):
         return None
     dtype = np.result_type(x1.dtype, x2.dtype)
     if dtype.kind not in "iu" and dtype not in (np.float32, np.float64):
         return None
     a, b = x1.shape, x2.shape
+    if not all(type(d) is int for d in (*a, *b)):
+        # symbolic sizes: a dot or a matrix-vector product is memory-bound, as fast as a kernel as in
+        # BLAS, and fuses (a loop body's `A[i, :j] @ A[:j, j]`); a product of matrices stays BLAS's
+        return _matmul_summed(emit, x1, x2, dtype) if min(len(a), len(b)) == 1 and max(len(a), len(b)) <= 2 else None
+    rows, columns = a[-2] if len(a) > 1 else 1, b[-1] if len(b) > 1 else 1
+    if math.prod(np.broadcast_shapes(a[:-2], b[:-2])) * rows * a[-1] * columns > SMALL_MATMUL:
+        return None
+    return _matmul_summed(emit, x1, x2, dtype)
+
+
+def _matmul_summed(emit: Emitter, x1, x2, dtype):
+    """x1 @ x2 as the sum along K of broadcast products (see _matmul)."""
+    a, b = x1.shape, x2.shape
     if len(b) == 1:             # (..., M, K) * (K,), summed along K (a dot where x1 is a vector too)
         spread, axis = (None, None), -1 if len(a) > 1 else None
     else:                       # (..., M, K, 1) * (..., 1, K, N), summed along K
         spread, axis = (-1, -3 if len(a) > 1 else None), -2
-    rows, columns = a[-2] if len(a) > 1 else 1, b[-1] if len(b) > 1 else 1
-    if math.prod(np.broadcast_shapes(a[:-2], b[:-2])) * rows * a[-1] * columns > SMALL_MATMUL:
-        return None
     left, right = (x if at is None else emit("expand_dims", x, at) for x, at in zip((x1, x2), spread))
     return emit("sum", emit("multiply", left, right), axis=axis, dtype=dtype)
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import ctypes
 import math
 import os
+import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
@@ -263,6 +264,7 @@ class CompiledProgram:
         `loop_body`: this is one, which gets a native loop where it can (loop.py)."""
         start = time.perf_counter()
         self.compile_body = compile_body
+        self.no_native_loop = "its program has no kernels"   # why a loop body's iterations are not one native call
         self.program = program
         self.fallbacks: dict[str, str] = {}
         # inputs that are arrays already (numpile's guards keep their type on later calls)
@@ -308,7 +310,8 @@ class CompiledProgram:
             self.iterate = self._iterate(native_loop, addresses[native_loop[0]])
         if loop_body:
             logs.get("perf").debug("llvm: loop body %s: %s", graph_name, "iterations in one native call" if
-                                   getattr(self, "iterate", None) else "one runner call per iteration")
+                                   getattr(self, "iterate", None) else
+                                   f"one runner call per iteration ({self.no_native_loop})")
         self.compile_seconds = time.perf_counter() - start
         code_log = logs.get("output_code")
         if code_log.isEnabledFor(10):
@@ -344,7 +347,8 @@ class CompiledProgram:
         """This loop body's native loop (loop.py): (its symbol, its array parameters as runner
         names, its symbol parameters, the carried (input, output) buffers), or None."""
         found = loop.plan(self.program, self.steps)
-        if found is None or self.fallbacks:
+        if isinstance(found, str) or self.fallbacks:
+            self.no_native_loop = found if isinstance(found, str) else "a kernel runs with NumPy"
             return None
         indices, carried = found
         names = _buffer_names(self.program)
@@ -364,7 +368,7 @@ class CompiledProgram:
         inputs = "".join(names[n] + ", " for n in self.program.inputs)
         results = "".join(names[i] + ("[()]" if self.program.buffers[o].scalar else "") + ", " for i, o in carried)
         lines = ["def iterate(start, step, count, carried, free):", f"    ({inputs}) = (start, *carried, *free)",
-                 *self.prologue,
+                 *self.runner_head, *self._loop_allocations(names),
                  f"    status = native({''.join(f'id({a}), ' for a in arrays)}{''.join(f's{k}, ' for k in symbols)}"
                  "start, step, count)",
                  "    if status != -1:", "        raise LoopStopped(f'native loop stopped: status {status:#x}')",
@@ -372,6 +376,19 @@ class CompiledProgram:
         env = {**self.runner_env, "native": native, "LoopStopped": loop.LoopStopped}
         exec(compile("\n".join(lines) + "\n", "<numpile-llvm native loop>", "exec"), env)
         return env["iterate"]
+
+    def _loop_allocations(self, names: dict) -> list[str]:
+        """A native loop's temporaries, each allocated at its largest over the loop: a size that
+        changes with the index is linear in it, so largest at the first index or the last."""
+        index = loop.index_symbol(self.program)
+        last = re.compile(rf"\bs{index}\b")
+        lines = [f"    s{index}_last = start + step * (count - 1)"]
+        for n in sorted(allocated_buffers(self.program)):
+            buf = self.program.buffers[n]
+            dims = [_python(d) for d in buf.shape]
+            dims = [f"max({d}, {last.sub(f's{index}_last', d)})" if last.search(d) else d for d in dims]
+            lines.append(f"    {names[n]} = empty(({''.join(d + ', ' for d in dims)}), dt_{names[n]})")
+        return lines
 
     def _whole_call(self, i: int, names: dict, env: dict) -> tuple[str, str]:
         """Kernel step i run whole on one thread, as runner source: (its relayout call, the
@@ -433,7 +450,6 @@ class CompiledProgram:
                     alloc = "cached_empty" if nbytes >= allocator.MIN_BYTES else "empty"
                 lines.append(f"    {names[n]} = {alloc}({shape}, dt_{names[n]})")
         allocate()
-        allocations = list(lines)
         for i, step in enumerate(program.steps):
             if isinstance(step, Extern):
                 env[f"extern{i}"] = ops.get(step.op).impl if step.op != "loop" else CompiledLoop(self.compile_body, step.args[1:4])
@@ -480,7 +496,7 @@ class CompiledProgram:
         head += [f"    s{k} = {read_symbol(names[program.symbols[k][0]], program.symbols[k][1])}" for k in sorted(used - unbacked)]
         source = "\n".join(head + lines) + "\n"
         exec(compile(source, "<numpile-llvm runner>", "exec"), env)
-        self.prologue, self.runner_env = head[1:] + allocations, env   # what a native loop's runner begins with
+        self.runner_head, self.runner_env = head[1:], env   # what a native loop's runner begins with
         return source, env["run"]
 
 

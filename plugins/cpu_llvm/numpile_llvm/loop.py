@@ -3,9 +3,11 @@
 The body of a loop node (numpile.ops.control) is compiled like any graph; where every step of its
 program is a kernel that runs whole on one thread, with sizes that do not change with the index,
 the body also gets a *native loop*: one function that runs the remaining iterations, calling the
-body's kernels in order with the index as their symbol and copying each carried value the body
-computed into a buffer of its own back into the carried buffer (a value updated in place needs
-no copy). No Python runs between iterations:
+body's kernels in order (whole, on the calling thread) with the index as their symbol and copying
+each carried value the body computed into a buffer of its own back into the carried buffer (a
+value updated in place needs no copy). A kernel's extent may change with the index (computed in
+the loop), and so may a temporary's size (allocated once, at its largest: kernels address their
+temporaries in C order from the current sizes). No Python runs between iterations:
 
     i64 @loop(ptr arrays..., i64 symbols..., i64 start, i64 step, i64 count)   ; -1, or where it stopped
 
@@ -39,23 +41,33 @@ def index_symbol(program) -> int | None:
     return next((k for k, s in enumerate(program.symbols) if s == (first, None)), None)
 
 
-def plan(program, steps: dict) -> tuple | None:
+def plan(program, steps: dict) -> tuple[list, list] | str:
     """(kernel step indices, carried (input, output) buffer pairs) when the body's program can run
-    as a native loop, else None. `steps`: the compiled kernel steps by kernel name."""
+    as a native loop, else why not. `steps`: the compiled kernel steps by kernel name."""
     index = index_symbol(program)
     if index is None or len(program.outputs) + 1 > len(program.inputs):
-        return None
+        return "not a loop body"
     carried = list(zip(program.inputs[1:], program.outputs))
     others = set(program.inputs) - {i for i, o in carried if i == o}
     if any(o in others or o != i and o in program.inputs for i, o in carried):
-        return None   # a carried value that is another input (a swap): copies would clobber it
-    for i, step in enumerate(program.steps):
+        return "a carried value is another input"   # a swap: copies would clobber it
+    for step in program.steps:
         ks = steps.get(getattr(step, "name", None))
-        if ks is None or ks.parallel or _uses(ks.kp.extent, index):
-            return None
-    if any(_uses(d, index) for b in program.buffers.values() for d in b.shape):
-        return None
+        if ks is None:
+            return f"{step.op if hasattr(step, 'op') else step.name} runs with NumPy"
+        if ks.parallel is True:
+            return f"{step.name} is large enough for threads"
+    if any(_uses(d, index) for n, b in program.buffers.items() if b.kind == "input" or n in program.outputs
+           for d in b.shape):
+        return "a carried value's size changes with the index"
     return list(range(len(program.steps))), carried
+
+
+class _InLoop(Sizes):
+    """Sizes computed where they are used, inside the loop (they change with the index)."""
+
+    def at_entry(self, emit):
+        return emit()
 
 
 def _uses(size, k: int) -> bool:
@@ -82,9 +94,11 @@ def render(module: Module, name: str, program, kernels: list, carried: list, nam
     def body(t: V, acc: list) -> list:
         i = fn.binary("add", start, fn.binary("mul", t, step))
         values = {**params, f"s{index}": i}
+        here = _InLoop(fn, values)   # sizes of this iteration
         for position, (symbol, args, kp) in enumerate(kernels):
             call = [f"ptr %a{arrays.index(a)}" for a in args] + [f"i64 {values[f's{k}'].ref}" for k in kp.symbols]
-            call += ["i64 0", f"i64 {sizes(kp.extent).ref}", "i64 -1"]
+            extent = here(kp.extent) if _uses(kp.extent, index) else sizes(kp.extent)
+            call += ["i64 0", f"i64 {extent.ref}", "i64 -1"]
             status = fn.emit(f"call i32 @{symbol}({', '.join(call)})", np.dtype(np.int32))
             stop, go = fn.label("stop"), fn.label("go")
             fn.emit(f"br i1 {fn.compare('icmp', 'ne', status, literal(0, np.dtype(np.int32))).ref}, "
