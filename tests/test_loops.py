@@ -180,6 +180,20 @@ def test_values_that_settle_after_one_iteration_are_peeled(rng):
     assert loop.args[1] == 1   # the first iteration made s a NumPy float64: unrolled before the loop
 
 
+def two_sweeps(A):
+    for j in range(1, A.shape[1]):
+        A[:, j] += A[:, j - 1]
+    for j in range(A.shape[1] - 2, -1, -1):
+        A[:, j] -= 0.5 * A[:, j + 1]
+    return A
+
+
+def test_an_index_stored_again_before_it_is_read_is_not_live_after_its_loop(rng):
+    loops, _ = loops_of(two_sweeps, rand(rng, (5, 9)))
+    assert [n.args[1:4] for n in loops] == [(1, 9, 1), (7, -1, -1)]   # neither first iteration peeled
+    like_numpy(two_sweeps, "llvm", rand(rng, (5, 9)))
+
+
 def test_short_loops_and_loops_that_cannot_be_captured_are_unrolled(rng):
     assert loops_of(jacobi, rand(rng, 10), rand(rng, 10), config.loop_capture_min - 1)[0] == []
     assert loops_of(with_break, rand(rng, 9))[0] == []

@@ -20,6 +20,8 @@ is unrolled, and the rest captured from the second arrival at the loop.
 
 from __future__ import annotations
 
+import dis
+
 import numpy as np
 
 from .. import config, logs
@@ -90,7 +92,7 @@ class _State:
 
     def __init__(self, tx):
         self.tx, out = tx, tx.output
-        self.locals, self.stack, self.ip = dict(tx.locals), list(tx.stack), tx.ip
+        self.locals, self.stack, self.ip, self.lineno = dict(tx.locals), list(tx.stack), tx.ip, tx.lineno
         self.arrays = [(v, v.node, v.version, v.base_version) for v in _reachable(tx, views=True)]
         self.containers = [(c, _contents(c)) for c in _containers(tx)]
         self.cells = [(c, c.contents) for c in tx.locals.values() if isinstance(c, CellVariable)]
@@ -101,7 +103,7 @@ class _State:
         tx, out = self.tx, self.tx.output
         tx.locals.clear()
         tx.locals.update(self.locals)
-        tx.stack[:], tx.ip = self.stack, self.ip
+        tx.stack[:], tx.ip, tx.lineno = self.stack, self.ip, self.lineno
         for v, node, version, base_version in self.arrays:
             v.node, v.version, v.base_version = node, version, base_version
         for c, items in self.containers:
@@ -164,10 +166,12 @@ class _Body:
     def _run(self) -> None:
         """Run the body's instructions until control is back at FOR_ITER."""
         tx = self.tx
-        loop_ip = tx.index_of[self.inst.offset]
+        head = loop_ip = tx.index_of[self.inst.offset]
+        while head and tx.instructions[head - 1].opname == "EXTENDED_ARG":   # a jump back lands on those
+            head -= 1
         exit_ip = tx.index_of[self.inst.argval]
-        while tx.ip != loop_ip:
-            if tx.ip < loop_ip or tx.ip >= exit_ip or tx.return_value is not None:
+        while not head <= tx.ip <= loop_ip:
+            if tx.ip < head or tx.ip >= exit_ip or tx.return_value is not None:
                 raise Unsupported("control leaves the loop from inside its body (break or return)")
             tx.step()
 
@@ -370,15 +374,49 @@ def _index_name(tx, inst) -> str:
 
 
 def _read_outside(tx, name: str, inst) -> bool:
-    """Whether code outside the loop at FOR_ITER `inst` reads local `name` (conservatively)."""
+    """Whether local `name` may be read after the loop at FOR_ITER `inst` before it is stored again
+    (on some path through the code from the loop's exit); in code with try blocks, whether any
+    instruction outside the loop reads it (handlers are reached through the exception table)."""
     start, end = tx.index_of[inst.offset], tx.index_of[inst.argval]
-    for k, i in enumerate(tx.instructions):
-        if start <= k < end or not i.opname.startswith(("LOAD_FAST", "LOAD_DEREF", "LOAD_CLOSURE", "DELETE_FAST")):
+    if bc.user_protected_offsets(tx.code):
+        return any(not start <= k < end and _reads(i, name) for k, i in enumerate(tx.instructions))
+    seen, todo = set(), [end]
+    while todo:
+        k = todo.pop()
+        if k in seen or k >= len(tx.instructions):
             continue
-        names = i.argval if isinstance(i.argval, tuple) else (i.argval,)
-        if name in names:
+        seen.add(k)
+        i = tx.instructions[k]
+        if _reads(i, name):
             return True
+        if _stores(i, name):
+            continue
+        todo += _successors(tx, k, i)
     return False
+
+
+_LOADS = ("LOAD_FAST", "LOAD_DEREF", "LOAD_CLOSURE", "DELETE_FAST", "DELETE_DEREF")
+_STORES = ("STORE_FAST", "STORE_DEREF")
+_ENDS = ("RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE")
+_UNCONDITIONAL = ("JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "JUMP", "JUMP_NO_INTERRUPT")
+
+
+def _reads(i, name: str) -> bool:
+    if i.opname == "STORE_FAST_LOAD_FAST":   # 3.13: a store, then a load
+        return i.argval[1] == name and i.argval[0] != name
+    return i.opname.startswith(_LOADS) and name in (i.argval if isinstance(i.argval, tuple) else (i.argval,))
+
+
+def _stores(i, name: str) -> bool:
+    return i.opname.startswith(_STORES) and name in (i.argval if isinstance(i.argval, tuple) else (i.argval,))
+
+
+def _successors(tx, k: int, i) -> list[int]:
+    if i.opname in _ENDS:
+        return []
+    jumps = i.opcode in dis.hasjrel or i.opcode in dis.hasjabs
+    target = [tx.index_of[i.argval]] if jumps and i.argval in tx.index_of else []
+    return target if i.opname in _UNCONDITIONAL else target + [k + 1]
 
 
 def _reorder_inputs(body: Graph, order: list) -> None:
