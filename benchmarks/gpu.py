@@ -135,8 +135,8 @@ def copy_bandwidth(cp) -> float:
     return 2 * src.nbytes / device_seconds(lambda: cp.copyto(dst, src))
 
 
-MATMUL_SHAPES = [(128, 128, 128), (512, 512, 512), (16, 4096, 4096), (1024, 1024, 1024), (2048, 2048, 2048),
-                 (4096, 1024, 4096), (4096, 4096, 1024)]   # (M, N, K); the last two are the MLP's layers
+MATMUL_SHAPES = [(128, 128, 128), (512, 512, 512), (16, 4096, 4096), (1024, 1024, 1024), (1024, 2048, 1024),
+                 (2048, 2048, 1024), (2048, 2048, 2048), (4096, 1024, 4096), (4096, 4096, 1024)]   # (M, N, K); the last two are the MLP's layers
 
 
 def relu_linear(x, w, b):
@@ -157,7 +157,9 @@ def matmul_sweep(cp) -> None:
                                       ("numpile template max-autotune", True, "max-autotune-no-cudagraphs")):
             matmul.use_template = lambda *shape, t=template: t
             compiled = numpile.compile(relu_linear, backend="triton", mode=mode)
+            numpile.set_logs(perf=mode is not None)   # what max-autotune chose
             compiled(x, w, b)   # compiled (and tuned) under the forced choice
+            numpile.set_logs()
             matmul.use_template = rule
             runners.append((label, lambda c=compiled: c(x, w, b)))
         try:
