@@ -16,12 +16,12 @@ tolerance. float64 stays cuBLAS's (its DGEMM runs on the fp64 tensor cores), and
 integers, batched and symbolic shapes.
 
 [Note: template or cuBLAS] `use_template` decides by the product's size, from
-`benchmarks/gpu.py --matmul` on the H100 (`np.maximum(x @ w + b, 0)`, float32, device time): the
-template won up to 2**31 multiply-adds (128^3: 9 µs against cuBLAS and its kernel's 13-83;
-512^3: 21 against 85-93; 16x4096x4096: 85 against 94; 1024^3: 59 against 68-102;
-1024x2048x1024: 105 against 113) and lost from 2**32 on (2048x2048x1024: 205 against 186; the
-MLP's layers, 4096x1024x4096 and 4096x4096x1024: 785 and 804 against 684 and 736): there
-cuBLAS's sgemm runs at 47-50 TFLOP/s and Triton's float32 FMA dot at 43-44 whatever the tiles
+`benchmarks/gpu.py --matmul` on the H100 (`np.maximum(x @ w + b, 0)`, float32, device time, two
+runs): the template won up to 2**31 multiply-adds (128^3: 7-9 µs against 13-83 for cuBLAS and the
+epilogue kernel; 512^3: 17-21 against 85-110; 16x4096x4096: 74 against 94; 1024^3: 58-59 against
+68-102; 1024x2048x1024: 105 against 108-113) and lost from 2**32 on (2048x2048x1024: 205 against
+186; the MLP's layers, 4096x1024x4096 and 4096x4096x1024: 788 and 803 against 685 and 736). There
+cuBLAS's sgemm runs at 46-50 TFLOP/s and Triton's float32 FMA dot at 42-44 whatever the tiles
 (max-autotune found nothing faster), more than fusing the epilogue saves.
 """
 
@@ -197,7 +197,7 @@ TILES = ((16, 16, 16, 1), (32, 32, 32, 4), (64, 32, 32, 4), (64, 64, 16, 4), (64
 def heuristic(m: int, n: int, k: int) -> tuple[dict, int]:
     """Block sizes and warps from the shape: 128x128 tiles where the matrix fills them, the larger
     side halved (down to 32) while fewer tiles than SMS would run (16x4096x4096 in 32 tiles of
-    16x128 took 118 µs on the H100, in 128 of 16x32 85, cuBLAS 94); 4 warps up to 64x64 tiles, 8
+    16x128 took 118 µs on the H100, in 128 of 16x32 74, cuBLAS 94); 4 warps up to 64x64 tiles, 8
     above (what max-autotune chose at 128^3, 512^3, 16x4096x4096 and 1024^3)."""
     bm, bn = (max(16, min(128, next_power_of_2(d))) for d in (m, n))
     while math.ceil(m / bm) * math.ceil(n / bn) < SMS and max(bm, bn) > 32:
