@@ -8,7 +8,13 @@ device-to-device copy bandwidth measured in the same run. The 1024-element chain
 call on the host clock (what a user waits), since its kernels take microseconds. Peers that are
 not installed are skipped with a note.
 
-    python benchmarks/gpu.py [--only chain softmax ...]
+`--matmul` times instead a linear layer with its ReLU, `np.maximum(x @ w + b, 0)` in float32, at
+shapes from tiny to the MLP's: numpile's Triton template (the product with the bias and ReLU as its
+epilogue, one launch) against numpile's cuBLAS call and epilogue kernel, whichever numpile_triton's
+`matmul.use_template` picks, and torch.compile; device time, per-call wall time where it is small,
+and the template's error against float64.
+
+    python benchmarks/gpu.py [--only chain softmax ...] [--matmul]
 """
 
 from __future__ import annotations
@@ -129,11 +135,58 @@ def copy_bandwidth(cp) -> float:
     return 2 * src.nbytes / device_seconds(lambda: cp.copyto(dst, src))
 
 
+MATMUL_SHAPES = [(128, 128, 128), (512, 512, 512), (16, 4096, 4096), (1024, 1024, 1024), (1024, 2048, 1024),
+                 (2048, 2048, 1024), (2048, 2048, 2048), (4096, 1024, 4096), (4096, 4096, 1024)]   # (M, N, K); the last two are the MLP's layers
+
+
+def relu_linear(x, w, b):
+    return np.maximum(x @ w + b, 0)
+
+
+def matmul_sweep(cp) -> None:
+    """See the module's docstring: the measurements behind matmul.use_template."""
+    from numpile_triton import matmul
+    rule = matmul.use_template
+    print(f"{'M x N x K':<18} {'runner':<30} {'device':>10} {'per call':>10} {'TFLOP/s':>8} {'rel. error':>10}")
+    for m, n, k in MATMUL_SHAPES:
+        x, w = cp.random.standard_normal((m, k), dtype=cp.float32), cp.random.standard_normal((k, n), dtype=cp.float32)
+        b = cp.random.standard_normal(n, dtype=cp.float32)
+        want = cp.maximum(x.astype(cp.float64) @ w.astype(cp.float64) + b, 0)
+        runners = []
+        for label, template, mode in (("numpile template", True, None), ("numpile cuBLAS + kernel", False, None),
+                                      ("numpile template max-autotune", True, "max-autotune-no-cudagraphs")):
+            matmul.use_template = lambda *shape, t=template: t
+            compiled = numpile.compile(relu_linear, backend="triton", mode=mode)
+            numpile.set_logs(perf=mode is not None)   # what max-autotune chose
+            compiled(x, w, b)   # compiled (and tuned) under the forced choice
+            numpile.set_logs()
+            matmul.use_template = rule
+            runners.append((label, lambda c=compiled: c(x, w, b)))
+        try:
+            import torch
+            xt, wt, bt = (torch.from_dlpack(a) for a in (x, w, b))
+            runners += [("torch eager", lambda: torch.relu(xt @ wt + bt)),
+                        ("torch.compile", lambda c=torch.compile(lambda p, q, r: torch.relu(p @ q + r)): c(xt, wt, bt))]
+        except ImportError:
+            pass
+        for label, run in runners:
+            out = cp.asarray(run())
+            error = float(cp.linalg.norm(out - want) / cp.linalg.norm(want))
+            t = device_seconds(run)
+            call = f"{call_seconds(run) * 1e6:8.1f}µs" if t < 2e-4 else ""
+            print(f"{f'{m}x{n}x{k}':<18} {label:<30} {t * 1e6:8.1f}µs {call:>10} {2 * m * n * k / t / 1e12:8.1f} "
+                  f"{error:10.1e}", flush=True)
+        print(f"{'':<18} use_template picks {'the template' if rule(m, n, k) else 'cuBLAS'}")
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", nargs="*")
+    parser.add_argument("--matmul", action="store_true", help="the matmul template against cuBLAS, by shape")
     args = parser.parse_args(argv)
     import cupy as cp
+    if args.matmul:
+        return matmul_sweep(cp)
     bandwidth = copy_bandwidth(cp)
     print(f"# {cp.cuda.runtime.getDeviceProperties(0)['name'].decode()}, copy bandwidth {bandwidth / 1e12:.2f} TB/s, "
           f"numpile {numpile.__version__}, CuPy {cp.__version__}")

@@ -17,6 +17,7 @@ import time
 
 from numpile import config, logs
 
+from . import matmul
 from .kernel import KernelPlan, next_power_of_2
 
 POINTWISE_BLOCKS = (256, 512, 1024, 2048, 4096)
@@ -28,6 +29,8 @@ WARPS = (1, 2, 4, 8, 16)
 
 def candidates(kp: KernelPlan, rows: int, cols: tuple) -> list[tuple[dict, int]]:
     """(block sizes, warps) worth timing for a kernel of these sizes."""
+    if kp.mode == "matmul":
+        return matmul.candidates(rows, *cols)
     longest = next_power_of_2(max(max(cols, default=1), 1))
     if kp.mode == "pointwise":
         blocks = [{"BLOCK": b} for b in POINTWISE_BLOCKS if b <= max(next_power_of_2(rows), POINTWISE_BLOCKS[0])]

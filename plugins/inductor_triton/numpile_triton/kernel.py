@@ -212,15 +212,18 @@ class Renderer:
         kp = self.kp
         for b in kp.arrays:
             tl_type(self.program.buffers[b].dtype)   # Unlowerable when it has no Triton type
-        body = {"pointwise": self._pointwise, "persistent": self._rows, "looped": self._rows,
-                "split": self._rows}[kp.mode]
-        body()
-        constexprs = ["BLOCK"] if kp.mode == "pointwise" else ["XBLOCK", "RBLOCK"]
-        extra = ["CHUNK"] if kp.mode == "split" else []
-        params = [self.pointers[b] for b in kp.arrays] + list(self.size_params.values()) + extra
-        params += [f"{c}: tl.constexpr" for c in constexprs]
+        self.body()
+        params = [self.pointers[b] for b in kp.arrays] + list(self.size_params.values()) + self.launch_params()
         head = [f"@triton.jit", f"def {self.name}({', '.join(params)}):"]
         return "\n".join(head + self.lines) + "\n"
+
+    def body(self) -> None:
+        {"pointwise": self._pointwise, "persistent": self._rows, "looped": self._rows, "split": self._rows}[self.kp.mode]()
+
+    def launch_params(self) -> list[str]:
+        """The parameters launch.py gives values per launch, after the pointers and sizes."""
+        constexprs = ["BLOCK"] if self.kp.mode == "pointwise" else ["XBLOCK", "RBLOCK"]
+        return (["CHUNK"] if self.kp.mode == "split" else []) + [f"{c}: tl.constexpr" for c in constexprs]
 
     def _program_start(self, block: str) -> str:
         pid = "tl.program_id(0).to(tl.int64)" if self.int64 else "tl.program_id(0)"

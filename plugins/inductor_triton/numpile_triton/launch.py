@@ -9,6 +9,7 @@ import math
 
 from triton import knobs   # the launch hooks Triton calls around a launch (triton 3.4 and newer)
 
+from . import matmul
 from .kernel import LOOP_RBLOCK, POINTWISE_BLOCK, ROW_TILE, SPLIT_PROGRAMS, SPLIT_RBLOCK, KernelPlan, next_power_of_2
 
 
@@ -20,6 +21,8 @@ def _warps(elements: int) -> int:
 def heuristic(kp: KernelPlan, rows: int, cols: tuple) -> tuple[dict, int]:
     """The block sizes and warps the size heuristics pick (max-autotune times others: autotune.py)."""
     longest = max(max(cols, default=1), 1)
+    if kp.mode == "matmul":
+        return matmul.heuristic(rows, *cols)
     if kp.mode == "pointwise":
         block = min(POINTWISE_BLOCK, next_power_of_2(rows))
         return {"BLOCK": block}, _warps(block)
@@ -38,8 +41,10 @@ def configured(kp: KernelPlan, rows: int, cols: tuple, blocks: dict, warps: int)
         rblock = blocks["RBLOCK"]
         chunk = math.ceil(math.ceil(cols[0] / SPLIT_PROGRAMS) / rblock) * rblock or rblock
         return (SPLIT_PROGRAMS,), {"CHUNK": chunk, "XBLOCK": 1, "RBLOCK": rblock}, warps
-    if rows == 0:
+    if rows == 0 or kp.mode == "matmul" and cols[0] == 0:
         return None
+    if kp.mode == "matmul":   # rows M, cols (N, K)
+        return matmul.grid(rows, cols[0], blocks), blocks, warps
     step = blocks["BLOCK"] if kp.mode == "pointwise" else blocks["XBLOCK"]
     return (math.ceil(rows / step),), blocks, warps
 

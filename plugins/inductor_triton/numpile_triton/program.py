@@ -28,6 +28,7 @@ from . import device
 from .kernel import HELPERS, KernelPlan, Renderer, plan
 from .autotune import Tuner
 from .launch import Launch
+from .matmul import MatmulKernel, MatmulRenderer, matmul_plan, with_templates
 from .scalar import Unlowerable
 
 HEADER = '''import triton
@@ -46,7 +47,8 @@ class _Rendered:
 
     def __init__(self, kp: KernelPlan, program: Program, interpreting: bool):
         self.kp = kp
-        self.renderers = [Renderer(kp, program, f"triton_{kp.kernel.name}", interpreting)]
+        renderer = MatmulRenderer if kp.mode == "matmul" else Renderer
+        self.renderers = [renderer(kp, program, f"triton_{kp.kernel.name}", interpreting)]
         if kp.combine is not None:
             self.renderers.append(Renderer(kp.combine, program, f"triton_{kp.combine.kernel.name}", interpreting))
         self.source = "\n\n".join(r.source() for r in self.renderers)
@@ -93,18 +95,18 @@ class CompiledProgram:
     def __init__(self, program: Program, *, graph_name: str = "graph", resident: bool = False, arrays=None,
                  tune: bool = False):
         start = time.perf_counter()
-        self.program = program
+        interpreting = device.interpreting()
+        self.program = program = with_templates(program, lambda t: self._renders(t, program, graph_name, interpreting))
         self.resident = resident   # device arrays in: results stay on the device
         self.arrays = arrays or device.TorchArrays()   # the library of device buffers
         self.graph_name = graph_name
         self.fallbacks: dict[str, str] = {}
-        interpreting = device.interpreting()
         device.place_triton_cache()
         rendered: dict[str, _Rendered] = {}
         for step in program.steps:
             if isinstance(step, Kernel):
                 try:
-                    rendered[step.name] = _Rendered(plan(step, program), program, interpreting)
+                    rendered[step.name] = _Rendered(_plan(step, program), program, interpreting)
                 except (Unlowerable, NewGuard) as e:
                     self.fallbacks[step.name] = str(e)
                     logs.get("perf").debug("triton: %s of %s runs with NumPy on the host: %s", step.name, graph_name, e)
@@ -131,6 +133,21 @@ class CompiledProgram:
 
     def __call__(self, *inputs):
         return self.run(*inputs)
+
+    @staticmethod
+    def _renders(template: MatmulKernel, program: Program, graph_name: str, interpreting: bool) -> bool:
+        """Whether a matmul template renders (else the matmul stays cuBLAS's), said under `perf`."""
+        fused = f", fused with the next kernel's {len(template.stages)} stages" \
+            if template.product not in template.outputs else ""
+        try:
+            _Rendered(matmul_plan(template, program), program, interpreting)
+        except (Unlowerable, NewGuard) as e:
+            logs.get("perf").debug("triton: %s of %s stays an extern: its template%s has no Triton form (%s)",
+                                   template.product, graph_name, fused, e)
+            return False
+        logs.get("perf").debug("triton: %s of %s is a Triton matmul template (%s)%s", template.product, graph_name,
+                               template.name, fused)
+        return True
 
     def _first_run(self, *inputs):
         """The runner, timed once: a first run compiles every kernel (or loads it from Triton's cache)."""
@@ -313,6 +330,10 @@ class _RunnerWriter:
         buffers = ", ".join(f"{name!r}: {b}" for name, b in values.items())
         self.lines.append(f"    fallback{i}({{{buffers}}}, [{symbols}])")
         self.wrote(step.outputs, self.on_host, self.on_device)
+
+
+def _plan(kernel: Kernel, program: Program) -> KernelPlan:
+    return matmul_plan(kernel, program) if isinstance(kernel, MatmulKernel) else plan(kernel, program)
 
 
 def _fallback(kernel: Kernel):

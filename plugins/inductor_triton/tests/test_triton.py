@@ -371,3 +371,79 @@ def test_autotune_candidates_are_launchable_configurations(mode):
         step = args.get("BLOCK") or args["XBLOCK"]
         covered = grid[0] * (args["CHUNK"] if mode == "split" else step)
         assert covered >= (cols[0] if mode == "split" else rows)
+
+
+def _steps(made) -> list[str]:
+    """The kinds of a compiled program's steps, in order: "template", "kernel" or the extern's op."""
+    from numpile_triton.matmul import MatmulKernel
+    return ["template" if isinstance(s, MatmulKernel) else getattr(s, "op", "kernel") for s in made.program.steps]
+
+
+def test_float32_matmuls_are_templates_with_their_epilogue_fused():
+    """The MLP's two layers are two launches: each product tiled in Triton (float32 accumulation,
+    no TF32) with its bias and ReLU applied to the tile. Shapes off the blocks, and K over several
+    steps of the loop, included."""
+    backend, made = programs()
+    f32 = np.float32
+    args = [rng.standard_normal(s).astype(f32) for s in [(37, 70), (70, 53), (53,), (53, 29), (29,)]]
+    got = numpile.compile(mlp, backend=backend)(*args)
+    assert_same_result(got, mlp(*args))
+    assert _steps(made[0]) == ["template", "template"] and len(made[0].launches) == 2
+
+
+def test_an_epilogue_of_several_stages_casts_and_scales():
+    def f(x, w):
+        y = x @ w
+        return (y * 2 - 1).astype(np.float16), np.abs(y) / 3
+    backend, made = programs()
+    x, w = rng.standard_normal((20, 40)).astype(np.float32), rng.standard_normal((40, 24)).astype(np.float32)
+    for g, want in zip(numpile.compile(f, backend=backend)(x, w), f(x, w)):
+        assert_same_result(g, want)
+    assert _steps(made[0]) == ["template"]
+
+
+@pytest.mark.parametrize("fn", [lambda x, w: x @ w,                           # the product is the result
+                                lambda x, w: np.dot(x, w).T + 1,              # read transposed
+                                lambda x, w: np.exp(x @ w).sum(axis=1),       # by a row kernel
+                                lambda x, w: ((y := x @ w) + 1, y.sum())])    # and by two kernels
+def test_a_product_no_epilogue_can_take_is_stored_by_the_template(fn):
+    backend, made = programs()
+    x, w = rng.standard_normal((20, 40)).astype(np.float32), rng.standard_normal((40, 24)).astype(np.float32)
+    got, want = numpile.compile(fn, backend=backend)(x, w), fn(x, w)
+    for g, w_ in zip(got, want) if isinstance(want, tuple) else [(got, want)]:
+        assert_same_result(g, w_)
+    template = made[0].program.steps[0]
+    assert _steps(made[0])[0] == "template" and template.stages[0].output == template.product
+
+
+def test_what_the_template_does_not_take_stays_cublas(monkeypatch):
+    """float64 (fp64 tensor cores: cuBLAS's), mixed dtypes, batched products, and any shape
+    `use_template` gives to cuBLAS: an extern, then the epilogue kernel."""
+    from numpile_triton import matmul
+    cases = [(np.float64, np.float64, (30, 40), (40, 20)), (np.float32, np.float64, (30, 40), (40, 20)),
+             (np.float32, np.float32, (3, 30, 40), (40, 20))]
+    for a_dtype, b_dtype, a_shape, b_shape in cases:
+        backend, made = programs()
+        x, w = rng.standard_normal(a_shape).astype(a_dtype), rng.standard_normal(b_shape).astype(b_dtype)
+        assert_same_result(numpile.compile(lambda x, w: np.maximum(x @ w, 0), backend=backend)(x, w),
+                           np.maximum(x @ w, 0))
+        assert _steps(made[0]) == ["matmul", "kernel"]
+    monkeypatch.setattr(matmul, "use_template", lambda m, n, k: False)
+    backend, made = programs()
+    args = [rng.standard_normal(s).astype(np.float32) for s in [(37, 70), (70, 53), (53,), (53, 29), (29,)]]
+    assert_same_result(numpile.compile(mlp, backend=backend)(*args), mlp(*args))
+    assert _steps(made[0]) == ["matmul", "kernel", "matmul", "kernel"]
+
+
+def test_matmul_candidates_are_launchable_configurations():
+    from numpile_triton.autotune import candidates
+    from numpile_triton.kernel import KernelPlan
+    from numpile_triton.launch import configured, heuristic
+    kp = KernelPlan(kernel=None, mode="matmul", arrays=[])
+    for m, n, k in [(37, 53, 70), (4096, 4096, 1024), (1, 5000, 16)]:
+        found = candidates(kp, m, (n, k))
+        assert heuristic(kp, m, (n, k)) in found
+        for blocks, warps in found:
+            grid, args, _ = configured(kp, m, (n, k), blocks, warps)
+            assert min(args["BLOCK_M"], args["BLOCK_N"], args["BLOCK_K"]) >= 16   # tl.dot's least
+            assert grid[0] * args["BLOCK_M"] * args["BLOCK_N"] >= m * n

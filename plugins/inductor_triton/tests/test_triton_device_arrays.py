@@ -263,3 +263,27 @@ def test_numpy_inputs_pass_through_pinned_buffers_reused_call_after_call():
     slots = program.arrays.staging.slots
     assert 2 <= len(slots) <= 6, len(slots)
     assert all(s[0].is_pinned() and s[0].numel() >= staging.SMALL and s[1] is not staging.IN_USE for s in slots)
+
+
+def test_reduce_overhead_reads_the_same_weights_in_place(capsys):
+    """Weights passed again as the same arrays are read where they are: their changes in place
+    are seen, other arrays in their place are copied in, and the results stay NumPy's."""
+    def layer(x, w, b):   # a matmul template and a row kernel: a graph of two launches
+        return np.maximum(x @ w + b, 0).sum(axis=1)
+    w, b = rng.standard_normal((64, 48)).astype(np.float32), rng.standard_normal(48).astype(np.float32)
+    dw, db = on_gpu(w, b)
+    compiled = numpile.compile(layer, backend="triton", mode="reduce-overhead")
+    numpile.set_logs("perf")
+    try:
+        for step in range(6):
+            if step == 3:
+                dw[...] = dw * 2   # seen by the graph that reads dw in place
+                w = w * 2
+            if step == 5:          # another array in its place: copied in
+                w = w + 1
+                dw = cupy.asarray(w)
+            x = rng.standard_normal((32, 64)).astype(np.float32)
+            close(compiled(cupy.asarray(x), dw, db), layer(x, w, b), rtol=1e-4)
+    finally:
+        numpile.set_logs()
+    assert "replays a CUDA graph that reads w, b where they are" in capsys.readouterr().err
