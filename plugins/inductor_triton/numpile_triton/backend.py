@@ -26,6 +26,7 @@ class TritonBackend(numpile.Backend):
     name = "triton"
     description = "fused Triton kernels on a CUDA GPU (TRITON_INTERPRET=1: Triton's interpreter on the CPU)"
     supports_dynamic_shapes = True
+    supports_loops = True   # the loop on the host, each iteration's kernels on the device
     # reduce-overhead: CUDA graphs (graphs.py); max-autotune: timed launch configurations (autotune.py)
     # and CUDA graphs, as torch.compile's mode of that name; max-autotune-no-cudagraphs: the first alone
     modes = (None, "reduce-overhead", "max-autotune", "max-autotune-no-cudagraphs")
@@ -52,7 +53,8 @@ class TritonBackend(numpile.Backend):
         mode = options.get("mode")
         with no_new_guards():
             compiled = CompiledProgram(program, graph_name=name, resident=any(map(device.resident, example_inputs)),
-                                       arrays=device.arrays_for(example_inputs), tune=mode in TUNED)
+                                       arrays=device.arrays_for(example_inputs), tune=mode in TUNED,
+                                       compile_body=lambda body, inputs: self.compile(body, inputs, {}))
         if mode not in GRAPHED:
             return compiled
         if not isinstance(compiled.arrays, device.CupyArrays):

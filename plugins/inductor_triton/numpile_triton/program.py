@@ -22,7 +22,8 @@ import numpy as np
 from numpile import config, logs, ops
 from numpile.lowering import BufferArg, Extern, Kernel, Program
 from numpile.lowering.reference import run_kernel
-from numpile.shapes import SYMBOL_PATTERN, NewGuard, SymInt
+from numpile.ops.control import CompiledLoop
+from numpile.shapes import SYMBOL_PATTERN, NewGuard, SymInt, read_symbol
 
 from . import device
 from .kernel import HELPERS, KernelPlan, Renderer, plan
@@ -93,8 +94,11 @@ class CompiledProgram:
     """A Program with Triton kernels, run by a generated Python function (see `source`)."""
 
     def __init__(self, program: Program, *, graph_name: str = "graph", resident: bool = False, arrays=None,
-                 tune: bool = False):
+                 tune: bool = False, compile_body=None):
+        """`compile_body(graph, example_inputs)` compiles the body of a loop node (ops/control.py):
+        the loop runs on the host, the body's kernels on the device."""
         start = time.perf_counter()
+        self.compile_body = compile_body
         interpreting = device.interpreting()
         self.program = program = with_templates(program, lambda t: self._renders(t, program, graph_name, interpreting))
         self.resident = resident   # device arrays in: results stay on the device
@@ -251,7 +255,7 @@ class _RunnerWriter:
         used = sorted({int(k) for line in self.lines for k in SYMBOL_PATTERN.findall(line)})
         if any(line.lstrip().startswith("fallback") for line in self.lines):
             used = [k for k, s in enumerate(program.symbols) if s is not None]
-        head += [f"    s{k} = b{self.index[program.symbols[k][0]]}.shape[{program.symbols[k][1]}]" for k in used
+        head += [f"    s{k} = {read_symbol(f'b{self.index[program.symbols[k][0]]}', program.symbols[k][1])}" for k in used
                  if program.symbols[k][0] in program.inputs]   # the others an extern's result binds
         source = "\n".join(head + self.lines) + "\n"
         exec(compile(source, "<numpile-triton runner>", "exec"), self.env)
@@ -270,8 +274,10 @@ class _RunnerWriter:
             if isinstance(v, (tuple, list)):
                 inner = ", ".join(arg(x) for x in v)
                 return f"({inner}{',' if len(v) == 1 else ''})" if isinstance(v, tuple) else f"[{inner}]"
+            if isinstance(v, slice) and any(isinstance(b, SymInt) for b in (v.start, v.stop, v.step)):
+                return f"slice({arg(v.start)}, {arg(v.stop)}, {arg(v.step)})"
             return self.constant(v)
-        impl = ops.get(step.op).impl
+        impl = ops.get(step.op).impl if step.op != "loop" else CompiledLoop(self.compiled.compile_body, step.args[1:4])
         self.env[f"extern{i}"] = _DeviceExtern(impl, step.op, self.compiled) if on_device else impl
         args = ", ".join(arg(a) for a in step.args)
         kwargs = "".join(f", {k}={arg(v)}" for k, v in step.kwargs.items())

@@ -447,3 +447,38 @@ def test_matmul_candidates_are_launchable_configurations():
             grid, args, _ = configured(kp, m, (n, k), blocks, warps)
             assert min(args["BLOCK_M"], args["BLOCK_N"], args["BLOCK_K"]) >= 16   # tl.dot's least
             assert grid[0] * args["BLOCK_M"] * args["BLOCK_N"] >= m * n
+
+
+# -- loops kept as loops (numpile/ops/control.py): on the host, each iteration's kernels on the device --
+def _jacobi(A, B, steps):
+    for _ in range(steps):
+        B[1:-1] = 0.33333 * (A[:-2] + A[1:-1] + A[2:])
+        A[1:-1] = 0.33333 * (B[:-2] + B[1:-1] + B[2:])
+    return A, B
+
+
+def _triangular(A):
+    for i in range(A.shape[0]):
+        for j in range(i):
+            A[i, j] -= A[i, :j] @ A[:j, j]
+    return A
+
+
+def _running_sum(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += x[i] * x[i]
+    return s
+
+
+@pytest.mark.parametrize("fn, make", [
+    (_jacobi, lambda: (rng.random(40), rng.random(40), 6)),
+    (_triangular, lambda: (rng.random((6, 6)),)),
+    (_running_sum, lambda: (rng.random(9),)),
+], ids=["time-loop", "triangular", "carried-scalar"])
+def test_loops_run_as_loop_nodes(fn, make):
+    args = make()
+    want = fn(*[np.copy(a) if isinstance(a, np.ndarray) else a for a in args])
+    got = numpile.compile(fn, backend="triton")(*args)
+    for g, w in zip(got, want) if isinstance(want, tuple) else [(got, want)]:
+        assert_same_result(g, w, what=fn.__name__)
