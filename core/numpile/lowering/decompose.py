@@ -168,6 +168,25 @@ def _fill_diagonal(emit: Emitter, a, val, wrap=False):
     return emit("setitem", a, index, val)
 
 
+def _indices(emit: Emitter, dimensions, dtype=int, sparse=False):
+    """Grid k is an arange of dim k (the loop index, in a kernel) set along axis k, broadcast to the
+    grid unless sparse; stacked, element [k, ...] is grid k's (a where per grid, on the index along
+    the first axis), then cast to NumPy's dtype. No dims, or dims known only at run time: NumPy's."""
+    if not dimensions or not all(type(d) is int for d in dimensions):
+        return None
+    metas = ops.get("indices").meta(dimensions, dtype, sparse)
+    ndim = len(dimensions)
+    grids = [emit("getitem", emit("arange", d), tuple(slice(None) if j == k else None for j in range(ndim)))
+             for k, d in enumerate(dimensions)]
+    if sparse:
+        return tuple(emit("astype", grid, meta.dtype) for grid, meta in zip(grids, metas))
+    which = emit("getitem", emit("arange", ndim), (slice(None),) + (None,) * ndim)
+    stacked = emit("getitem", grids[-1], (None,))
+    for k in reversed(range(ndim - 1)):
+        stacked = emit("where", emit("equal", which, k), emit("getitem", grids[k], (None,)), stacked)
+    return emit("astype", stacked, metas.dtype)
+
+
 # up to this many multiply-adds a matmul is a fused kernel: a call into BLAS costs more than the loop
 SMALL_MATMUL = 1 << 11
 
@@ -203,7 +222,7 @@ def _dot(emit: Emitter, a, b):
 
 DECOMPOSITIONS = {"mean": _mean, "var": _var, "std": _std, "divmod": _divmod, "meshgrid": _meshgrid,
                   "einsum": einsum, "matmul": _matmul, "dot": _dot, "roll": _roll, "diff": _diff,
-                  "fill_diagonal": _fill_diagonal}
+                  "fill_diagonal": _fill_diagonal, "indices": _indices}
 
 
 def _meta_of(result):

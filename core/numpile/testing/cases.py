@@ -262,6 +262,23 @@ def _shape_cases() -> list[Case]:
     cases += [Case("flip", (Arr(()),)), Case("flip", (Arr((), scalar=True),)), Case("flip", (Arr((0, 3)), 1))]
     cases += [Case("flip", (Arr((3, 4), layout=lay), 0)) for lay in ("T", "rev", "step")]
 
+    cases += [Case("roll", (Arr((3, 4), dt), 1, 0)) for dt in DTYPES]
+    cases += [Case("roll", (cube, shift, axis)) for shift, axis in (
+        (-1, -1), (5, 1), (-7, None), ((1, -2), (0, 2)), (1, (0, 1, 0)), ((2, 3), 1), (0, 2), (24, None))]
+    cases += [Case("roll", (Arr((5,), "int8"), 2)), Case("roll", (Arr((0, 3)), 1, 0)), Case("roll", (Arr((3, 0)), 2, 1)),
+              Case("roll", (Arr(()), 3)), Case("roll", (Arr((), "int32", scalar=True), 1)),
+              Case("roll", (Arr((3, 4), special=True), (1, 1), (0, 1)))]
+    cases += [Case("roll", (Arr((3, 4), layout=lay), -1, 1)) for lay in ("T", "rev", "step")]
+
+    cases += [Case("diff", (Arr((3, 5), dt),)) for dt in DTYPES + ("int8", "uint8")]
+    cases += [Case("diff", (cube,), kw) for kw in (dict(n=2), dict(axis=0), dict(n=3, axis=-2), dict(n=7),
+                                                    dict(prepend=0.5), dict(append=Arr((2, 3, 2))),
+                                                    dict(n=2, axis=1, prepend=Arr((2, 1, 4), "int32"), append=3))]
+    cases += [Case("diff", (Arr((4,), "uint8"),), dict(prepend=Arr((2,), "uint8"))),
+              Case("diff", (Arr((4,), "bool"), 2), dict(append=True)), Case("diff", (Arr((0, 3)), 1, 0)),
+              Case("diff", (Arr((3, 4), special=True),)), Case("diff", (Arr((4,), "int32"),), dict(prepend=1.5))]
+    cases += [Case("diff", (Arr((3, 4), layout=lay),), dict(axis=0)) for lay in ("T", "rev", "step")]
+
     cases += [Case("copy", (Arr((3, 4), dt),)) for dt in DTYPES]
     cases += [Case("copy", (Arr((3, 4), layout=lay), order)) for lay in ("T", "step") for order in "KACF"]
     cases += [Case("copy", (Arr(()),)), Case("copy", (Arr((), "int32", scalar=True),)), Case("copy", (Arr((0, 3)),)),
@@ -304,6 +321,16 @@ def _indexing_cases() -> list[Case]:
               Case("setitem", (Arr((4, 5), "int32"), (idx((3,), 4), idx((3,), 5)), Arr((3,), "int64"))),
               Case("setitem", (Arr((4, 5)), (Arr((4, 5), "bool"),), -2.0)),
               Case("setitem", (Arr((4, 5), "int8"), (Arr((4,), "bool"),), 3))]
+    # fill_diagonal: `a.flat[:end:step] = val`, an array val repeated along the diagonal
+    cases += [Case("fill_diagonal", (Arr((4, 4), dt), Arr((), dt, nonzero=True))) for dt in DTYPES]
+    cases += [Case("fill_diagonal", (Arr(shape), val, wrap)) for shape, val, wrap in (
+        ((3, 5), 2.5, False), ((7, 3), Arr((2,)), False), ((7, 3), Arr((2,)), True), ((8, 2), -1, True),
+        ((3, 3, 3), Arr((2, 2), "int32"), False), ((2, 2, 2, 2), 7, False), ((4, 4), Arr((9,)), False),
+        ((0, 0), 1.0, False), ((4, 4), Arr((0,)), False))]
+    cases += [Case("fill_diagonal", (Arr((5, 5), "int8"), Arr((3,), "float64"))),
+              Case("fill_diagonal", (Arr((3, 3), "bool"), False)), Case("fill_diagonal", (Arr((3, 3)), [1, 2])),
+              Case("fill_diagonal", (Arr((3, 3), "float32"), Arr((), scalar=True)))]
+    cases += [Case("fill_diagonal", (Arr((4, 5), layout=lay), Arr((3,), layout="rev"))) for lay in ("T", "rev", "step")]
     return cases
 
 
@@ -342,6 +369,11 @@ def _creation_cases() -> list[Case]:
     cases += [Case("eye", args) for args in ((3,), (3, 4), (3, 4, 1), (4, 3, -2), (0,), (3, None, 5))]
     cases += [Case("eye", (3,), dict(dtype=dt)) for dt in DTYPES]
     cases += [Case("identity", args) for args in ((3,), (4, "bool"), (0,), (2, np.int32))]
+    cases += [Case("indices", ((2, 3),), dict(dtype=dt)) for dt in DTYPES[:4]]
+    cases += [Case("indices", args, kw) for args, kw in (
+        (((3, 4, 2),), {}), (((4,),), {}), (((),), {}), (((3, 0),), {}), (([2, 3],), dict(sparse=True)),
+        (((2, 3, 4), "float32", True), {}), (((2, 2),), dict(dtype=bool)), (((2, 3),), dict(dtype=None)),
+        (((2, 3),), dict(dtype=None, sparse=True)))]
     cases += [Case("ndarray", args, values=False) for args in (((3, 4),), (5,), ((),), ((0, 2),), ([2, 3], "int32"),
                                                                 ((2,), bool))]
     cases += [Case("ndarray", ((2, 3),), dict(dtype=dt, order="F"), values=False) for dt in DTYPES]
