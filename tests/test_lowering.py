@@ -109,6 +109,28 @@ def test_reductions_over_leading_axes(rng):
     assert "x[i1, i0]" in str(program)
 
 
+def laplacian(Z):
+    return np.roll(Z, 1, axis=0) + np.roll(Z, -1, axis=0) + np.roll(Z, 1, axis=1) + np.roll(Z, -1, axis=1) - 4 * Z
+
+
+@pytest.mark.parametrize("fn", [laplacian, lambda x: np.roll(x, (1, -7), (0, 1)) * np.roll(x[::-1], 15, axis=-1),
+                                lambda x: np.diff(x, 2, axis=0) + np.diff(x, prepend=x[:, :1])[1:-1],
+                                lambda x: np.indices(x.shape) * x - np.arange(x.shape[1])])
+def test_rolls_diffs_and_grids_are_one_kernel(rng, fn):
+    """A roll is a gather at arange(n) - shift (negative positions wrap), an integer arange the loop
+    index itself; diff's slices and np.indices' grids are index arithmetic too. (The concatenate
+    of diff's prepend=, and the view it reads, are NumPy calls before the kernel.)"""
+    program = lowered(fn, rand(rng, (5, 6)))
+    assert len(program.kernels) == 1, str(program)
+    assert all(s.op in ("concatenate", "getitem") for s in program.steps if isinstance(s, Extern)), str(program)
+
+
+def test_fill_diagonal_is_a_kernel_storing_into_its_argument(rng):
+    x = rand(rng, (7, 3))
+    program = lowered(lambda x, v: np.fill_diagonal(x, v, wrap=True), x, rand(rng, (2,)))
+    assert all(isinstance(s, Kernel) for s in program.steps) and program.kernels[-1].stages[-1].output == "x", str(program)
+
+
 def views_and_sizes(x, y):
     return ((x - x.mean(axis=-1, keepdims=True)) * 2 + y[::-1], x[1:-1, -1].sum(), x.var(axis=0, ddof=1),
             x.reshape(-1)[2:] + 1, np.zeros((x.shape[0] // 2, 3)), x[::2, 1:] * x.shape[1])

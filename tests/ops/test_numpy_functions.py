@@ -1,5 +1,5 @@
 """The ops real NumPy programs reached for (copy, flip, outer and ufunc.outer, scans, einsum,
-np.linalg, cov, np.ndarray, np.mgrid), spelled as programs spell them and traced: each is
+np.linalg, cov, np.ndarray, np.mgrid, roll, diff, indices, fill_diagonal), spelled as programs spell them and traced: each is
 captured in one graph with no break, and compiled on eager and llvm equals NumPy eager on
 fresh random inputs. The forms that are not captured break with the reason."""
 
@@ -19,6 +19,26 @@ def _updated_after_copy(x):
     y = x.copy()
     x += 1  # the copy keeps the old values
     return y - x
+
+
+def laplacian(Z):
+    return np.roll(Z, 1, axis=0) + np.roll(Z, -1, axis=0) + np.roll(Z, 1, axis=1) + np.roll(Z, -1, axis=1) - 4 * Z
+
+
+def _diffs(x, y):
+    return np.diff(x, axis=0).sum() + np.diff(y, n=2, prepend=0.5, append=y[:, -1:]) * np.diff(x > 0, axis=1)
+
+
+def _grids(x):
+    i, j = np.indices(x.shape)
+    r, c = np.indices(x.shape, sparse=True)
+    return x * i - j + r * c + np.indices((2,) + x.shape, dtype=np.float32)
+
+
+def _fill_diagonal(x, v):
+    np.fill_diagonal(x, 0.0)
+    np.fill_diagonal(x[1:, 1:], v, wrap=True)   # through a view: x sees it
+    return x
 
 
 PROGRAMS = {
@@ -44,6 +64,14 @@ PROGRAMS = {
                     lambda rng: (rand(rng, (3, 6)), np.arange(1, 7))),
     "ndarray": (lambda x: np.ndarray(x.shape, x.dtype).shape + np.ndarray((2, 3), dtype=np.float32).shape,
                 lambda rng: (rand(rng, (3,)),)),
+    "roll_stencil": (laplacian, lambda rng: (rand(rng, (9, 7)),)),
+    "rolls": (lambda x: np.roll(x, (1, -7), (0, 1)) + np.roll(x, 13) * np.roll(x[::-1], -2, axis=-1),
+              lambda rng: (rand(rng, (5, 6), np.int32),)),
+    "diff": (_diffs, lambda rng: (rand(rng, (4, 8)), rand(rng, (4, 7)))),
+    "int_diff": (lambda x: np.diff(x, 3) + np.diff(x.astype(np.uint8), axis=0)[:1, :5],   # integers wrap as NumPy's
+                 lambda rng: (rand(rng, (3, 8), np.int16),)),
+    "indices": (_grids, lambda rng: (rand(rng, (3, 5)),)),
+    "fill_diagonal": (_fill_diagonal, lambda rng: (rand(rng, (9, 3)), rand(rng, (2,)))),
     "mgrid": (lambda x: np.mgrid[0:3, 0:4] * x + np.mgrid[0:1:4j], lambda rng: (rand(rng, (3, 4)),)),
 }
 
@@ -77,6 +105,7 @@ def test_updates_show_through_a_flip(rng):
     (lambda x: np.einsum("ij->ji", x), "einsum: 'ij->ji' sums nothing"),
     (lambda x: x[0, 0].copy(), "copy() of a NumPy scalar is not captured"),
     (lambda x: np.ndarray((2,), buffer=x), "ndarray: buffer= and strides="),
+    (lambda x: np.diff(x, n=0), "diff: n=0 (NumPy returns a itself"),
 ])
 def test_forms_not_captured_break_with_the_reason(rng, fn, reason):
     x = np.abs(rand(rng, (3, 3), np.int64))

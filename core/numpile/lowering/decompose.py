@@ -18,8 +18,10 @@ import numpy as np
 
 from .. import ops
 from ..graph import Graph, Node, map_nodes
+from ..ops.indexing import diagonal_positions
+from ..ops.meta import normalize_axis_index
 from ..ops.reductions import reduced_axes
-from ..ops.shape import meshgrid_axis
+from ..ops.shape import diff_end, meshgrid_axis, roll_offsets
 from ..shapes import replaying, sym_max
 from .einsum import einsum
 
@@ -103,6 +105,88 @@ def _meshgrid(emit: Emitter, *xi, copy=True, sparse=False, indexing="xy"):
     return tuple(results)
 
 
+def _static(x) -> bool:
+    """A value in the graph whose sizes are known now (not a constant, no symbolic dim)."""
+    return isinstance(x, Node) and all(type(d) is int for d in x.shape)
+
+
+def _roll(emit: Emitter, a, shift, axis=None):
+    """Along each axis np.roll moves by s (in [1, n)), a gather at positions arange(n) - s: a
+    negative position counts from the end, which is the wrap. The gather is computed where it is
+    used, so a stencil of rolls is one kernel. Nothing moved: a copy. The flattened roll of more
+    than one dim (a reshape of a ravel, both copies) stays NumPy's."""
+    if not _static(a) or axis is None and len(a.shape) != 1:
+        return None
+    rolled = a
+    for ax, offset in roll_offsets(a.shape, shift, axis).items():
+        positions = emit("subtract", emit("arange", a.shape[ax]), offset)
+        rolled = emit("index", rolled, (slice(None),) * ax + (positions,))
+    return emit("astype", a, a.dtype) if rolled is a else rolled
+
+
+def _diff(emit: Emitter, a, n=1, axis=-1, prepend=None, append=None):
+    """NumPy's own steps: the ends concatenated to a (a 0-d end broadcast along the axis), then n
+    times a[1:] - a[:-1] along the axis (not_equal for booleans): slices of one another, one
+    kernel."""
+    if not isinstance(a, Node):
+        return None
+    axis = normalize_axis_index(axis, len(a.shape))
+    if prepend is not None or append is not None:
+        pieces = [_placed_end(emit, end, a.shape, axis) for end in (prepend, append)]
+        a = emit("concatenate", tuple(p for p in (pieces[0], a, pieces[1]) if p is not None), axis=axis)
+    op = "not_equal" if a.dtype == np.bool_ else "subtract"
+    later, earlier = ((slice(None),) * axis + (s,) for s in (slice(1, None), slice(None, -1)))
+    for _ in range(n):
+        a = emit(op, emit("getitem", a, later), emit("getitem", a, earlier))
+    return a
+
+
+def _placed_end(emit: Emitter, end, shape: tuple, axis: int):
+    """A prepend= or append= value as np.diff concatenates it (None: not given)."""
+    if end is None:
+        return None
+    placed = diff_end(end.array_meta if isinstance(end, Node) else end, shape, axis).shape
+    if isinstance(end, Node):
+        return end if tuple(end.shape) == placed else emit("broadcast_to", end, placed)
+    return np.broadcast_to(np.asanyarray(end), placed)
+
+
+def _fill_diagonal(emit: Emitter, a, val, wrap=False):
+    """A scatter of the value into a at the diagonal's positions, each an arange of flat positions
+    unravelled (floor_divide and remainder by the C-order strides, computed where they are
+    stored); an array value is gathered cyclically, as NumPy's flat assignment repeats it. A
+    constant value other than a scalar, and an empty value or diagonal, stay NumPy's."""
+    positions = diagonal_positions(a.shape, wrap) if _static(a) else range(0)
+    if not positions or not (_static(val) and math.prod(val.shape) or np.ndim(val) == 0 and not isinstance(val, Node)):
+        return None
+    flat = emit("arange", positions.start, positions.stop, positions.step)
+    strides = [math.prod(a.shape[k + 1:]) for k in range(len(a.shape))]
+    index = tuple(emit("remainder", emit("floor_divide", flat, stride), size) for stride, size in zip(strides, a.shape))
+    if isinstance(val, Node) and val.shape:
+        values = val if len(val.shape) == 1 else emit("ravel", val)
+        val = emit("index", values, (emit("remainder", emit("arange", len(positions)), math.prod(val.shape)),))
+    return emit("setitem", a, index, val)
+
+
+def _indices(emit: Emitter, dimensions, dtype=int, sparse=False):
+    """Grid k is an arange of dim k (the loop index, in a kernel) set along axis k, broadcast to the
+    grid unless sparse; stacked, element [k, ...] is grid k's (a where per grid, on the index along
+    the first axis), then cast to NumPy's dtype. No dims, or dims known only at run time: NumPy's."""
+    if not dimensions or not all(type(d) is int for d in dimensions):
+        return None
+    metas = ops.get("indices").meta(dimensions, dtype, sparse)
+    ndim = len(dimensions)
+    grids = [emit("getitem", emit("arange", d), tuple(slice(None) if j == k else None for j in range(ndim)))
+             for k, d in enumerate(dimensions)]
+    if sparse:
+        return tuple(emit("astype", grid, meta.dtype) for grid, meta in zip(grids, metas))
+    which = emit("getitem", emit("arange", ndim), (slice(None),) + (None,) * ndim)
+    stacked = emit("getitem", grids[-1], (None,))
+    for k in reversed(range(ndim - 1)):
+        stacked = emit("where", emit("equal", which, k), emit("getitem", grids[k], (None,)), stacked)
+    return emit("astype", stacked, metas.dtype)
+
+
 # up to this many multiply-adds a matmul is a fused kernel: a call into BLAS costs more than the loop
 SMALL_MATMUL = 1 << 11
 
@@ -156,7 +240,8 @@ def _outer(emit: Emitter, a, b):
 
 
 DECOMPOSITIONS = {"mean": _mean, "var": _var, "std": _std, "divmod": _divmod, "meshgrid": _meshgrid,
-                  "einsum": einsum, "matmul": _matmul, "dot": _dot, "outer": _outer}
+                  "einsum": einsum, "matmul": _matmul, "dot": _dot, "outer": _outer, "roll": _roll, "diff": _diff,
+                  "fill_diagonal": _fill_diagonal, "indices": _indices}
 
 
 def _meta_of(result):

@@ -31,7 +31,9 @@ from ..ops.reductions import reduced_axes
 from ..shapes import identical, no_new_guards, replaying
 from .decompose import decompose
 from .in_place import disjoint, early_reads, in_place_outputs, in_place_setitems, setitem_form, update_parts
-from .ir import Affine, Buffer, BufferArg, Call, Const, Extern, Indirect, Kernel, Load, Program, RowValue, Stage, walk
+from .ir import (
+    Affine, Buffer, BufferArg, Call, Const, Extern, Indirect, Kernel, Load, LoopIndex, Program, RowValue, Stage, walk,
+)
 from .views import VIEW_INDEX, broadcast_index, slice_index
 
 REDUCTIONS = frozenset({"sum", "prod", "max", "min", "any", "all", "argmax", "argmin"})
@@ -58,8 +60,8 @@ def kind_of(node: Node) -> str:
         return "result"
     if node.results is not None:
         return "extern"
-    if op.kind == ops.POINTWISE:
-        return "pointwise"
+    if op.kind == ops.POINTWISE or arange_steps(node) is not None:
+        return "pointwise"   # an integer arange too: a pointwise value of no operands (the loop index)
     if node.target == "index" and not any(isinstance(i, (list, np.ndarray)) for i in node.args[1]):
         return "gather"      # index arrays in the graph (constant ones stay with NumPy's indexing)
     if node.target in VIEW_INDEX:
@@ -367,6 +369,9 @@ class _Scheduler:
         return value
 
     def _computed(self, n: Node, index: tuple, memo: dict, used: set):
+        if n.target == "arange":
+            start, step = arange_steps(n)
+            return LoopIndex(index[0].scaled(step).offset(start), n.dtype)
         if kind_of(n) == "gather":
             return self._value_of_gather(n, index, memo, used)
         if kind_of(n) == "view":   # one stored for later (in_place.early_reads): a copy of its elements
@@ -425,6 +430,20 @@ class _Scheduler:
         if tuple(index[:nouter]) != tuple(outer_vars):
             raise _CannotJoin()
         return Load(name, index, n.dtype, n.meta.get("weak", False))
+
+
+def arange_steps(node: Node) -> tuple | None:
+    """(start, step) of an np.arange of Python ints whose values its integer dtype holds (each is
+    start + i * step, exactly); None for any other node."""
+    if node.op != "call" or node.target != "arange" or node.dtype.kind not in "iu":
+        return None
+    first, stop, step = node.args[0], node.kwargs["stop"], node.kwargs["step"]
+    start, step = (0 if stop is None else first), (1 if step is None else step)
+    if not all(type(b) is int for b in (first, step, node.shape[0], 0 if stop is None else stop)):
+        return None
+    ends = (start, start + (node.shape[0] - 1) * step)
+    limits = np.iinfo(node.dtype)
+    return (start, step) if node.shape[0] == 0 or limits.min <= min(ends) and max(ends) <= limits.max else None
 
 
 def _scan_axis(n: Node) -> int:

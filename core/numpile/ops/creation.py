@@ -1,4 +1,4 @@
-"""Array creation: zeros, ones, full, empty, arange, linspace, eye, identity, the *_like
+"""Array creation: zeros, ones, full, empty, arange, linspace, eye, identity, indices, the *_like
 functions, the np.ndarray constructor and np.mgrid[...]. Their sizes come from constants (a Python int, a shape tuple), never
 from data: array-valued arange bounds are refused, as the length would depend on data.
 """
@@ -166,6 +166,34 @@ def _identity_meta(n, dtype=None):
 
 register("identity", CREATION, impl=np.identity, meta=_identity_meta, signature=_identity_sig,
          numpy=(np.identity,), convert={"n": params.integer, "dtype": _FLOAT64}, doc="np.identity")
+
+
+# -- indices -------------------------------------------------------------------------------
+
+def _indices_sig(dimensions, dtype=int, sparse=False): ...
+
+
+def _dimensions(value) -> tuple:
+    """np.indices' dimensions: a sequence of ints (NumPy takes the len() of an int alone)."""
+    if not isinstance(value, (tuple, list)):
+        raise TypeError(f"object of type '{type(value).__name__}' has no len()")
+    return params.shape(value)
+
+
+def _indices_meta(dimensions, dtype=int, sparse=False):
+    """One grid per dim, counting along its own axis: stacked into one array, or if sparse a tuple
+    of arrays of 1s but along that axis (an op with several results)."""
+    # NumPy's dtypes (dtype=None: float64 stacked, the arange's if sparse) and its refusals (negative
+    # dims, a bool dtype counting past 1), from a grid of at most 3 per dim
+    probes = probe_call(np.indices, tuple(min(d, 3) if isinstance(d, int) else 1 for d in dimensions), dtype, sparse)
+    if sparse:
+        return tuple(ArrayMeta(tuple(d if k == i else 1 for k in range(len(dimensions))), p.dtype)
+                     for i, (d, p) in enumerate(zip(dimensions, probes)))
+    return ArrayMeta((len(dimensions), *dimensions), probes.dtype)
+
+
+register("indices", CREATION, impl=np.indices, meta=_indices_meta, signature=_indices_sig, numpy=(np.indices,),
+         convert={"dimensions": _dimensions, "dtype": params.dtype}, doc="np.indices: a tuple of arrays if sparse")
 
 
 # -- np.ndarray(shape, dtype), np.mgrid[...] -------------------------------------------------

@@ -14,13 +14,14 @@ mask, `a[mask] = value`, keeps the mask: a select over the array, no count neede
 
 from __future__ import annotations
 
+import math
 import operator
 
 import numpy as np
 
 from . import params
 from ..shapes import SymInt, slice_length, unbacked
-from .meta import as_meta, broadcast_shapes
+from .meta import as_meta, broadcast_shapes, probe, probe_call
 from .registry import INDEXING, VIEW, ArrayMeta, lookup_callable, register
 
 
@@ -322,3 +323,38 @@ def _ufunc_at(ufunc, a, indices, b=None):
 register("ufunc_at", INDEXING, impl=_ufunc_at, meta=_ufunc_at_meta, signature=_ufunc_at_sig, numpy=(np.ufunc.at,),
          convert={"ufunc": _ufunc_name, "indices": params.index}, updates="a",
          doc="np.add.at(a, indices, b), np.negative.at(a, indices), ...: a updated in place")
+
+
+# np.fill_diagonal(a, val, wrap=False): NumPy's `a.flat[:end:step] = val`, the value repeated as
+# often as needed along the diagonal; `a` is updated in place, the op's result is its new value.
+def _fill_diagonal_sig(a, val, wrap=False): ...
+
+
+def diagonal_positions(shape: tuple, wrap: bool) -> range:
+    """The flat (C-order) positions np.fill_diagonal writes in an array of `shape`: those of
+    (i, i, ...), and in a tall matrix with wrap=True again after each blank row."""
+    size = math.prod(shape)
+    if len(shape) == 2:
+        return range(0, size if wrap else min(size, shape[1] * shape[1]), shape[1] + 1)
+    return range(0, size, 1 + sum(math.prod(shape[:k]) for k in range(1, len(shape))))
+
+
+def _fill_diagonal(a, val, wrap=False):
+    out = a.copy(order="K")
+    np.fill_diagonal(out, val, wrap)
+    return out
+
+
+def _fill_diagonal_meta(a, val, wrap=False):
+    a = as_meta(a)
+    if a.ndim < 2:
+        raise ValueError("array must be at least 2-d")
+    if a.ndim > 2 and any(d != a.shape[0] for d in a.shape):
+        raise ValueError("All dimensions of input must be of equal length")
+    probe_call(np.fill_diagonal, probe(a), val)  # NumPy's refusal of a value that does not fit a's dtype
+    return ArrayMeta(a.shape, a.dtype)
+
+
+register("fill_diagonal", INDEXING, impl=_fill_diagonal, meta=_fill_diagonal_meta, signature=_fill_diagonal_sig,
+         numpy=(np.fill_diagonal,), convert={"wrap": bool}, updates="a",
+         doc="np.fill_diagonal(a, val, wrap=False): a updated in place")

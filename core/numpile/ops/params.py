@@ -51,7 +51,8 @@ def axis(value):
 
 
 def axes(value):
-    """Axes given as an int or any sequence (transpose, moveaxis, expand_dims): int, tuple or None."""
+    """Axes given as an int or any sequence (transpose, moveaxis, expand_dims; roll's shifts too):
+    int, tuple or None."""
     if value is None:
         return None
     if isinstance(value, (tuple, list)):

@@ -1,6 +1,7 @@
 """Views and rearrangements: reshape, transpose, swapaxes, moveaxis, expand_dims, squeeze,
-broadcast_to, flip (views of their input), and copy, ravel, concatenate, stack, meshgrid (new
-arrays).
+broadcast_to, flip (views of their input), and copy, ravel, concatenate, stack, roll, meshgrid
+(new arrays); diff, the differences of neighbours along an axis, which NumPy computes from a
+concatenate and slices.
 
 A view op applied to a NumPy scalar calls the scalar's method, which hands back a scalar
 again for a 0-d result; on an ndarray the result is always an ndarray.
@@ -13,6 +14,7 @@ import math
 import numpy as np
 
 from . import params
+from ..shapes import slice_length
 from .meta import as_meta, broadcast_shapes, normalize_axis_index, normalize_axis_tuple, probe, probe_call
 from .registry import SHAPE, VIEW, ArrayMeta, register
 
@@ -272,6 +274,81 @@ def _stack_meta(arrays, axis=0):
 
 register("stack", SHAPE, impl=np.stack, meta=_stack_meta, signature=_stack_sig,
          numpy=(np.stack,), convert={"arrays": params.sequence, "axis": params.integer}, doc="np.stack")
+
+
+# -- diff ----------------------------------------------------------------------------------
+
+def _diff_sig(a, n=1, axis=-1, prepend=None, append=None): ...
+
+
+def _diff_call(a, n=1, axis=-1, prepend=np._NoValue, append=np._NoValue):
+    """An end not given is None in the canonical layout; an explicit None (which NumPy makes an
+    object array) is refused."""
+    if prepend is None or append is None:
+        raise TypeError("diff() with prepend=None or append=None (an object array) is not captured")
+    return (a, n, axis, *(None if end is np._NoValue else end for end in (prepend, append))), {}
+
+
+def _diff(a, n=1, axis=-1, prepend=None, append=None):
+    """np.diff, the ends that are None not given."""
+    ends = {name: end for name, end in (("prepend", prepend), ("append", append)) if end is not None}
+    return np.diff(a, n, axis, **ends)
+
+
+def diff_end(end, shape: tuple, axis: int) -> ArrayMeta:
+    """A prepend= or append= value as NumPy concatenates it to an array of `shape`: a 0-d one
+    broadcast to `shape` with 1 along the axis."""
+    end = as_meta(end)
+    return ArrayMeta(shape[:axis] + (1,) + shape[axis + 1:] if end.ndim == 0 else end.shape, end.dtype)
+
+
+def _diff_meta(a, n=1, axis=-1, prepend=None, append=None):
+    # NumPy's dtype (not_equal of booleans, subtract else, after promoting with the ends) and its
+    # refusals: a negative n, a 0-d a, a bad axis
+    dtype = probe_call(_diff, a, n, axis, prepend, append).dtype
+    if n == 0:
+        raise NotImplementedError("n=0 (NumPy returns a itself: updates through the result reach a) is not supported")
+    a = as_meta(a)
+    axis = normalize_axis_index(axis, a.ndim)
+    before, after = ([diff_end(end, a.shape, axis)] if end is not None else [] for end in (prepend, append))
+    pieces = before + [a] + after
+    length = _concatenate_meta(tuple(pieces), axis).shape[axis]  # concatenate's errors for ends that do not fit
+    for _ in range(n):
+        length = slice_length(slice(1, None), length)  # as the decomposition's slices have it
+    return ArrayMeta(a.shape[:axis] + (length,) + a.shape[axis + 1:], dtype)
+
+
+register("diff", SHAPE, impl=_diff, meta=_diff_meta, signature=_diff_sig, numpy=(np.diff,), adapter=_diff_call,
+         convert={"n": params.integer, "axis": params.integer}, doc="np.diff")
+
+
+# -- roll ----------------------------------------------------------------------------------
+
+def _roll_sig(a, shift, axis=None): ...
+
+
+def roll_offsets(shape: tuple, shift, axis) -> dict:
+    """{axis: how far np.roll moves the elements along it, in [1, size)}, for the axes it moves:
+    the shifts of a repeated axis add up, and a shift is taken modulo the size (an empty dim moves
+    nothing). axis None: the axis of the flattened array."""
+    if axis is None:
+        shape, axis = (math.prod(shape),), 0
+    offsets: dict = {}
+    for s, ax in np.broadcast(shift, axis):
+        ax = normalize_axis_index(int(ax), len(shape))
+        offsets[ax] = offsets.get(ax, 0) + int(s)
+    return {ax: s % shape[ax] for ax, s in offsets.items() if shape[ax] and s % shape[ax]}
+
+
+def _roll_meta(a, shift, axis=None):
+    a = as_meta(a)
+    # NumPy's refusals: a bad axis, shift and axis that do not broadcast or are not 1-D
+    probe_call(np.roll, a, shift, axis)
+    return ArrayMeta(a.shape, a.dtype)  # a new ndarray, of a NumPy scalar too
+
+
+register("roll", SHAPE, impl=np.roll, meta=_roll_meta, signature=_roll_sig, numpy=(np.roll,),
+         convert={"shift": params.axes, "axis": params.axes}, doc="np.roll")
 
 
 # -- meshgrid ------------------------------------------------------------------------------

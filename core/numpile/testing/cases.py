@@ -10,13 +10,10 @@ from dataclasses import replace
 
 import numpy as np
 
-from .. import ops
-from ..graph import Graph, map_nodes
-from ..ops import ArrayMeta
 from ..ops.pointwise import UFUNCS
 from ..ops.reductions import REDUCTIONS
 from ..ops.results import TWO_OUTPUT_UFUNCS
-from ..shapes import SymInt
+from .loop_cases import loop_cases
 from .specs import DTYPES, Arr, Case, describe_case
 
 
@@ -262,6 +259,23 @@ def _shape_cases() -> list[Case]:
     cases += [Case("flip", (Arr(()),)), Case("flip", (Arr((), scalar=True),)), Case("flip", (Arr((0, 3)), 1))]
     cases += [Case("flip", (Arr((3, 4), layout=lay), 0)) for lay in ("T", "rev", "step")]
 
+    cases += [Case("roll", (Arr((3, 4), dt), 1, 0)) for dt in DTYPES]
+    cases += [Case("roll", (cube, shift, axis)) for shift, axis in (
+        (-1, -1), (5, 1), (-7, None), ((1, -2), (0, 2)), (1, (0, 1, 0)), ((2, 3), 1), (0, 2), (24, None))]
+    cases += [Case("roll", (Arr((5,), "int8"), 2)), Case("roll", (Arr((0, 3)), 1, 0)), Case("roll", (Arr((3, 0)), 2, 1)),
+              Case("roll", (Arr(()), 3)), Case("roll", (Arr((), "int32", scalar=True), 1)),
+              Case("roll", (Arr((3, 4), special=True), (1, 1), (0, 1)))]
+    cases += [Case("roll", (Arr((3, 4), layout=lay), -1, 1)) for lay in ("T", "rev", "step")]
+
+    cases += [Case("diff", (Arr((3, 5), dt),)) for dt in DTYPES + ("int8", "uint8")]
+    cases += [Case("diff", (cube,), kw) for kw in (dict(n=2), dict(axis=0), dict(n=3, axis=-2), dict(n=7),
+                                                    dict(prepend=0.5), dict(append=Arr((2, 3, 2))),
+                                                    dict(n=2, axis=1, prepend=Arr((2, 1, 4), "int32"), append=3))]
+    cases += [Case("diff", (Arr((4,), "uint8"),), dict(prepend=Arr((2,), "uint8"))),
+              Case("diff", (Arr((4,), "bool"), 2), dict(append=True)), Case("diff", (Arr((0, 3)), 1, 0)),
+              Case("diff", (Arr((3, 4), special=True),)), Case("diff", (Arr((4,), "int32"),), dict(prepend=1.5))]
+    cases += [Case("diff", (Arr((3, 4), layout=lay),), dict(axis=0)) for lay in ("T", "rev", "step")]
+
     cases += [Case("copy", (Arr((3, 4), dt),)) for dt in DTYPES]
     cases += [Case("copy", (Arr((3, 4), layout=lay), order)) for lay in ("T", "step") for order in "KACF"]
     cases += [Case("copy", (Arr(()),)), Case("copy", (Arr((), "int32", scalar=True),)), Case("copy", (Arr((0, 3)),)),
@@ -304,6 +318,16 @@ def _indexing_cases() -> list[Case]:
               Case("setitem", (Arr((4, 5), "int32"), (idx((3,), 4), idx((3,), 5)), Arr((3,), "int64"))),
               Case("setitem", (Arr((4, 5)), (Arr((4, 5), "bool"),), -2.0)),
               Case("setitem", (Arr((4, 5), "int8"), (Arr((4,), "bool"),), 3))]
+    # fill_diagonal: `a.flat[:end:step] = val`, an array val repeated along the diagonal
+    cases += [Case("fill_diagonal", (Arr((4, 4), dt), Arr((), dt, nonzero=True))) for dt in DTYPES]
+    cases += [Case("fill_diagonal", (Arr(shape), val, wrap)) for shape, val, wrap in (
+        ((3, 5), 2.5, False), ((7, 3), Arr((2,)), False), ((7, 3), Arr((2,)), True), ((8, 2), -1, True),
+        ((3, 3, 3), Arr((2, 2), "int32"), False), ((2, 2, 2, 2), 7, False), ((4, 4), Arr((9,)), False),
+        ((0, 0), 1.0, False), ((4, 4), Arr((0,)), False))]
+    cases += [Case("fill_diagonal", (Arr((5, 5), "int8"), Arr((3,), "float64"))),
+              Case("fill_diagonal", (Arr((3, 3), "bool"), False)), Case("fill_diagonal", (Arr((3, 3)), [1, 2])),
+              Case("fill_diagonal", (Arr((3, 3), "float32"), Arr((), scalar=True)))]
+    cases += [Case("fill_diagonal", (Arr((4, 5), layout=lay), Arr((3,), layout="rev"))) for lay in ("T", "rev", "step")]
     return cases
 
 
@@ -342,6 +366,11 @@ def _creation_cases() -> list[Case]:
     cases += [Case("eye", args) for args in ((3,), (3, 4), (3, 4, 1), (4, 3, -2), (0,), (3, None, 5))]
     cases += [Case("eye", (3,), dict(dtype=dt)) for dt in DTYPES]
     cases += [Case("identity", args) for args in ((3,), (4, "bool"), (0,), (2, np.int32))]
+    cases += [Case("indices", ((2, 3),), dict(dtype=dt)) for dt in DTYPES[:4]]
+    cases += [Case("indices", args, kw) for args, kw in (
+        (((3, 4, 2),), {}), (((4,),), {}), (((),), {}), (((3, 0),), {}), (([2, 3],), dict(sparse=True)),
+        (((2, 3, 4), "float32", True), {}), (((2, 2),), dict(dtype=bool)), (((2, 3),), dict(dtype=None)),
+        (((2, 3),), dict(dtype=None, sparse=True)))]
     cases += [Case("ndarray", args, values=False) for args in (((3, 4),), (5,), ((),), ((0, 2),), ([2, 3], "int32"),
                                                                 ((2,), bool))]
     cases += [Case("ndarray", ((2, 3),), dict(dtype=dt, order="F"), values=False) for dt in DTYPES]
@@ -534,40 +563,6 @@ def _selection_cases() -> list[Case]:
     return cases
 
 
-def _loop_body(carried: list, free: list, build, in_place: bool = False) -> Graph:
-    """A loop body (ops/control.py) over carried and free inputs of these metas: build(call, index,
-    *inputs) gives the carried values' next values, `call(op, *args)` adding an op to it."""
-    body = Graph()
-    index = body.input("i", ArrayMeta((), np.dtype(np.int64), True, True))
-    inputs = [body.input(f"c{k}", m) for k, m in enumerate(carried)] + [body.input(f"f{k}", m) for k, m in enumerate(free)]
-    body.symbols = [(index, None)]
-
-    def call(name, *args):
-        return body.call(name, args, {}, ops.get(name).meta(*map_nodes(args, lambda n: n.array_meta)))
-    body.output(build(call, SymInt("s0", 1), *inputs))
-    body.write_back = [(0, inputs[0])] if in_place else []
-    body.write_back_owned = True
-    return body
-
-
-def _loop_cases() -> list[Case]:
-    """Loops as the tracer captures them: carried arrays rebound or updated in place at the index,
-    a carried NumPy scalar, free inputs, steps of 1, 2 and -2, an empty range."""
-    row, acc = ArrayMeta((5, 3), np.dtype(np.float64)), ArrayMeta((), np.dtype(np.float64), scalar=True)
-    scaled = _loop_body([row], [], lambda call, i, a: [call("add", call("multiply", a, 0.5), 1.0)])
-    rows = _loop_body([row], [], lambda call, i, a: [call("setitem", a, (i,), call(
-        "add", call("multiply", call("getitem", a, (i - 1,)), 0.5), call("getitem", a, (i,))))], in_place=True)
-    summed = _loop_body([acc], [ArrayMeta((6,), np.dtype(np.float64))],
-                        lambda call, i, s, x: [call("add", s, call("sum", call("multiply", x, x)))])
-    ints = _loop_body([ArrayMeta((4,), np.dtype(np.int32))], [], lambda call, i, a: [call("add", a, i)])
-    return [Case("loop", (scaled, 0, 4, 1, (Arr((5, 3)),), ())),
-            Case("loop", (rows, 1, 5, 1, (Arr((5, 3)),), ())),
-            Case("loop", (rows, 1, 5, 2, (Arr((5, 3), layout="T"),), ())),
-            Case("loop", (summed, 0, 7, 1, (Arr((), scalar=True),), (Arr((6,)),))),
-            Case("loop", (ints, 6, 0, -2, (Arr((4,), "int32"),), ())),
-            Case("loop", (scaled, 3, 3, 1, (Arr((5, 3)),), ()))]
-
-
 _BUILDERS = (_ufunc_cases, _pointwise_cases, _reduction_cases, _scan_cases, _linalg_cases, _product_cases,
              _numpy_linalg_cases, _statistics_cases, _shape_cases, _indexing_cases, _creation_cases, _results_cases,
-             _selection_cases, _loop_cases)
+             _selection_cases, loop_cases)

@@ -157,7 +157,7 @@ def next_power_of_2(n: int) -> int:
 
 
 @dataclass
-class _Space:
+class IndexSpace:
     """The loop variables of one block of values (a stage's row, or a pointwise block), as
     Triton expressions, and the masks of the block's rows, columns and both."""
 
@@ -182,7 +182,7 @@ class Renderer:
         self.pointers = {b: f"{_identifier(b)}_ptr" for b in kp.arrays}
         self.rows: dict[str, Val] = {}               # a reduce stage's row value
         self.stored: dict[tuple, Val] = {}           # (buffer, index, space) -> the value stored there
-        self.spaces: list[_Space] = []               # the blocks of values made so far
+        self.spaces: list[IndexSpace] = []               # the blocks of values made so far
         self.int64 = self._needs_int64()
         self.index_dtype = np.dtype(np.int64 if self.int64 else np.int32)
 
@@ -247,7 +247,7 @@ class Renderer:
         shape = tuple(kernel.outer) + tuple(kernel.stages[0].inner)
         self.emit(f"offsets = {self._program_start('BLOCK')} + tl.arange(0, BLOCK)")
         self.emit(f"mask = offsets < {self.size(self.kp.rows)}")
-        space = _Space(self._split_index("offsets", shape, 0), frozenset(), None, "mask", "mask", "offsets * 0")
+        space = IndexSpace(self._split_index("offsets", shape, 0), frozenset(), None, "mask", "mask", "offsets * 0")
         for stage in kernel.stages:
             self._store(stage, self.value(stage.value, space), space)
 
@@ -277,14 +277,14 @@ class Renderer:
             else:
                 self._looped_stage(stage, outer_vars, kp.cols[index], split)
 
-    def _row_space(self, stage: Stage, outer_vars: dict, start: str, length, k: int) -> _Space:
+    def _row_space(self, stage: Stage, outer_vars: dict, start: str, length, k: int) -> IndexSpace:
         cols, cmask, mask = f"cols{k}", f"cmask{k}", f"mask{k}"
         self.emit(f"{cols} = {start} + tl.arange(0, RBLOCK)[None, :]")
         self.emit(f"{cmask} = {cols} < {length if isinstance(length, str) else self.size(length)}")
         self.emit(f"{mask} = rmask & {cmask}")
         first = len(self.kp.kernel.outer)
         variables = {**outer_vars, **self._split_index(cols, tuple(stage.inner), first)}
-        space = _Space(variables, frozenset(outer_vars), "rmask", cmask, mask, f"rows * 0 + {cols} * 0")
+        space = IndexSpace(variables, frozenset(outer_vars), "rmask", cmask, mask, f"rows * 0 + {cols} * 0")
         self.spaces.append(space)
         return space
 
@@ -313,7 +313,7 @@ class Renderer:
                    for e in walk(stage.value))
 
     # -- stages ------------------------------------------------------------------------------
-    def _stage(self, stage: Stage, space: _Space, looped: bool) -> None:
+    def _stage(self, stage: Stage, space: IndexSpace, looped: bool) -> None:
         value = self.value(stage.value, space)
         if not stage.reduce:
             self._store(stage, value, space)
@@ -334,7 +334,7 @@ class Renderer:
             return
         self._finish(stage, masked, nan, space)
 
-    def _finish(self, stage: Stage, block: Val, nan: str | None, space: _Space) -> None:
+    def _finish(self, stage: Stage, block: Val, nan: str | None, space: IndexSpace) -> None:
         """Reduce a block over its row axis; the row value is kept for later stages and stored."""
         acc = block.dtype
         total = self.let(_REDUCE[_combining(stage)].format(block.text), acc)
@@ -350,7 +350,7 @@ class Renderer:
             offset = self.offset(stage.output, stage.output_index, space, zero="rows * 0")
             self.emit(f"tl.store({self.pointers[stage.output]} + {offset}, {row.text}, mask=rmask)")
 
-    def _store(self, stage: Stage, value, space: _Space) -> None:
+    def _store(self, stage: Stage, value, space: IndexSpace) -> None:
         dtype = self.program.buffers[stage.output].dtype
         value = scalar.cast(self, value, dtype)
         offset = self.offset(stage.output, stage.output_index, space)
@@ -366,7 +366,7 @@ class Renderer:
                 del memo[key]
 
     # -- values ------------------------------------------------------------------------------
-    def offset(self, buffer: str, index: tuple, space: _Space, zero: str | None = None) -> str:
+    def offset(self, buffer: str, index: tuple, space: IndexSpace, zero: str | None = None) -> str:
         """The element offset of an index (an Affine per dimension) in a C-ordered buffer."""
         strides = c_strides(tuple(self.program.buffers[buffer].shape))
         coefficients: dict[int, object] = {}
@@ -383,7 +383,7 @@ class Renderer:
             parts.append(self.size(const))
         return " + ".join(parts)
 
-    def _mask_for(self, index: tuple, space: _Space) -> str | None:
+    def _mask_for(self, index: tuple, space: IndexSpace) -> str | None:
         used = {v for a in index for v, c in a.terms if not identical(c, 0)}
         if not used:
             return None
@@ -391,7 +391,7 @@ class Renderer:
             return space.rmask
         return space.mask if used & space.row_vars else space.cmask
 
-    def value(self, e, space: _Space):
+    def value(self, e, space: IndexSpace):
         """The value of an expression over a block (a Val; a Const stays a Const: weak)."""
         key = (str(e), str(getattr(e, "dtype", None)))
         if key in space.memo:
@@ -419,11 +419,11 @@ class Renderer:
         space.memo[key] = value
         return value
 
-    def offset_of(self, index: Affine, space: _Space) -> str:
+    def offset_of(self, index: Affine, space: IndexSpace) -> str:
         parts = [f"{space.vars[v]} * {self.size(c)}" for v, c in index.terms]
         return " + ".join(parts + [self.size(index.const)] if parts else [f"{space.zero} + {self.size(index.const)}"])
 
-    def _load(self, e: Load, space: _Space) -> Val:
+    def _load(self, e: Load, space: IndexSpace) -> Val:
         kept = self.stored.get((e.buffer, str(tuple(map(str, e.index))), id(space)))
         if kept is not None:
             return kept._replace(weak=e.weak)

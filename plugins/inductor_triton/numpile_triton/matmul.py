@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 from numpile.lowering import Affine, BufferArg, Extern, Kernel, Load, Program, Stage, walk
 
-from .kernel import KernelPlan, Renderer, _Space, next_power_of_2, plan
+from .kernel import KernelPlan, Renderer, IndexSpace, next_power_of_2, plan
 from .scalar import F32, Unlowerable, Val
 
 OPS = ("matmul", "dot")
@@ -179,7 +179,7 @@ class MatmulRenderer(Renderer):
         pid = "tl.program_id(0).to(tl.int64)" if self.int64 else "tl.program_id(0)"
         for line in _PRODUCT.format(pid=pid, m=m, n=n, k=k, a=a, b=b).splitlines():
             self.emit(line)
-        space = _Space({0: "rm", 1: "rn"}, frozenset({0}), "mmask", "nmask", "mask", "rm * 0 + rn * 0")
+        space = IndexSpace({0: "rm", 1: "rn"}, frozenset({0}), "mmask", "nmask", "mask", "rm * 0 + rn * 0")
         self.spaces.append(space)
         self.stored[(kernel.product, str(tuple(map(str, TILE))), id(space))] = Val("acc", F32)
         for stage in kernel.stages:

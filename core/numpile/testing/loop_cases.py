@@ -1,0 +1,46 @@
+"""Conformance cases of `loop` (ops/control.py): loop nodes as the tracer captures them, their
+bodies built here as Graphs."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import ops
+from ..graph import Graph, map_nodes
+from ..ops import ArrayMeta
+from ..shapes import SymInt
+from .specs import Arr, Case
+
+
+def _loop_body(carried: list, free: list, build, in_place: bool = False) -> Graph:
+    """A loop body (ops/control.py) over carried and free inputs of these metas: build(call, index,
+    *inputs) gives the carried values' next values, `call(op, *args)` adding an op to it."""
+    body = Graph()
+    index = body.input("i", ArrayMeta((), np.dtype(np.int64), True, True))
+    inputs = [body.input(f"c{k}", m) for k, m in enumerate(carried)] + [body.input(f"f{k}", m) for k, m in enumerate(free)]
+    body.symbols = [(index, None)]
+
+    def call(name, *args):
+        return body.call(name, args, {}, ops.get(name).meta(*map_nodes(args, lambda n: n.array_meta)))
+    body.output(build(call, SymInt("s0", 1), *inputs))
+    body.write_back = [(0, inputs[0])] if in_place else []
+    body.write_back_owned = True
+    return body
+
+
+def loop_cases() -> list[Case]:
+    """Loops as the tracer captures them: carried arrays rebound or updated in place at the index,
+    a carried NumPy scalar, free inputs, steps of 1, 2 and -2, an empty range."""
+    row, acc = ArrayMeta((5, 3), np.dtype(np.float64)), ArrayMeta((), np.dtype(np.float64), scalar=True)
+    scaled = _loop_body([row], [], lambda call, i, a: [call("add", call("multiply", a, 0.5), 1.0)])
+    rows = _loop_body([row], [], lambda call, i, a: [call("setitem", a, (i,), call(
+        "add", call("multiply", call("getitem", a, (i - 1,)), 0.5), call("getitem", a, (i,))))], in_place=True)
+    summed = _loop_body([acc], [ArrayMeta((6,), np.dtype(np.float64))],
+                        lambda call, i, s, x: [call("add", s, call("sum", call("multiply", x, x)))])
+    ints = _loop_body([ArrayMeta((4,), np.dtype(np.int32))], [], lambda call, i, a: [call("add", a, i)])
+    return [Case("loop", (scaled, 0, 4, 1, (Arr((5, 3)),), ())),
+            Case("loop", (rows, 1, 5, 1, (Arr((5, 3)),), ())),
+            Case("loop", (rows, 1, 5, 2, (Arr((5, 3), layout="T"),), ())),
+            Case("loop", (summed, 0, 7, 1, (Arr((), scalar=True),), (Arr((6,)),))),
+            Case("loop", (ints, 6, 0, -2, (Arr((4,), "int32"),), ())),
+            Case("loop", (scaled, 3, 3, 1, (Arr((5, 3)),), ()))]
