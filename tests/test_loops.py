@@ -114,6 +114,15 @@ def max_pool(x):
     return out
 
 
+def heads(x, w, n):
+    d = x.shape[1] // n
+    out = np.empty_like(x)
+    for h in range(n):
+        cols = slice(h * d, (h + 1) * d)
+        out[:, cols] = np.tanh(x[:, cols] @ w[cols, cols])
+    return out
+
+
 def with_break(x):
     for i in range(x.shape[0]):
         if i == 5:
@@ -147,8 +156,9 @@ def index_after(x):
     (with_break, lambda rng: (rand(rng, 9),)),
     (back_substitution, lambda rng: (rand(rng, (8, 8)) + 8 * np.eye(8), rand(rng, 8))),
     (max_pool, lambda rng: (rand(rng, (2, 3, 10, 12), np.float32),)),
+    (heads, lambda rng: (rand(rng, (5, 12)), rand(rng, (12, 12)), 4)),
     (index_after, lambda rng: (rand(rng, 12),)),
-], ids=["jacobi", "sweep", "sum", "rebind", "nested", "nested-int32", "triangular", "break", "back-substitution", "max-pool", "index-after"])
+], ids=["jacobi", "sweep", "sum", "rebind", "nested", "nested-int32", "triangular", "break", "back-substitution", "max-pool", "slice-object", "index-after"])
 def test_loops_compute_what_numpy_computes(fn, make, backend, rng):
     like_numpy(fn, backend, *make(rng))
 
@@ -210,6 +220,11 @@ def test_a_symbolic_range_whose_body_breaks_unrolls_its_enclosing_loop(rng, caps
     for backend in BACKENDS:
         like_numpy(inner_print, backend, rand(rng, (5, 5)))
     assert capsys.readouterr().out == "".join(f"{j}\n" for i in range(5) for j in range(i)) * 4
+
+
+def test_a_slice_object_made_in_the_body_moves_with_the_index(rng):
+    (loop,), _ = loops_of(heads, rand(rng, (5, 12)), rand(rng, (12, 12)), 4)
+    assert loop.args[1:4] == (0, 4, 1)
 
 
 def test_nested_loops_nest(rng):
