@@ -123,6 +123,19 @@ def heads(x, w, n):
     return out
 
 
+def recurrent(xs, h, w):
+    for x in xs:
+        h = np.tanh(x @ w + h * 0.5)
+    return h
+
+
+def scale_each_row(A):
+    for row in A:
+        row *= 2.0
+        row += row.sum()
+    return A
+
+
 def with_break(x):
     for i in range(x.shape[0]):
         if i == 5:
@@ -157,8 +170,10 @@ def index_after(x):
     (back_substitution, lambda rng: (rand(rng, (8, 8)) + 8 * np.eye(8), rand(rng, 8))),
     (max_pool, lambda rng: (rand(rng, (2, 3, 10, 12), np.float32),)),
     (heads, lambda rng: (rand(rng, (5, 12)), rand(rng, (12, 12)), 4)),
+    (recurrent, lambda rng: (rand(rng, (30, 4, 6)), rand(rng, (4, 5)), rand(rng, (6, 5)))),
+    (scale_each_row, lambda rng: (rand(rng, (40, 7)),)),
     (index_after, lambda rng: (rand(rng, 12),)),
-], ids=["jacobi", "sweep", "sum", "rebind", "nested", "nested-int32", "triangular", "break", "back-substitution", "max-pool", "slice-object", "index-after"])
+], ids=["jacobi", "sweep", "sum", "rebind", "nested", "nested-int32", "triangular", "break", "back-substitution", "max-pool", "slice-object", "rows", "rows-updated", "index-after"])
 def test_loops_compute_what_numpy_computes(fn, make, backend, rng):
     like_numpy(fn, backend, *make(rng))
 
@@ -228,6 +243,13 @@ def test_a_symbolic_range_whose_body_breaks_unrolls_its_enclosing_loop(rng, caps
 def test_a_slice_object_made_in_the_body_moves_with_the_index(rng):
     (loop,), _ = loops_of(heads, rand(rng, (5, 96)), rand(rng, (96, 96)), 16)
     assert loop.args[1:4] == (0, 16, 1)
+
+
+def test_a_loop_over_an_arrays_rows_is_a_loop_too(rng):
+    (loop,), _ = loops_of(recurrent, rand(rng, (30, 4, 6)), rand(rng, (4, 5)), rand(rng, (6, 5)))
+    assert loop.args[1:4] == (0, 30, 1)
+    (loop,), _ = loops_of(scale_each_row, rand(rng, (40, 7)))
+    assert loop.args[0].write_back   # the rows' updates reach the array, in place
 
 
 def test_nested_loops_nest(rng):

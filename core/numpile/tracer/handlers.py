@@ -18,7 +18,7 @@ from .sources import ModuleSource
 from .dispatch import handles
 from .translator import InstructionTranslator
 from .variables import (
-    NULL, CellVariable, ConstantVariable, DictVariable, IteratorVariable,
+    NULL, ArrayIteratorVariable, CellVariable, ConstantVariable, DictVariable, IteratorVariable,
     ListVariable, NestedFunctionVariable, ObjectVariable, RangeIteratorVariable, SymbolicRange,
     TupleVariable, contexts, make_slice,
 )
@@ -498,7 +498,7 @@ def for_iter(tx: Tx, inst):
     it = tx.stack[-1]
     if not isinstance(it, IteratorVariable):
         raise Unsupported(f"iterating over {it.describe()}")
-    if isinstance(it, RangeIteratorVariable) and loops.capture(tx, inst, it):
+    if isinstance(it, (RangeIteratorVariable, ArrayIteratorVariable)) and loops.capture(tx, inst, it):
         return
     count = tx.loop_counts[inst.offset] = tx.loop_counts.get(inst.offset, 0) + 1
     if count > config.unroll_limit + 1:

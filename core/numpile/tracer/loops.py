@@ -31,7 +31,7 @@ from ..ops import ArrayMeta
 from ..shapes import SYMBOL_PATTERN, SymInt, lone_symbol, loop_range, substitute_index
 from . import bytecode_compat as bc
 from .variables import (
-    NULL, ArrayVariable, CellVariable, ConstantVariable, DictVariable, ListVariable, RangeIteratorVariable, TupleVariable,
+    NULL, ArrayIteratorVariable, ArrayVariable, CellVariable, ConstantVariable, DictVariable, ListVariable, TupleVariable,
 )
 
 PEELS = 2   # iterations unrolled before a loop whose values settle late is given up on
@@ -47,7 +47,7 @@ class _Unstable(Exception):
         self.reason, self.peel, self.rebound, self.stale = reason, peel, rebound or {}, stale
 
 
-def capture(tx, inst, it: RangeIteratorVariable) -> bool:
+def capture(tx, inst, it) -> bool:
     """Trace the rest of the loop at FOR_ITER `inst` as a loop node and continue after it; False
     to take the next iteration unrolled instead (the trace is then as it was)."""
     out = tx.output
@@ -63,7 +63,7 @@ def capture(tx, inst, it: RangeIteratorVariable) -> bool:
     rebound, stale = {}, set()
     for _ in range(4):   # a pass finds what must be carried differently; the next carries it
         try:
-            loop = _Body(tx, inst, remaining, rebound, stale).trace()
+            loop = _Body(tx, inst, it, rebound, stale).trace()
             break
         except _Unstable as e:
             state.restore()
@@ -127,11 +127,13 @@ class _State:
 class _Body:
     """One pass over the body of the loop at FOR_ITER `inst`, for the index values `remaining`."""
 
-    def __init__(self, tx, inst, remaining: tuple, rebound: dict, stale: set):
-        self.tx, self.inst, self.rebound, self.stale = tx, inst, rebound, stale
+    def __init__(self, tx, inst, it, rebound: dict, stale: set):
+        """`it`: the loop's iterator (a range's or an array's rows: RangeIteratorVariable,
+        ArrayIteratorVariable), which says the range of indices and the value taken at one."""
+        self.tx, self.inst, self.it, self.rebound, self.stale = tx, inst, it, rebound, stale
         self.outer = tx.output.graph
         self.body = Graph(self.outer)
-        self.first, self.last, self.stop, self.step, self.count = remaining
+        self.first, self.last, self.stop, self.step, self.count = it.remaining()
         self.index = tx.output.shape_env.new_loop_symbol(self.first)
 
     def trace(self) -> "_Body":
@@ -159,8 +161,8 @@ class _Body:
                 v.node, v.version = placeholder, v.version + (id(v) in self.stale)
             views = [(w, w.node) for w in _reachable(tx, views=True) if w.base is not None]
             containers = _State(tx)
-            tx.push(ConstantVariable(self.index))
             with loop_range(self.index, self.first, self.last):
+                tx.push(self.it.at(self.index))
                 self._run()
             self._check_views(views)
             if containers.changed_containers() or len(out.mutated) != len(containers.out[1]) \
@@ -350,6 +352,8 @@ def _reachable(tx, views: bool) -> list[ArrayVariable]:
                 visit(item)
         elif isinstance(v, CellVariable) and v.contents is not None:
             visit(v.contents)
+        elif isinstance(v, ArrayIteratorVariable):   # an enclosing loop over an array's rows
+            visit(v.array)
     frame = tx
     while frame is not None:
         for v in (*frame.locals.values(), *frame.stack):

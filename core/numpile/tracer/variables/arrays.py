@@ -192,3 +192,11 @@ class ArrayIteratorVariable(IteratorVariable):
 
     def rest(self) -> list[Variable]:
         return [self.row(i) for i in range(self.index, self.length)]
+
+    def remaining(self) -> tuple:
+        """(first, last, stop, step, count) of the row indices not taken yet (a loop node's range)."""
+        return self.index, self.length - 1, self.length, 1, self.length - self.index
+
+    def at(self, index) -> Variable:
+        """The row a loop over x takes at `index` (a loop's symbolic index: x[i])."""
+        return self.row(index)

@@ -56,6 +56,10 @@ class RangeIteratorVariable(IteratorVariable):
     def rest(self):
         return [ConstantVariable(v) for v in self.range[self.index:]] if isinstance(self.range, range) else list(self.range)
 
+    def at(self, index) -> ConstantVariable:
+        """The value a loop over the range takes at `index` (a loop's symbolic index): the index."""
+        return ConstantVariable(index)
+
     def remaining(self) -> tuple:
         """(first, last, stop, step, count) of the values not taken yet; count None where symbolic."""
         if isinstance(self.range, range):
