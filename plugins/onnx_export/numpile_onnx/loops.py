@@ -31,13 +31,13 @@ def converter(convert_graph):
 
 
 def _loop(cx: Emitter, node, convert_graph, body, start, stop, step, carried, free) -> tuple:
-    if not isinstance(step, int):
-        raise OnnxUnsupported("a range whose step is computed in the graph")
+    if not isinstance(step, int) or any(isinstance(b, Value) for b in (start, stop)):
+        raise OnnxUnsupported("a range whose bounds or step are computed in the graph")
     if not carried:   # nothing survives the loop: nothing to compute
         return ()
     index, *inputs = body.inputs
     carried_in, free_in = inputs[:len(carried)], inputs[len(carried):]
-    first = _bound(cx, start)
+    first = cx.scalar_size(start)
     inner = cx.subgraph()
     iteration, condition = Value(inner.fresh("iteration"), INT64, ()), Value(inner.fresh("cond"), BOOL, ())
     env = {index: _weak(inner.op("Add", first, inner.op("Mul", iteration, inner.const(np.array(step, np.int64)),
@@ -70,13 +70,6 @@ def _type(node):
     return tensor_type(node.dtype, [None if isinstance(d, SymInt) else int(d) for d in node.shape])
 
 
-def _bound(cx: Emitter, b) -> Value:
-    """A range bound (an int, a SymInt, or a value of the graph) as a 0-d int64 tensor."""
-    if isinstance(b, Value):
-        return cx.op("Reshape", cx.cast(b, INT64), cx.const(np.zeros(0, np.int64)), dtype=INT64, shape=())
-    return cx.scalar_size(b)
-
-
 def _free(cx: Emitter, v, node) -> Value:
     """A free value as the body reads it from the outer graph: a value, an enclosing loop's
     index or size (a SymInt), or a constant."""
@@ -91,10 +84,10 @@ def _trip_count(cx: Emitter, start, stop, step: int) -> Value:
     """len(range(start, stop, step)): max(0, (stop - start + step - 1) // step) for a positive
     step (the mirror for a negative one); a negative numerator clamps to 0 whether ONNX's Div
     truncates or floors."""
-    if not any(isinstance(b, (SymInt, Value)) for b in (start, stop)):
+    if not any(isinstance(b, SymInt) for b in (start, stop)):
         return cx.const(np.array(len(range(start, stop, step)), np.int64))
     ahead, behind = (stop, start) if step > 0 else (start, stop)
-    span = cx.op("Sub", _bound(cx, ahead), _bound(cx, behind), dtype=INT64, shape=())
+    span = cx.op("Sub", cx.scalar_size(ahead), cx.scalar_size(behind), dtype=INT64, shape=())
     rounded = cx.op("Add", span, cx.const(np.array(abs(step) - 1, np.int64)), dtype=INT64, shape=())
     count = cx.op("Div", rounded, cx.const(np.array(abs(step), np.int64)), dtype=INT64, shape=())
     return cx.op("Max", count, cx.const(np.array(0, np.int64)), dtype=INT64, shape=())

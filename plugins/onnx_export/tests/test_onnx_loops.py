@@ -160,13 +160,6 @@ def test_symbolic_dims_inside_a_body():
     assert all(g.loops() for g in backend.graphs) and len(backend.models) == 2
 
 
-def test_a_trip_count_passed_as_an_argument():
-    compiled = numpile.compile(rebound, backend="onnxrt", fullgraph=True)
-    for k in (6, 9, 4, 0):   # automatic dynamic scalars: k becomes an input of the model
-        x = rng.random(5)
-        assert_same_result(compiled(x.copy(), k), rebound(x.copy(), k))
-
-
 def test_what_a_body_cannot_express_is_named():
     def body_with_slogdet(A, n):
         s = np.zeros(())
