@@ -114,6 +114,15 @@ def max_pool(x):
     return out
 
 
+def heads(x, w, n):
+    d = x.shape[1] // n
+    out = np.empty_like(x)
+    for h in range(n):
+        cols = slice(h * d, (h + 1) * d)
+        out[:, cols] = np.tanh(x[:, cols] @ w[cols, cols])
+    return out
+
+
 def with_break(x):
     for i in range(x.shape[0]):
         if i == 5:
@@ -147,8 +156,9 @@ def index_after(x):
     (with_break, lambda rng: (rand(rng, 9),)),
     (back_substitution, lambda rng: (rand(rng, (8, 8)) + 8 * np.eye(8), rand(rng, 8))),
     (max_pool, lambda rng: (rand(rng, (2, 3, 10, 12), np.float32),)),
+    (heads, lambda rng: (rand(rng, (5, 12)), rand(rng, (12, 12)), 4)),
     (index_after, lambda rng: (rand(rng, 12),)),
-], ids=["jacobi", "sweep", "sum", "rebind", "nested", "nested-int32", "triangular", "break", "back-substitution", "max-pool", "index-after"])
+], ids=["jacobi", "sweep", "sum", "rebind", "nested", "nested-int32", "triangular", "break", "back-substitution", "max-pool", "slice-object", "index-after"])
 def test_loops_compute_what_numpy_computes(fn, make, backend, rng):
     like_numpy(fn, backend, *make(rng))
 
@@ -189,13 +199,16 @@ def two_sweeps(A):
 
 
 def test_an_index_stored_again_before_it_is_read_is_not_live_after_its_loop(rng):
-    loops, _ = loops_of(two_sweeps, rand(rng, (5, 9)))
-    assert [n.args[1:4] for n in loops] == [(1, 9, 1), (7, -1, -1)]   # neither first iteration peeled
+    loops, _ = loops_of(two_sweeps, rand(rng, (5, 40)))
+    assert [n.args[1:4] for n in loops] == [(1, 40, 1), (38, -1, -1)]   # neither first iteration peeled
     like_numpy(two_sweeps, "llvm", rand(rng, (5, 9)))
 
 
 def test_short_loops_and_loops_that_cannot_be_captured_are_unrolled(rng):
     assert loops_of(jacobi, rand(rng, 10), rand(rng, 10), config.loop_capture_min - 1)[0] == []
+    # small enough unrolled (4 iterations of 14 ops): unrolled, its kernels fuse
+    assert loops_of(jacobi, rand(rng, 10), rand(rng, 10), 4)[0] == []
+    assert len(loops_of(jacobi, rand(rng, 10), rand(rng, 10), 5)[0]) == 1
     assert loops_of(with_break, rand(rng, 9))[0] == []
 
 
@@ -212,8 +225,13 @@ def test_a_symbolic_range_whose_body_breaks_unrolls_its_enclosing_loop(rng, caps
     assert capsys.readouterr().out == "".join(f"{j}\n" for i in range(5) for j in range(i)) * 4
 
 
+def test_a_slice_object_made_in_the_body_moves_with_the_index(rng):
+    (loop,), _ = loops_of(heads, rand(rng, (5, 96)), rand(rng, (96, 96)), 16)
+    assert loop.args[1:4] == (0, 16, 1)
+
+
 def test_nested_loops_nest(rng):
-    (outer, inner), _ = loops_of(nested, rand(rng, (6, 5)))
+    (outer, inner), _ = loops_of(nested, rand(rng, (20, 30)))
     assert inner in outer.args[0].calls
 
 
@@ -231,3 +249,16 @@ def test_bounds_from_arguments(rng):
         a, b = rand(rng, 30), rand(rng, 30)
         assert_same(compiled(a.copy(), b.copy(), steps), jacobi(a, b, steps))
     assert len(compiled.all_entries()) == 2   # the trip count is guarded: one entry each
+
+
+def scale_rows(A, w):
+    for i in range(A.shape[0]):
+        A[i] *= w + i
+    return A
+
+
+def test_a_loop_run_again_with_inputs_of_another_layout(rng):
+    compiled = numpile.compile(scale_rows, backend="llvm")
+    for w in (rand(rng, 40), rand(rng, 80)[::2], rand(rng, 40)):   # the second is strided
+        A = rand(rng, (30, 40))
+        assert_same(compiled(A.copy(), w), scale_rows(A.copy(), w))

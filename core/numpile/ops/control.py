@@ -41,8 +41,9 @@ class CompiledLoop:
     `compile_body(body, example_inputs)` on first use, once per range of indices (decisions the
     lowering takes on the index hold for that range: shapes.loop_range). A compiled body may offer
     `iterate(start, step, count, carried, free)`, running `count` iterations in one call on carried
-    arrays it may update in place: the iterations after the first (which runs through the body's
-    call, where the backend settles layouts) then run through it."""
+    arrays it may update in place: the iterations after the first (which, the first time, runs
+    through the body's call, where the backend settles layouts) then run through it. It may stop
+    early, raising IterationsStopped: the rest run through the body's call."""
 
     def __init__(self, compile_body, bounds: tuple = ()):
         """`bounds`: the loop node's (start, stop, step) as the graph has them; where they are
@@ -51,6 +52,7 @@ class CompiledLoop:
         self.compile_body = compile_body
         self.symbolic = symbolic_range(*bounds) if bounds else None
         self.compiled: dict[tuple, object] = {}
+        self.warm: set = set()   # keys whose body has run through its call once
 
     def __call__(self, body, start, stop, step, carried, free):
         values = range(start, stop, step)
@@ -72,9 +74,25 @@ class CompiledLoop:
         step = values.step
         if getattr(compiled, "iterate", None) is None or len(values) < 2:
             return run_loop(body, values.start, values.stop, step, carried, free, run=compiled)
-        first = run_loop(body, values[0], values[1], step, carried, free, run=compiled)
-        owned = tuple(np.array(v, copy=True) for v in first)
-        return compiled.iterate(values[1], step, len(values) - 1, owned, free)
+        if key not in self.warm:
+            carried = run_loop(body, values[0], values[1], step, carried, free, run=compiled)
+            values = values[1:]
+            self.warm.add(key)
+        owned = tuple(np.array(v, copy=True) for v in carried)
+        try:
+            return compiled.iterate(values[0], step, len(values), owned, free)
+        except IterationsStopped as stop:   # before any work of iteration `stop.done`: the rest, one by one
+            rest = values[stop.done:]
+            return run_loop(body, rest.start, rest.stop, step, stop.carried, free, run=compiled)
+
+
+class IterationsStopped(Exception):
+    """A compiled body's `iterate` stopped before iteration `done` did anything (a layout it was not
+    compiled for, say): `carried` are the values after the iterations before it."""
+
+    def __init__(self, done: int, carried: tuple):
+        super().__init__(f"stopped before iteration {done}")
+        self.done, self.carried = done, carried
 
 
 def symbolic_range(start, stop, step) -> tuple | None:

@@ -19,8 +19,8 @@ from .dispatch import handles
 from .translator import InstructionTranslator
 from .variables import (
     NULL, CellVariable, ConstantVariable, DictVariable, IteratorVariable,
-    ListVariable, NestedFunctionVariable, ObjectVariable, RangeIteratorVariable, SliceVariable, SymbolicRange,
-    TupleVariable, contexts,
+    ListVariable, NestedFunctionVariable, ObjectVariable, RangeIteratorVariable, SymbolicRange,
+    TupleVariable, contexts, make_slice,
 )
 
 Tx = InstructionTranslator
@@ -182,12 +182,7 @@ def binary_subscr(tx: Tx, inst):
 def binary_slice(tx: Tx, inst):
     start, stop = tx.popn(2)
     container = tx.pop()
-    tx.push(container.getitem(tx, _slice(start, stop, ConstantVariable(None))))
-
-
-def _slice(start, stop, step):
-    var = SliceVariable(start, stop, step)
-    return ConstantVariable(var.as_constant()) if var.is_constant() else var
+    tx.push(container.getitem(tx, make_slice(start, stop, ConstantVariable(None))))
 
 
 @handles("BUILD_SLICE")
@@ -195,7 +190,7 @@ def build_slice(tx: Tx, inst):
     parts = tx.popn(inst.arg)
     if len(parts) == 2:
         parts.append(ConstantVariable(None))
-    tx.push(_slice(*parts))
+    tx.push(make_slice(*parts))
 
 
 @handles("STORE_SUBSCR")
@@ -208,7 +203,7 @@ def store_subscr(tx: Tx, inst):
 def store_slice(tx: Tx, inst):
     start, stop = tx.popn(2)
     container, value = tx.pop(), tx.pop()
-    container.setitem(tx, _slice(start, stop, ConstantVariable(None)), value)
+    container.setitem(tx, make_slice(start, stop, ConstantVariable(None)), value)
 
 
 # -- operators -------------------------------------------------------------------------------

@@ -39,11 +39,12 @@ PEELS = 2   # iterations unrolled before a loop whose values settle late is give
 
 class _Unstable(Exception):
     """A value the body changes in a way a loop node cannot carry; `peel` if unrolling one more
-    iteration may settle it."""
+    iteration may settle it. `rebound` (locals rebound to arrays) and `stale` (arrays the body
+    updates whose views made before the loop it reads) are for the next pass to carry."""
 
-    def __init__(self, reason: str, peel: bool, rebound: dict | None = None):
+    def __init__(self, reason: str, peel: bool, rebound: dict | None = None, stale: set = frozenset()):
         super().__init__(reason)
-        self.reason, self.peel, self.rebound = reason, peel, rebound or {}
+        self.reason, self.peel, self.rebound, self.stale = reason, peel, rebound or {}, stale
 
 
 def capture(tx, inst, it: RangeIteratorVariable) -> bool:
@@ -59,22 +60,27 @@ def capture(tx, inst, it: RangeIteratorVariable) -> bool:
         return False   # a SymbolicRange that is not captured raises as it is unrolled
     out.loop_attempts[key] = attempts + 1
     state = _State(tx)
-    rebound: dict = {}
-    for _ in range(4):   # a pass finds the locals rebound to arrays; the next carries them
+    rebound, stale = {}, set()
+    for _ in range(4):   # a pass finds what must be carried differently; the next carries it
         try:
-            loop = _Body(tx, inst, remaining, rebound).trace()
+            loop = _Body(tx, inst, remaining, rebound, stale).trace()
             break
         except _Unstable as e:
             state.restore()
-            if not e.rebound:
+            if not e.rebound and not e.stale:
                 return _give_up(tx, key, e.reason, peel=e.peel)
             rebound.update(e.rebound)
+            stale |= e.stale
         except Unsupported as e:
             state.restore()
             return _give_up(tx, key, e.reason, peel=False)
     else:
         state.restore()
         return _give_up(tx, key, "its values do not settle", peel=False)
+    if loop.small():
+        state.restore()
+        return _give_up(tx, key, f"{loop.count} iterations of {len(loop.body.calls)} ops are fewer than "
+                                 f"config.loop_unroll_ops={config.loop_unroll_ops}: its kernels fuse unrolled", peel=False)
     loop.finish(tx, inst)
     return True
 
@@ -121,8 +127,8 @@ class _State:
 class _Body:
     """One pass over the body of the loop at FOR_ITER `inst`, for the index values `remaining`."""
 
-    def __init__(self, tx, inst, remaining: tuple, rebound: dict):
-        self.tx, self.inst, self.rebound = tx, inst, rebound
+    def __init__(self, tx, inst, remaining: tuple, rebound: dict, stale: set):
+        self.tx, self.inst, self.rebound, self.stale = tx, inst, rebound, stale
         self.outer = tx.output.graph
         self.body = Graph(self.outer)
         self.first, self.last, self.stop, self.step, self.count = remaining
@@ -148,13 +154,15 @@ class _Body:
                     continue
                 placeholder = self.body.input(v.node.name, v.node.array_meta)
                 self.arrays[v] = (v.node, placeholder)
-                v.node, v.version = placeholder, v.version + 1
+                # its views made before the loop read its value before the loop, unless it is
+                # updated in the body (then they are made again from each iteration's value)
+                v.node, v.version = placeholder, v.version + (id(v) in self.stale)
+            views = [(w, w.node) for w in _reachable(tx, views=True) if w.base is not None]
             containers = _State(tx)
             tx.push(ConstantVariable(self.index))
             with loop_range(self.index, self.first, self.last):
                 self._run()
-                for v in _reachable(tx, views=True):
-                    out.refresh(v)
+            self._check_views(views)
             if containers.changed_containers() or len(out.mutated) != len(containers.out[1]) \
                     or out.attr_writes != containers.out[2]:
                 raise _Unstable("changes a list, dict or object attribute", peel=False)
@@ -162,6 +170,22 @@ class _Body:
         finally:
             out.graph = self.outer
         return self
+
+    def _check_views(self, views: list) -> None:
+        """A view made before the loop, of an array the body updates, must not be read at its
+        value before the loop (_Unstable: the next pass makes it again in the body)."""
+        read = {id(n) for b in self.body for n in (b.inputs if b.op != "output" else b.args[0])
+                if isinstance(n, Node) and n.graph is not self.body}
+        updated = {id(v) for v, (_, placeholder) in self.arrays.items() if v.node is not placeholder}
+        stale = {id(_base(w)) for w, node in views if id(node) in read and id(_base(w)) in updated}
+        if stale - self.stale:
+            raise _Unstable("reads views of arrays it updates", peel=False, stale=stale)
+
+    def small(self) -> bool:
+        """Whether the loop unrolled is small enough to be better so (no loop inside it)."""
+        calls = self.body.calls
+        return self.count is not None and self.count * len(calls) <= config.loop_unroll_ops \
+            and not any(n.target == "loop" for n in calls)
 
     def _run(self) -> None:
         """Run the body's instructions until control is back at FOR_ITER."""

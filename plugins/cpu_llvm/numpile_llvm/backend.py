@@ -371,9 +371,9 @@ class CompiledProgram:
                  *self.runner_head, *self._loop_allocations(names),
                  f"    status = native({''.join(f'id({a}), ' for a in arrays)}{''.join(f's{k}, ' for k in symbols)}"
                  "start, step, count)",
-                 "    if status != -1:", "        raise LoopStopped(f'native loop stopped: status {status:#x}')",
+                 "    if status != -1:", f"        raise stopped(status, ({results}))",
                  f"    return ({results})"]
-        env = {**self.runner_env, "native": native, "LoopStopped": loop.LoopStopped}
+        env = {**self.runner_env, "native": native, "stopped": loop.stopped}
         exec(compile("\n".join(lines) + "\n", "<numpile-llvm native loop>", "exec"), env)
         return env["iterate"]
 

@@ -12,8 +12,10 @@ temporaries in C order from the current sizes). No Python runs between iteration
     i64 @loop(ptr arrays..., i64 symbols..., i64 start, i64 step, i64 count)   ; -1, or where it stopped
 
 A kernel that returns a status stops it: the result is `t << 16 | position << 8 | status` for
-iteration t and the kernel's position in the body, and the runner raises (the graph then runs
-as Python, which gives NumPy's error).
+iteration t and the kernel's position in the body. Where the first kernel stopped (iteration t did
+nothing yet: an input of a layout the kernels were not compiled for) the rest run through the
+body's runner (ops/control.py's IterationsStopped); else the runner raises (the graph then runs as
+Python, which gives NumPy's error).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import math
 
 import numpy as np
 
+from numpile.ops.control import IterationsStopped
 from numpile.shapes import SYMBOL_PATTERN, SymInt
 
 from .codegen import DATA_OFFSET, array_field
@@ -31,8 +34,12 @@ from .sizes import Sizes
 ITERATION_SHIFT, POSITION_SHIFT = 16, 8
 
 
-class LoopStopped(Exception):
-    """A kernel of a native loop returned a status (see the module docstring)."""
+def stopped(status: int, carried: tuple):
+    """The exception for a native loop's status (see the module docstring)."""
+    done, position = status >> ITERATION_SHIFT, (status >> POSITION_SHIFT) & 0xFF
+    if position == 0:
+        return IterationsStopped(done, carried)
+    return RuntimeError(f"a kernel of a native loop stopped iteration {done} with status {status & 0xFF}")
 
 
 def index_symbol(program) -> int | None:

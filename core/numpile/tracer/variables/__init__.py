@@ -6,7 +6,7 @@ import one another bottom up only: base < functions < objects < ranges < contain
 from .arrays import ArrayIteratorVariable, ArrayMethodVariable, ArrayVariable
 from .base import CONSTANT_TYPES, NULL, IteratorVariable, NullVariable, Variable
 from .calls import call_known, is_library_code
-from .containers import DictVariable, ListVariable, SliceVariable, TupleVariable, constant_result
+from .containers import DictVariable, ListVariable, SliceVariable, TupleVariable, constant_result, make_slice
 from .contexts import ContextExitVariable, ErrstateVariable
 from .functions import BoundMethodVariable, CellVariable, NestedFunctionVariable
 from .objects import ConstantVariable, ObjectVariable
@@ -17,5 +17,5 @@ __all__ = [
     "CellVariable", "ConstantVariable", "ContextExitVariable", "DictVariable", "ErrstateVariable",
     "IteratorVariable", "ListVariable", "NULL", "NestedFunctionVariable", "NullVariable", "ObjectVariable",
     "RangeIteratorVariable", "SliceVariable", "SymbolicRange", "TupleVariable", "Variable", "call_known",
-    "constant_result", "is_library_code",
+    "constant_result", "is_library_code", "make_slice",
 ]

@@ -12,7 +12,7 @@ import numpy as np
 from ...exc import Unsupported
 from .arrays import ArrayVariable
 from .base import IteratorVariable, Variable
-from .containers import DictVariable, ListVariable, TupleVariable, constant_result, dict_items
+from .containers import DictVariable, ListVariable, TupleVariable, constant_result, dict_items, make_slice
 from .objects import ConstantVariable, ObjectVariable
 from .ranges import make_range
 
@@ -110,6 +110,15 @@ def _range(tx, args, kwargs):
     return ConstantVariable(make_range(*(a.as_constant() for a in args)))
 
 
+def _slice(tx, args, kwargs):
+    """slice(stop), slice(start, stop[, step]), as the BUILD_SLICE of `start:stop:step`."""
+    if kwargs or not 1 <= len(args) <= 3:
+        raise Unsupported("slice() takes 1 to 3 positional arguments")
+    none = ConstantVariable(None)
+    start, stop, step = (none, args[0], none) if len(args) == 1 else (*args, none)[:3]
+    return make_slice(start, stop, step)
+
+
 def _float(tx, args, kwargs):
     if len(args) == 1 and not kwargs and isinstance(args[0], ArrayVariable) and args[0].python_type() is float:
         return args[0]  # a Python float in the graph is already one
@@ -130,7 +139,7 @@ BUILTINS = {
     float: _float,
     **{fn: _data_dependent(fn.__name__) for fn in (int, bool, complex, str, min, max, round,
                                                    sorted, repr, divmod, any, all, hash)},
-    range: _range,
+    range: _range, slice: _slice,
 }
 
 # Callables that compute a constant from constants and have no side effects.

@@ -157,6 +157,12 @@ class SliceVariable(Variable):
         return slice(self.start.as_constant(), self.stop.as_constant(), self.step.as_constant())
 
 
+def make_slice(start: Variable, stop: Variable, step: Variable) -> Variable:
+    """start:stop:step, a constant where its bounds are."""
+    var = SliceVariable(start, stop, step)
+    return ConstantVariable(var.as_constant()) if var.is_constant() else var
+
+
 def constant_result(value) -> Variable:
     """A Variable for a value computed at compile time from constants."""
     if isinstance(value, np.ndarray):
