@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 import onnx
+import onnxruntime as ort
 import pytest
 
 import numpile
@@ -15,6 +16,12 @@ from numpile_onnx.backend import OnnxrtBackend
 from numpile_onnx.convert import to_model
 
 rng = np.random.default_rng()
+
+
+@pytest.fixture(autouse=True)
+def loops_kept_however_small(monkeypatch):
+    """These loops are small: numpile would unroll them (config.loop_unroll_ops)."""
+    monkeypatch.setattr(numpile.config, "loop_unroll_ops", 0)
 
 
 class Recording(OnnxrtBackend):
@@ -158,6 +165,21 @@ def test_symbolic_dims_inside_a_body():
         A = rng.random((n, m))
         assert_same_result(compiled(A.copy()), row_sweep(A.copy()))
     assert all(g.loops() for g in backend.graphs) and len(backend.models) == 2
+
+
+def test_the_exporter_writes_loops_it_is_given(tmp_path):
+    """A graph with loop nodes (traced with loop capture; numpile.export itself traces without it)
+    through the exporter "onnx": a saved model that onnxruntime runs alone, as the graph runs."""
+    from numpile import plugins
+    from numpile.shapes import DynamicInputs
+    from numpile.tracer import trace
+    args = (well_conditioned(6),)
+    graph = trace(column_elimination, copies(args), {}, resumable=False, dynamic=DynamicInputs(loops=True)).graph
+    program = plugins.lookup_exporter("onnx").export(graph, list(args), {})
+    assert loop_count(program.to_onnx().graph) == 1
+    session = ort.InferenceSession(program.save(tmp_path / "elimination.onnx"))
+    (got,) = session.run(None, dict(zip(program.input_names, args)))
+    assert_same_result(got, graph(*copies(args))[0])
 
 
 def test_what_a_body_cannot_express_is_named():
