@@ -26,11 +26,11 @@ LOOP = "loop"   # the registry's op; converted here with the driver's graph walk
 def converter(convert_graph):
     """The converter of a loop node, `convert_graph(emitter, graph, env)` emitting its body."""
     def convert(cx, node, body, start, stop, step, carried, free):
-        return _loop(cx, node, convert_graph, body, start, stop, step, carried, free)
+        return _loop(cx, convert_graph, body, start, stop, step, carried, free)
     return convert
 
 
-def _loop(cx: Emitter, node, convert_graph, body, start, stop, step, carried, free) -> tuple:
+def _loop(cx: Emitter, convert_graph, body, start, stop, step, carried, free) -> tuple:
     if not isinstance(step, int) or any(isinstance(b, Value) for b in (start, stop)):
         raise OnnxUnsupported("a range whose bounds or step are computed in the graph")
     if not carried:   # nothing survives the loop: nothing to compute
