@@ -132,6 +132,7 @@ class OnnxrtBackend(numpile.Backend):
     description = "exports each graph to ONNX (opset %d) and runs it in onnxruntime" % emit.OPSET
     devices = ("cpu",)
     supports_dynamic_shapes = True
+    supports_loops = True   # a loop node is an ONNX Loop (loops.py)
 
     def is_available(self) -> tuple[bool, str]:
         try:

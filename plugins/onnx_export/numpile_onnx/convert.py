@@ -12,12 +12,13 @@ import onnx
 from onnx import helper, numpy_helper
 
 import numpile
+from numpile import ops
 from numpile.graph import Node, map_nodes
 from numpile.ops import TUPLE_GETITEM
 from numpile.shapes import SymInt, lone_symbol
 
-from . import emit
-from .emit import Emitter, OnnxUnsupported, Value
+from . import emit, loops
+from .emit import Emitter, OnnxUnsupported, Value, tensor_type
 from .table import TABLE, UNSUPPORTED
 
 PRODUCER = "numpile-onnx"
@@ -48,13 +49,6 @@ def _type(node: Node, dims: dict) -> onnx.TypeProto:
     return tensor_type(node.dtype, shape)
 
 
-def tensor_type(dtype, shape: list) -> onnx.TypeProto:
-    """A tensor type whose shape is always given (a 0-d one too: helper leaves [] unranked)."""
-    proto = helper.make_tensor_type_proto(emit.onnx_dtype(dtype), shape)
-    proto.tensor_type.shape.SetInParent()
-    return proto
-
-
 def to_model(graph, input_names: list[str] | None = None, output_names: list[str] | None = None,
              initializers: dict | None = None, symbol_names: dict | None = None,
              graph_name: str = "numpile") -> onnx.ModelProto:
@@ -73,15 +67,10 @@ def to_model(graph, input_names: list[str] | None = None, output_names: list[str
         else:
             onnx_inputs.append(helper.make_value_info(name, _type(node, dims)))
         env[node] = Value(name, node.dtype, node.shape, bool(node.meta.get("weak")))
-    sizes = {k: (env[s[0]].name, s[1]) for k, s in enumerate(graph.symbols) if s is not None and s[0] in env}
     outs = graph.outputs
     output_names = output_names or [f"output_{i}" for i in range(len(outs))]
-    cx = Emitter(sizes, reserved=[*input_names, *output_names])
-    for node in graph.nodes:
-        if node.op == "constant":
-            env[node] = cx.const(node.args[0], node.dtype)
-        elif node.op == "call":
-            env[node] = _as_node(_convert(cx, node, env), node)
+    cx = Emitter(reserved=[*input_names, *output_names])
+    convert_graph(cx, graph, env)
     onnx_outputs = []
     for value, name in zip(outs, output_names):
         v = env[value] if isinstance(value, Node) else cx.const(value)
@@ -95,6 +84,17 @@ def to_model(graph, input_names: list[str] | None = None, output_names: list[str
                               producer_name=PRODUCER, producer_version=numpile.__version__)
     model.ir_version = 8   # onnx 1.13's: the oldest that opset 18 needs, for the widest range of runtimes
     return model
+
+
+def convert_graph(cx: Emitter, graph, env: dict) -> None:
+    """Emit the constants and calls of `graph` (a model's graph, or a loop's body into the Loop's
+    subgraph) into `cx`; `env` maps its inputs to their Values, and gets every node's."""
+    cx.symbol_sizes = {k: (env[s[0]].name, s[1]) for k, s in enumerate(graph.symbols) if s is not None and s[0] in env}
+    for node in graph.nodes:
+        if node.op == "constant":
+            env[node] = cx.const(node.args[0], node.dtype)
+        elif node.op == "call":
+            env[node] = _as_node(_convert(cx, node, env), node)
 
 
 def _as_node(out, node: Node):
@@ -111,12 +111,18 @@ def _convert(cx: Emitter, node: Node, env: dict):
     if node.target == TUPLE_GETITEM:   # one result of an op with several, or an item of a tuple
         results = map_nodes(node.args[0], env.__getitem__)
         return results[node.args[1]]
-    convert = TABLE.get(node.target)
+    convert = _LOOP if node.target == loops.LOOP else TABLE.get(node.target)
     if convert is None:
         raise unsupported(node, UNSUPPORTED.get(node.target, "the ONNX exporter has no rule for it"))
     args, kwargs = map_nodes((node.args, node.kwargs), env.__getitem__)
     try:
+        if ops.get(node.target).kind == ops.POINTWISE:   # a loop's index as an operand: a Python int's value
+            args = tuple(Value(cx.scalar_size(a).name, emit.INT64, (), weak=True) if isinstance(a, SymInt) else a
+                         for a in args)
         out = convert(cx, node, *args, **kwargs)
     except OnnxUnsupported as e:
         raise unsupported(node, str(e)) from None
     return out
+
+
+_LOOP = loops.converter(convert_graph)   # a loop's body is a graph of its own, which this driver converts

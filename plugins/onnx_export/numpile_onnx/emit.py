@@ -9,9 +9,11 @@ written out as explicit `Cast`s: ONNX ops never promote.
 from __future__ import annotations
 
 import ast
+import itertools
 from dataclasses import dataclass
 
 import numpy as np
+import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 from numpile.shapes import SymInt
@@ -66,22 +68,34 @@ def loop_dtype(*operands) -> np.dtype:
     return np.result_type(*map(as_numpy, operands))
 
 
+def tensor_type(dtype, shape: list) -> onnx.TypeProto:
+    """A tensor type whose shape is always given (a 0-d one too: helper leaves [] unranked)."""
+    proto = helper.make_tensor_type_proto(onnx_dtype(dtype), shape)
+    proto.tensor_type.shape.SetInParent()
+    return proto
+
+
 class Emitter:
     """Collects nodes and initializers; `symbol_sizes[k]` is (value name, dim) of an input whose
-    dim is symbol s<k>, for sizes computed from shapes at run time."""
+    dim is symbol s<k>, or (value name, None) of a scalar whose value it is (a loop's index), for
+    sizes computed at run time."""
 
-    def __init__(self, symbol_sizes: dict | None = None, reserved=()):
+    def __init__(self, symbol_sizes: dict | None = None, reserved=(), counter=None):
         self.nodes: list = []
         self.initializers: list = []
         self.symbol_sizes = symbol_sizes or {}
-        self._count = 0
+        self._counter = counter or itertools.count(1)
         self.reserved = set(reserved)   # the inputs' and outputs' names: no node output takes one
         self._consts: dict = {}
         self.constants: dict[str, np.ndarray] = {}   # value name -> its array, for the constants
 
+    def subgraph(self) -> "Emitter":
+        """An emitter for a subgraph (a Loop's body): its own nodes and constants, names unique
+        across the whole model (a subgraph sees the outer graph's values by name)."""
+        return Emitter(reserved=self.reserved, counter=self._counter)
+
     def fresh(self, hint: str) -> str:
-        self._count += 1
-        name = f"{hint}_{self._count}"
+        name = f"{hint}_{next(self._counter)}"
         return name if name not in self.reserved else self.fresh(hint)
 
     def op(self, op_type: str, *inputs, dtype, shape=None, outputs: int = 1, **attrs):
@@ -122,6 +136,12 @@ class Emitter:
             return self.const(np.array([d], dtype=np.int64))
         return self._size_of(ast.parse(d.expr, mode="eval").body, d.expr)
 
+    def scalar_size(self, d) -> Value:
+        """A size or an index (an int or a SymInt) as a 0-d int64 tensor."""
+        if not isinstance(d, SymInt):
+            return self.const(np.array(d, dtype=np.int64))
+        return self.op("Reshape", self.size(d), self.const(np.zeros(0, np.int64)), dtype=INT64, shape=())
+
     def _size_of(self, tree, text: str) -> Value:
         """A symbolic size's expression (`s0 * s1 // 2`) as int64 arithmetic on input dims; sizes are
         never negative, so ONNX's truncating Div is floor division here."""
@@ -132,6 +152,8 @@ class Emitter:
             if k not in self.symbol_sizes:
                 raise OnnxUnsupported(f"the size {tree.id} is known only from the data")
             source, dim = self.symbol_sizes[k]
+            if dim is None:   # the value of an int64 scalar: the loop's index
+                return self.op("Reshape", source, self.const(np.array([1], np.int64)), dtype=INT64)
             return self.op("Shape", source, dtype=INT64, start=dim, end=dim + 1)
         if isinstance(tree, ast.UnaryOp) and isinstance(tree.op, ast.USub):
             return self.op("Neg", self._size_of(tree.operand, text), dtype=INT64)
@@ -144,6 +166,8 @@ class Emitter:
     def cast(self, v, dtype) -> Value:
         """`v` (a Value or a Python/NumPy scalar) as `dtype`: a Cast node, or a constant."""
         dtype = np.dtype(dtype)
+        if isinstance(v, SymInt):   # a loop's index stored into an array
+            v = self.scalar_size(v)
         if not isinstance(v, Value):
             return self.const(np.asarray(v).astype(dtype) if isinstance(v, np.generic) else np.array(v, dtype=dtype))
         if v.dtype == dtype:

@@ -15,4 +15,5 @@ TABLE = {**pointwise.ROWS, **reductions.ROWS, **shape_ops.ROWS, **products.ROWS}
 UNSUPPORTED = {
     **pointwise.UNSUPPORTED, **reductions.UNSUPPORTED, **shape_ops.UNSUPPORTED, **products.UNSUPPORTED,
     "tuple_getitem": "",   # handled by the driver (convert.py): it picks one result of an op with several
+    "loop": "",            # handled by the driver (convert.py, loops.py): its body is a graph it converts
 }
