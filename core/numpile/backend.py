@@ -120,6 +120,8 @@ class Exporter:
     name: str = ""
     #: One line for listings.
     description: str = ""
+    #: Whether the graphs it is given may hold loop nodes (see Backend.supports_loops).
+    supports_loops: bool = False
 
     def export(self, graph, example_inputs: list, options: dict) -> Any:
         """Translate `graph` and return an object with a `save(path)` method that writes it."""

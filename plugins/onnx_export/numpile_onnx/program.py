@@ -89,6 +89,7 @@ def _rebuild(result, values):
 class OnnxExporter(numpile.Exporter):
     name = "onnx"
     description = "an ONNX model (opset %d) that onnxruntime runs without Python or numpile" % emit.OPSET
+    supports_loops = True   # a loop node is an ONNX Loop (loops.py)
 
     def export(self, graph, example_inputs, options):
         options = dict(options)

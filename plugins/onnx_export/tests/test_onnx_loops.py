@@ -190,3 +190,20 @@ def test_what_a_body_cannot_express_is_named():
         return s
     with pytest.raises(numpile.BackendCompilerFailed, match=r"(?s)cannot express slogdet"):
         numpile.compile(body_with_slogdet, backend="onnxrt")(well_conditioned(3), 5)
+
+
+def smoothed(A, B, steps):
+    A, B = A.copy(), B.copy()
+    for _ in range(steps):
+        B[1:-1] = 0.33333 * (A[:-2] + A[1:-1] + A[2:])
+        A[1:-1] = 0.33333 * (B[:-2] + B[1:-1] + B[2:])
+    return A
+
+
+def test_numpile_export_writes_a_time_loop_as_one_loop():
+    rng = np.random.default_rng()
+    A, B = rng.random(40), rng.random(40)
+    program = numpile.export(smoothed, A, B, 200)
+    assert [n.op_type for n in program.to_onnx().graph.node].count("Loop") == 1
+    got = program.run(A, B)
+    assert_same_result(got[0] if isinstance(got, (tuple, list)) else got, smoothed(A, B, 200), what="smoothed")
