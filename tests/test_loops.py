@@ -136,6 +136,13 @@ def scale_each_row(A):
     return A
 
 
+def weighted(x):
+    s = 0.0
+    for i in range(1, x.shape[0]):
+        s = s + x[i] / i + (i + 1) * 0.25   # the index in float arithmetic: a graph value
+    return s
+
+
 def with_break(x):
     for i in range(x.shape[0]):
         if i == 5:
@@ -172,8 +179,9 @@ def index_after(x):
     (heads, lambda rng: (rand(rng, (5, 12)), rand(rng, (12, 12)), 4)),
     (recurrent, lambda rng: (rand(rng, (30, 4, 6)), rand(rng, (4, 5)), rand(rng, (6, 5)))),
     (scale_each_row, lambda rng: (rand(rng, (40, 7)),)),
+    (weighted, lambda rng: (rand(rng, 60),)),
     (index_after, lambda rng: (rand(rng, 12),)),
-], ids=["jacobi", "sweep", "sum", "rebind", "nested", "nested-int32", "triangular", "break", "back-substitution", "max-pool", "slice-object", "rows", "rows-updated", "index-after"])
+], ids=["jacobi", "sweep", "sum", "rebind", "nested", "nested-int32", "triangular", "break", "back-substitution", "max-pool", "slice-object", "rows", "rows-updated", "index-as-value", "index-after"])
 def test_loops_compute_what_numpy_computes(fn, make, backend, rng):
     like_numpy(fn, backend, *make(rng))
 

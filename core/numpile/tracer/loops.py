@@ -140,6 +140,7 @@ class _Body:
         tx, out = self.tx, self.tx.output
         self.state_locals = dict(tx.locals)
         self.index_node = self.body.input(_index_name(tx, self.inst), ArrayMeta((), np.dtype(np.int64), True, True))
+        out.loop_indices[self.index.expr] = self.index_node
         out.graph = self.body
         try:
             self.names = {}    # local rebound to an array -> (node before the loop, its placeholder)

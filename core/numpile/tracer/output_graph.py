@@ -56,6 +56,7 @@ class OutputGraph:
         self.graph = Graph()      # the graph being built: the body of the loop being traced, inside one
         self.root_graph = self.graph
         self.loop_attempts: dict = {}   # (code, FOR_ITER offset) -> captures tried there (tracer/loops.py)
+        self.loop_indices: dict = {}    # loop symbol's name -> the index node of the body being traced
         self.guards = GuardSet()
         self.input_sources: list[Source] = []
         self.example_inputs: list = []
@@ -168,6 +169,19 @@ class OutputGraph:
         var.numpy_views = kind.numpy_views
         self._arrays[id(value)] = (value, var)
         return var
+
+    def loop_index_value(self, value) -> Variable:
+        """An expression of loop indices (a SymInt) as a graph value: a weak int computed from the
+        bodies' index inputs (an enclosing body's is lifted into the one being traced)."""
+        if value.opaque is not None or not all(name in self.loop_indices for name, _ in value.terms):
+            raise Unsupported(f"{value} (an expression of a loop's index) in arithmetic with a float")
+        total = ConstantVariable(value.const)
+        for name, coeff in value.terms:
+            term = ArrayVariable(self.loop_indices[name])
+            if coeff != 1:
+                term = self.call_op(ops.get("multiply"), (term, ConstantVariable(coeff)), {}, weak=True)
+            total = self.call_op(ops.get("add"), (total, term), {}, weak=True)
+        return total
 
     def read_size(self, value, what: str):
         """`value`, a dim or a tuple of dims, read by Python code as `what` (`len(x)`, `x.shape`).

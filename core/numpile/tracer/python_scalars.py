@@ -20,6 +20,7 @@ import operator
 import numpy as np
 
 from ..exc import Unsupported
+from ..shapes import loop_dependent
 from .variables import ArrayVariable, ConstantVariable
 
 INT_INPUT_BOUND = 2 ** 31       # a dynamic int input fits in int32 (guarded)
@@ -45,7 +46,12 @@ class DynamicIntVariable(ConstantVariable):
 
 def unspecialised_operands(output, fn, args: list) -> list:
     """The operands of a Python operator with the dynamic ints among them made graph values, where
-    the operator is arithmetic on numbers (not `t * [1, 2]`, not `x[t]`)."""
+    the operator is arithmetic on numbers (not `t * [1, 2]`, not `x[t]`); and a loop's index (an
+    expression of loop symbols) made its graph value where it meets a float (`i * 0.5`), which a
+    size cannot be."""
+    if fn in INT_OPERATORS and any(type(a.as_constant()) is float for a in args if isinstance(a, ConstantVariable)):
+        args = [output.loop_index_value(a.as_constant()) if a.is_constant() and loop_dependent(a.as_constant()) else a
+                for a in args]
     if fn not in INT_OPERATORS or not any(isinstance(a, DynamicIntVariable) for a in args):
         return args
     if not all(isinstance(a, ArrayVariable) or isinstance(a, ConstantVariable) and type(a._value) in (int, float, bool)

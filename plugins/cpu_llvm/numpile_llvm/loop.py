@@ -98,8 +98,14 @@ def render(module: Module, name: str, program, kernels: list, carried: list, nam
     sizes = Sizes(fn, params)
     start, step = V("%start", I64), V("%step", I64)
 
+    # a kernel that reads the index as a value (`x + i * 0.5`) loads it from the index's 0-d buffer
+    index_data = sizes.at_entry(lambda: array_field(fn, arrays.index(names[program.inputs[0]]), DATA_OFFSET, "data")) \
+        if names[program.inputs[0]] in arrays else None
+
     def body(t: V, acc: list) -> list:
         i = fn.binary("add", start, fn.binary("mul", t, step))
+        if index_data is not None:
+            fn.emit(f"store i64 {i.ref}, ptr {index_data.ref}")
         values = {**params, f"s{index}": i}
         here = _InLoop(fn, values)   # sizes of this iteration
         for position, (symbol, args, kp) in enumerate(kernels):
