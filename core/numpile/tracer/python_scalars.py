@@ -49,9 +49,9 @@ def unspecialised_operands(output, fn, args: list) -> list:
     the operator is arithmetic on numbers (not `t * [1, 2]`, not `x[t]`); and a loop's index (an
     expression of loop symbols) made its graph value where it meets a float (`i * 0.5`), which a
     size cannot be."""
-    if fn in INT_OPERATORS and any(type(a.as_constant()) is float for a in args if isinstance(a, ConstantVariable)):
-        args = [output.loop_index_value(a.as_constant()) if a.is_constant() and loop_dependent(a.as_constant()) else a
-                for a in args]
+    constants = [a._value if isinstance(a, ConstantVariable) else None for a in args]   # read without a guard
+    if fn in INT_OPERATORS and float in map(type, constants) and any(map(loop_dependent, constants)):
+        args = [output.loop_index_value(c) if loop_dependent(c) else a for a, c in zip(args, constants)]
     if fn not in INT_OPERATORS or not any(isinstance(a, DynamicIntVariable) for a in args):
         return args
     if not all(isinstance(a, ArrayVariable) or isinstance(a, ConstantVariable) and type(a._value) in (int, float, bool)
