@@ -158,6 +158,11 @@ def active_loop_ranges() -> tuple:
     return tuple((name, str(first), str(last)) for name, (first, last) in _LOOP_RANGES.items())
 
 
+def in_loop() -> bool:
+    """Whether a loop is being captured or lowered (a loop symbol's range is set)."""
+    return bool(_LOOP_RANGES)
+
+
 def is_loop_symbol(k) -> bool:
     """Whether symbol s<k> is the index of a loop being captured or lowered."""
     return f"s{k}" in _LOOP_RANGES

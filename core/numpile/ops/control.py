@@ -20,7 +20,9 @@ import weakref
 import numpy as np
 
 from .. import logs
-from ..shapes import SYMBOL_PATTERN, NewGuard, SymInt, active_loop_ranges, is_loop_symbol, loop_dependent, loop_range
+from ..shapes import (
+    SYMBOL_PATTERN, NewGuard, SymInt, active_loop_ranges, in_loop, is_loop_symbol, loop_dependent, loop_range,
+)
 from .registry import CONTROL, register
 
 
@@ -53,11 +55,17 @@ class CompiledLoop:
         self.symbolic = symbolic_range(*bounds) if bounds else None
         self.compiled: dict[tuple, object] = {}
         self.warm: set = set()   # keys whose body has run through its call once
+        # an outermost loop whose body holds no loop, by (start, stop, step): its compiled body,
+        # warm (a small loop's call costs what this saves: no range set up, no key made)
+        self.ready: dict[tuple, object] = {}
 
     def __call__(self, body, start, stop, step, carried, free):
         values = range(start, stop, step)
         if not values:
             return tuple(carried)
+        ready = self.ready.get((start, stop, step)) if not in_loop() else None
+        if ready is not None:
+            return self._iterate(body, ready, values, carried, free)
         first, last = self.symbolic or (values[0], values[-1])
         with index_range(body, first, last):   # a loop inside the body compiles under it
             return self._run(body, values, carried, free)
@@ -71,13 +79,19 @@ class CompiledLoop:
                 logs.get("perf").debug("loop body %s runs with NumPy: %s", repr(body), e)
                 self.compiled[key] = body.compile_python()
         compiled = self.compiled[key]
-        step = values.step
         if getattr(compiled, "iterate", None) is None or len(values) < 2:
-            return run_loop(body, values.start, values.stop, step, carried, free, run=compiled)
+            return run_loop(body, values.start, values.stop, values.step, carried, free, run=compiled)
         if key not in self.warm:
-            carried = run_loop(body, values[0], values[1], step, carried, free, run=compiled)
+            carried = run_loop(body, values[0], values[1], values.step, carried, free, run=compiled)
             values = values[1:]
             self.warm.add(key)
+            if len(key) == 1 and not body.loops():
+                self.ready[(values.start - values.step, values.stop, values.step)] = compiled
+        return self._iterate(body, compiled, values, carried, free)
+
+    @staticmethod
+    def _iterate(body, compiled, values: range, carried, free):
+        step = values.step
         owned = tuple(np.array(v, copy=True) for v in carried)
         try:
             return compiled.iterate(values[0], step, len(values), owned, free)
