@@ -1,7 +1,8 @@
-"""Loops kept as loops: a `for` over a range traced once, as the body of a loop node.
+"""Loops kept as loops: a `for` over a range or an array's rows traced once, as the body of a loop node.
 
-At a FOR_ITER over a range of at least `config.loop_capture_min` iterations (on a backend that
-runs loop nodes), the body's instructions are traced once into a Graph of their own, with the
+At a FOR_ITER over a range (or the rows of an array) of at least `config.loop_capture_min`
+iterations, on a backend that runs loop nodes, the body's instructions are traced once into a
+Graph of their own, with the
 index a loop symbol (shapes.py: decisions on it hold for the whole range) and every array the
 frame can reach standing for its value at the start of an iteration. After the body:
 
@@ -15,12 +16,11 @@ frame can reach standing for its value at the start of an iteration. After the b
 
 A value that changes only in the first iteration (`s = 0.0; s += x[i]` makes a NumPy float64
 of a Python float, a local first bound in the loop) is handled by peeling: the first iteration
-is unrolled, and the rest captured from the second arrival at the loop.
+is unrolled, and the rest captured from the second arrival at the loop. A loop that unrolled
+would add few ops (`config.loop_unroll_ops`) is unrolled after all: its kernels fuse.
 """
 
 from __future__ import annotations
-
-import dis
 
 import numpy as np
 
@@ -30,6 +30,7 @@ from ..graph import Graph, Node, map_nodes
 from ..ops import ArrayMeta
 from ..shapes import SYMBOL_PATTERN, SymInt, lone_symbol, loop_range, substitute_index
 from . import bytecode_compat as bc
+from .liveness import live_after_loop
 from .variables import (
     NULL, ArrayIteratorVariable, ArrayVariable, CellVariable, ConstantVariable, DictVariable, ListVariable, TupleVariable,
 )
@@ -218,7 +219,7 @@ class _Body:
             if var is before:
                 continue
             if before is None:
-                if _read_outside(tx, name, self.inst):
+                if live_after_loop(tx, name, self.inst):
                     raise _Unstable(f"{name} is first bound in the loop and read after it", peel=True)
                 continue
             if isinstance(var, ArrayVariable) and isinstance(before, ArrayVariable):
@@ -230,7 +231,7 @@ class _Body:
             elif var.is_constant() and before.is_constant() and _same(var.as_constant(), before.as_constant()):
                 continue
             elif var.is_constant() and self._of_index(var.as_constant()):
-                if self.count is None and _read_outside(tx, name, self.inst):
+                if self.count is None and live_after_loop(tx, name, self.inst):
                     raise _Unstable(f"{name}, read after the loop, is its index, whose last value is not known", peel=False)
                 continue
             else:
@@ -400,52 +401,6 @@ def _index_name(tx, inst) -> str:
     following = tx.instructions[tx.index_of[inst.offset] + 1]
     return following.argval if following.opname in ("STORE_FAST", "STORE_NAME") and isinstance(following.argval, str) \
         else "index"
-
-
-def _read_outside(tx, name: str, inst) -> bool:
-    """Whether local `name` may be read after the loop at FOR_ITER `inst` before it is stored again
-    (on some path through the code from the loop's exit); in code with try blocks, whether any
-    instruction outside the loop reads it (handlers are reached through the exception table)."""
-    start, end = tx.index_of[inst.offset], tx.index_of[inst.argval]
-    if bc.user_protected_offsets(tx.code):
-        return any(not start <= k < end and _reads(i, name) for k, i in enumerate(tx.instructions))
-    seen, todo = set(), [end]
-    while todo:
-        k = todo.pop()
-        if k in seen or k >= len(tx.instructions):
-            continue
-        seen.add(k)
-        i = tx.instructions[k]
-        if _reads(i, name):
-            return True
-        if _stores(i, name):
-            continue
-        todo += _successors(tx, k, i)
-    return False
-
-
-_LOADS = ("LOAD_FAST", "LOAD_DEREF", "LOAD_CLOSURE", "DELETE_FAST", "DELETE_DEREF")
-_STORES = ("STORE_FAST", "STORE_DEREF")
-_ENDS = ("RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE")
-_UNCONDITIONAL = ("JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "JUMP", "JUMP_NO_INTERRUPT")
-
-
-def _reads(i, name: str) -> bool:
-    if i.opname == "STORE_FAST_LOAD_FAST":   # 3.13: a store, then a load
-        return i.argval[1] == name and i.argval[0] != name
-    return i.opname.startswith(_LOADS) and name in (i.argval if isinstance(i.argval, tuple) else (i.argval,))
-
-
-def _stores(i, name: str) -> bool:
-    return i.opname.startswith(_STORES) and name in (i.argval if isinstance(i.argval, tuple) else (i.argval,))
-
-
-def _successors(tx, k: int, i) -> list[int]:
-    if i.opname in _ENDS:
-        return []
-    jumps = i.opcode in dis.hasjrel or i.opcode in dis.hasjabs
-    target = [tx.index_of[i.argval]] if jumps and i.argval in tx.index_of else []
-    return target if i.opname in _UNCONDITIONAL else target + [k + 1]
 
 
 def _reorder_inputs(body: Graph, order: list) -> None:

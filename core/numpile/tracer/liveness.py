@@ -1,0 +1,54 @@
+"""Liveness of a frame's locals, from its bytecode: whether a value bound in a loop may be read
+after it (tracer/loops.py keeps such a local, or refuses the loop)."""
+
+from __future__ import annotations
+
+import dis
+
+from . import bytecode_compat as bc
+
+
+def live_after_loop(tx, name: str, inst) -> bool:
+    """Whether local `name` may be read after the loop at FOR_ITER `inst` before it is stored again
+    (on some path through the code from the loop's exit); in code with try blocks, whether any
+    instruction outside the loop reads it (handlers are reached through the exception table)."""
+    start, end = tx.index_of[inst.offset], tx.index_of[inst.argval]
+    if bc.user_protected_offsets(tx.code):
+        return any(not start <= k < end and _reads(i, name) for k, i in enumerate(tx.instructions))
+    seen, todo = set(), [end]
+    while todo:
+        k = todo.pop()
+        if k in seen or k >= len(tx.instructions):
+            continue
+        seen.add(k)
+        i = tx.instructions[k]
+        if _reads(i, name):
+            return True
+        if _stores(i, name):
+            continue
+        todo += _successors(tx, k, i)
+    return False
+
+
+_LOADS = ("LOAD_FAST", "LOAD_DEREF", "LOAD_CLOSURE", "DELETE_FAST", "DELETE_DEREF")
+_STORES = ("STORE_FAST", "STORE_DEREF")
+_ENDS = ("RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE")
+_UNCONDITIONAL = ("JUMP_FORWARD", "JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "JUMP", "JUMP_NO_INTERRUPT")
+
+
+def _reads(i, name: str) -> bool:
+    if i.opname == "STORE_FAST_LOAD_FAST":   # 3.13: a store, then a load
+        return i.argval[1] == name and i.argval[0] != name
+    return i.opname.startswith(_LOADS) and name in (i.argval if isinstance(i.argval, tuple) else (i.argval,))
+
+
+def _stores(i, name: str) -> bool:
+    return i.opname.startswith(_STORES) and name in (i.argval if isinstance(i.argval, tuple) else (i.argval,))
+
+
+def _successors(tx, k: int, i) -> list[int]:
+    if i.opname in _ENDS:
+        return []
+    jumps = i.opcode in dis.hasjrel or i.opcode in dis.hasjabs
+    target = [tx.index_of[i.argval]] if jumps and i.argval in tx.index_of else []
+    return target if i.opname in _UNCONDITIONAL else target + [k + 1]
