@@ -143,6 +143,15 @@ def weighted(x):
     return s
 
 
+def fresh_each_step(u, f, iters):
+    for _ in range(iters):
+        new = np.empty_like(u)
+        new[0], new[-1] = u[0], u[-1]
+        new[1:-1] = 0.5 * (u[:-2] + u[2:]) - f[1:-1]
+        u = new
+    return u
+
+
 def with_break(x):
     for i in range(x.shape[0]):
         if i == 5:
@@ -180,8 +189,9 @@ def index_after(x):
     (recurrent, lambda rng: (rand(rng, (30, 4, 6)), rand(rng, (4, 5)), rand(rng, (6, 5)))),
     (scale_each_row, lambda rng: (rand(rng, (40, 7)),)),
     (weighted, lambda rng: (rand(rng, 60),)),
+    (fresh_each_step, lambda rng: (rand(rng, 30), rand(rng, 30), 25)),
     (index_after, lambda rng: (rand(rng, 12),)),
-], ids=["jacobi", "sweep", "sum", "rebind", "nested", "nested-int32", "triangular", "break", "back-substitution", "max-pool", "slice-object", "rows", "rows-updated", "index-as-value", "index-after"])
+], ids=["jacobi", "sweep", "sum", "rebind", "nested", "nested-int32", "triangular", "break", "back-substitution", "max-pool", "slice-object", "rows", "rows-updated", "index-as-value", "empty-each-step", "index-after"])
 def test_loops_compute_what_numpy_computes(fn, make, backend, rng):
     like_numpy(fn, backend, *make(rng))
 

@@ -383,11 +383,12 @@ class CompiledProgram:
         index = loop.index_symbol(self.program)
         last = re.compile(rf"\bs{index}\b")
         lines = [f"    s{index}_last = start + step * (count - 1)"]
-        for n in sorted(allocated_buffers(self.program)):
+        uninitialized = {o for s in self.program.steps if getattr(s, "op", None) in loop.UNINITIALIZED for o in s.outputs}
+        for n in sorted(allocated_buffers(self.program) | uninitialized):
             buf = self.program.buffers[n]
             dims = [_python(d) for d in buf.shape]
             dims = [f"max({d}, {last.sub(f's{index}_last', d)})" if last.search(d) else d for d in dims]
-            lines.append(f"    {names[n]} = empty(({''.join(d + ', ' for d in dims)}), dt_{names[n]})")
+            lines.append(f"    {names[n]} = empty(({''.join(d + ', ' for d in dims)}), {buf.dtype.str!r})")
         return lines
 
     def _whole_call(self, i: int, names: dict, env: dict) -> tuple[str, str]:

@@ -32,6 +32,9 @@ from .irbuilder import I64, Function, Module, V, literal
 from .sizes import Sizes
 
 ITERATION_SHIFT, POSITION_SHIFT = 16, 8
+# externs whose values are unspecified (np.empty_like in a body): one buffer, allocated once, serves
+# every iteration, and the native loop calls nothing for them
+UNINITIALIZED = frozenset({"empty", "empty_like"})
 
 
 def stopped(status: int, carried: tuple):
@@ -58,7 +61,11 @@ def plan(program, steps: dict) -> tuple[list, list] | str:
     others = set(program.inputs) - {i for i, o in carried if i == o}
     if any(o in others or o != i and o in program.inputs for i, o in carried):
         return "a carried value is another input"   # a swap: copies would clobber it
-    for step in program.steps:
+    kernels = []
+    for i, step in enumerate(program.steps):
+        if getattr(step, "op", None) in UNINITIALIZED:
+            continue
+        kernels.append(i)
         ks = steps.get(getattr(step, "name", None))
         if ks is None:
             return f"{step.op if hasattr(step, 'op') else step.name} runs with NumPy"
@@ -67,7 +74,7 @@ def plan(program, steps: dict) -> tuple[list, list] | str:
     if any(_uses(d, index) for n, b in program.buffers.items() if b.kind == "input" or n in program.outputs
            for d in b.shape):
         return "a carried value's size changes with the index"
-    return list(range(len(program.steps))), carried
+    return kernels, carried
 
 
 class _InLoop(Sizes):
