@@ -152,6 +152,21 @@ def fresh_each_step(u, f, iters):
     return u
 
 
+def leapfrog(u, u_prev, steps):
+    for _ in range(steps):
+        lap = u[2:, 1:-1] + u[:-2, 1:-1] + u[1:-1, 2:] + u[1:-1, :-2] - 4 * u[1:-1, 1:-1]
+        u_prev[1:-1, 1:-1] = 2 * u[1:-1, 1:-1] - u_prev[1:-1, 1:-1] + 0.2 * lap
+        u, u_prev = u_prev, u   # the two time levels swap roles: the callers' arrays take turns
+    return u
+
+
+def rotate_three(a, b, c, n):
+    for i in range(n):
+        a[1:] += b[:-1] * 0.5 + i
+        a, b, c = b, c, a
+    return a, b, c
+
+
 def with_break(x):
     for i in range(x.shape[0]):
         if i == 5:
@@ -190,8 +205,11 @@ def index_after(x):
     (scale_each_row, lambda rng: (rand(rng, (40, 7)),)),
     (weighted, lambda rng: (rand(rng, 60),)),
     (fresh_each_step, lambda rng: (rand(rng, 30), rand(rng, 30), 25)),
+    (leapfrog, lambda rng: (rand(rng, (12, 12)), rand(rng, (12, 12)), 10)),
+    (leapfrog, lambda rng: (rand(rng, (12, 12)), rand(rng, (12, 12)), 11)),
+    (rotate_three, lambda rng: (rand(rng, 20), rand(rng, 20), rand(rng, 20), 13)),
     (index_after, lambda rng: (rand(rng, 12),)),
-], ids=["jacobi", "sweep", "sum", "rebind", "nested", "nested-int32", "triangular", "break", "back-substitution", "max-pool", "slice-object", "rows", "rows-updated", "index-as-value", "empty-each-step", "index-after"])
+], ids=["jacobi", "sweep", "sum", "rebind", "nested", "nested-int32", "triangular", "break", "back-substitution", "max-pool", "slice-object", "rows", "rows-updated", "index-as-value", "empty-each-step", "swap-even", "swap-odd", "rotate-three", "index-after"])
 def test_loops_compute_what_numpy_computes(fn, make, backend, rng):
     like_numpy(fn, backend, *make(rng))
 
@@ -268,6 +286,11 @@ def test_a_loop_over_an_arrays_rows_is_a_loop_too(rng):
     assert loop.args[1:4] == (0, 30, 1)
     (loop,), _ = loops_of(scale_each_row, rand(rng, (40, 7)))
     assert loop.args[0].write_back   # the rows' updates reach the array, in place
+
+
+def test_swapped_arrays_make_a_body_of_a_whole_period(rng):
+    (loop,), _ = loops_of(leapfrog, rand(rng, (12, 12)), rand(rng, (12, 12)), 11)
+    assert loop.args[1:4] == (0, 10, 2)   # five passes of two steps; the eleventh unrolled after
 
 
 def test_nested_loops_nest(rng):

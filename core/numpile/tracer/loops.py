@@ -22,6 +22,8 @@ would add few ops (`config.loop_unroll_ops`) is unrolled after all: its kernels 
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import config, logs
@@ -40,12 +42,14 @@ PEELS = 2   # iterations unrolled before a loop whose values settle late is give
 
 class _Unstable(Exception):
     """A value the body changes in a way a loop node cannot carry; `peel` if unrolling one more
-    iteration may settle it. `rebound` (locals rebound to arrays) and `stale` (arrays the body
-    updates whose views made before the loop it reads) are for the next pass to carry."""
+    iteration may settle it. `rebound` (locals rebound to arrays), `stale` (arrays the body
+    updates whose views made before the loop it reads) and `period` (iterations after which the
+    arrays that locals swap are back where they were) are for the next pass to carry."""
 
-    def __init__(self, reason: str, peel: bool, rebound: dict | None = None, stale: set = frozenset()):
+    def __init__(self, reason: str, peel: bool, rebound: dict | None = None, stale: set = frozenset(),
+                 period: int = 1):
         super().__init__(reason)
-        self.reason, self.peel, self.rebound, self.stale = reason, peel, rebound or {}, stale
+        self.reason, self.peel, self.rebound, self.stale, self.period = reason, peel, rebound or {}, stale, period
 
 
 def capture(tx, inst, it) -> bool:
@@ -61,17 +65,18 @@ def capture(tx, inst, it) -> bool:
         return False   # a SymbolicRange that is not captured raises as it is unrolled
     out.loop_attempts[key] = attempts + 1
     state = _State(tx)
-    rebound, stale = {}, set()
+    rebound, stale, period = {}, set(), 1
     for _ in range(4):   # a pass finds what must be carried differently; the next carries it
         try:
-            loop = _Body(tx, inst, it, rebound, stale).trace()
+            loop = _Body(tx, inst, it, rebound, stale, period).trace()
             break
         except _Unstable as e:
             state.restore()
-            if not e.rebound and not e.stale:
+            if not e.rebound and not e.stale and e.period == period:
                 return _give_up(tx, key, e.reason, peel=e.peel)
             rebound.update(e.rebound)
             stale |= e.stale
+            period = e.period
         except Unsupported as e:
             state.restore()
             return _give_up(tx, key, e.reason, peel=False)
@@ -128,13 +133,19 @@ class _State:
 class _Body:
     """One pass over the body of the loop at FOR_ITER `inst`, for the index values `remaining`."""
 
-    def __init__(self, tx, inst, it, rebound: dict, stale: set):
+    def __init__(self, tx, inst, it, rebound: dict, stale: set, period: int = 1):
         """`it`: the loop's iterator (a range's or an array's rows: RangeIteratorVariable,
-        ArrayIteratorVariable), which says the range of indices and the value taken at one."""
-        self.tx, self.inst, self.it, self.rebound, self.stale = tx, inst, it, rebound, stale
+        ArrayIteratorVariable), which says the range of indices and the value taken at one.
+        `period`: iterations the body holds (locals that swap arrays are back after them); the
+        iterations past a whole number of periods are unrolled after the loop."""
+        self.tx, self.inst, self.it, self.rebound, self.stale, self.period = tx, inst, it, rebound, stale, period
         self.outer = tx.output.graph
         self.body = Graph(self.outer)
         self.first, self.last, self.stop, self.step, self.count = it.remaining()
+        if period > 1:   # the loop runs whole periods; `last` is the index the last one starts at
+            self.groups = self.count // period
+            self.last = self.first + (self.groups - 1) * period * self.step
+            self.stop = self.first + self.groups * period * self.step
         self.index = tx.output.shape_env.new_loop_symbol(self.first)
 
     def trace(self) -> "_Body":
@@ -164,8 +175,11 @@ class _Body:
             views = [(w, w.node) for w in _reachable(tx, views=True) if w.base is not None]
             containers = _State(tx)
             with loop_range(self.index, self.first, self.last):
-                tx.push(self.it.at(self.index))
-                self._run()
+                for k in range(self.period):
+                    if k:   # the next iteration of the period starts after FOR_ITER, as FOR_ITER would
+                        tx.ip = tx.index_of[self.inst.offset] + 1
+                    tx.push(self.it.at(self.index + k * self.step))
+                    self._run()
             self._check_views(views)
             if containers.changed_containers() or len(out.mutated) != len(containers.out[1]) \
                     or out.attr_writes != containers.out[2]:
@@ -188,7 +202,7 @@ class _Body:
     def small(self) -> bool:
         """Whether the loop unrolled is small enough to be better so (no loop inside it)."""
         calls = self.body.calls
-        return self.count is not None and self.count * len(calls) <= config.loop_unroll_ops \
+        return self.count is not None and self.count * len(calls) // self.period <= config.loop_unroll_ops \
             and not any(n.target == "loop" for n in calls)
 
     def _run(self) -> None:
@@ -205,7 +219,7 @@ class _Body:
 
     def _check_locals(self) -> None:
         tx = self.tx
-        new_rebound = {}
+        new_rebound, swapped = {}, {}
         fresh = {id(v) for v in self.fresh.values()}
         for name, v in self.fresh.items():
             if v.node is not self.names[name][1] and v.version:
@@ -223,8 +237,11 @@ class _Body:
                     raise _Unstable(f"{name} is first bound in the loop and read after it", peel=True)
                 continue
             if isinstance(var, ArrayVariable) and isinstance(before, ArrayVariable):
+                if var in self.arrays and before in self.arrays:
+                    swapped[before] = var
+                    continue
                 if var in self.arrays or id(var) in fresh or _base(var) in self.arrays:
-                    raise _Unstable(f"{name} is rebound to another array of the frame (a swap, or a view)", peel=False)
+                    raise _Unstable(f"{name} is rebound to another array of the frame (a view)", peel=False)
                 if var.node.array_meta != before.node.array_meta:
                     raise _Unstable(f"{name} changes shape or dtype in the loop", peel=True)
                 new_rebound[name] = var.node.array_meta
@@ -237,11 +254,26 @@ class _Body:
             else:
                 raise _Unstable(f"{name} ({before.describe()} before the iteration, {var.describe()} after) "
                                 "changes from one iteration to the next", peel=True)
+        if swapped:
+            raise _Unstable("swaps arrays between locals", False, period=self._period_of(swapped))
         if new_rebound:
             raise _Unstable("rebinds locals to new arrays", False, new_rebound)  # carried in the next pass
         for v, (_, placeholder) in self.arrays.items():
             if v.node is not placeholder and v.node.array_meta != placeholder.array_meta:
                 raise _Unstable(f"{v.describe()} changes shape or dtype in the loop", peel=True)
+
+    def _period_of(self, swapped: dict) -> int:
+        """The iterations after which arrays that locals swap (`u, v = v, u`) are back where they
+        began: the order of the permutation (1 where it is not one: then no loop)."""
+        if self.count is None or self.period > 1 or set(swapped) != set(swapped.values()):
+            return self.period
+        order = 1
+        for start in swapped:
+            length, v = 1, swapped[start]
+            while v is not start:
+                length, v = length + 1, swapped[v]
+            order = order * length // math.gcd(order, length)
+        return order if order <= 4 and self.count >= 2 * order else 1
 
     def _of_index(self, value) -> bool:
         """Whether value is a linear expression of the index (known after the last iteration)."""
@@ -265,7 +297,7 @@ class _Body:
         free_nodes = [p for _, p in free_inits]
         _reorder_inputs(body, order + free_nodes)
         self._bind_symbols(free_inits)
-        node = self.outer.loop(body, self.first, self.stop, self.step, tuple(inits),
+        node = self.outer.loop(body, self.first, self.stop, self.step * self.period, tuple(inits),
                                tuple(before for before, _ in free_inits), tx.loc)
         for k, (v, _, _) in enumerate(carried):
             v.node, v.version = self.outer.result(node, k), v.version + 1
@@ -280,9 +312,16 @@ class _Body:
                     tx.locals[name] = ConstantVariable(substitute_index(var.as_constant(), self.index, self.last))
             elif name not in self.state_locals or var.is_constant() and self._of_index(var.as_constant()):
                 del tx.locals[name]   # bound in the loop, read nowhere after it
-        _exhaust(tx, inst)
-        logs.get("graph").debug("%s: the loop is captured as %s (%s iterations, body of %d ops)", tx.loc, node.name,
+        rest = self.count - self.groups * self.period if self.period > 1 else 0
+        if rest:   # the iterations past whole periods: FOR_ITER again, unrolled
+            self.it.index += self.groups * self.period
+            tx.output.loop_attempts[(tx.code, inst.offset)] = PEELS + 1
+            tx.ip = tx.index_of[inst.offset]
+        else:
+            _exhaust(tx, inst)
+        logs.get("graph").debug("%s: the loop is captured as %s (%s iterations%s, body of %d ops)", tx.loc, node.name,
                                 self.count if self.count is not None else f"range({self.first}, {self.stop})",
+                                f", {self.period} in each pass of its body (locals swap arrays)" if self.period > 1 else "",
                                 len(body.calls))
 
     def _lift(self, free: list) -> list:
