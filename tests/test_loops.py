@@ -257,9 +257,9 @@ def test_an_index_stored_again_before_it_is_read_is_not_live_after_its_loop(rng)
 
 def test_short_loops_and_loops_that_cannot_be_captured_are_unrolled(rng):
     assert loops_of(jacobi, rand(rng, 10), rand(rng, 10), config.loop_capture_min - 1)[0] == []
-    # small enough unrolled (4 iterations of 14 ops): unrolled, its kernels fuse
-    assert loops_of(jacobi, rand(rng, 10), rand(rng, 10), 4)[0] == []
-    assert len(loops_of(jacobi, rand(rng, 10), rand(rng, 10), 5)[0]) == 1
+    # small enough unrolled (iterations x body ops <= config.loop_unroll_ops): unrolled, its kernels fuse
+    assert loops_of(rebinding, rand(rng, 10), 4)[0] == []
+    assert len(loops_of(rebinding, rand(rng, 10), 9)[0]) == 1
     assert loops_of(with_break, rand(rng, 9))[0] == []
 
 
