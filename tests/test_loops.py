@@ -8,6 +8,7 @@ import pytest
 import numpile
 from numpile import config
 from conftest import assert_same, rand
+from numpile.testing.loop_programs import jacobi, rebinding, sum_of_squares, sweep, triangular
 
 BACKENDS = ["eager", "llvm"]
 
@@ -47,30 +48,12 @@ def loops_of(fn, *args):
     return graph.loops(), graph
 
 
-def jacobi(A, B, steps):
-    for t in range(steps):
-        B[1:-1] = 0.33333 * (A[:-2] + A[1:-1] + A[2:])
-        A[1:-1] = 0.33333 * (B[:-2] + B[1:-1] + B[2:])
-    return A
 
 
-def sweep(A):
-    for i in range(1, A.shape[0]):
-        A[i, 1:-1] += A[i - 1, :-2] * 0.5 + A[i - 1, 2:] * 0.25
-    return A
 
 
-def sum_of_squares(x):
-    s = 0.0
-    for i in range(x.shape[0]):
-        s += x[i] * x[i]
-    return s
 
 
-def rebinding(x, steps):
-    for _ in range(steps):
-        x = np.sin(x) * 0.5 + x
-    return x
 
 
 def nested(A):
@@ -80,11 +63,6 @@ def nested(A):
     return A
 
 
-def triangular(A):
-    for i in range(A.shape[0]):
-        for j in range(i):
-            A[i, j] -= A[i, :j] @ A[:j, j]
-    return A
 
 
 def back_substitution(A, b):

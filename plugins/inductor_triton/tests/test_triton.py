@@ -13,6 +13,7 @@ import pytest
 
 import numpile
 from numpile.testing import assert_same_result
+from numpile.testing.loop_programs import jacobi, sum_of_squares, triangular
 
 rng = np.random.default_rng()
 
@@ -450,31 +451,10 @@ def test_matmul_candidates_are_launchable_configurations():
 
 
 # -- loops kept as loops (numpile/ops/control.py): on the host, each iteration's kernels on the device --
-def _jacobi(A, B, steps):
-    for _ in range(steps):
-        B[1:-1] = 0.33333 * (A[:-2] + A[1:-1] + A[2:])
-        A[1:-1] = 0.33333 * (B[:-2] + B[1:-1] + B[2:])
-    return A, B
-
-
-def _triangular(A):
-    for i in range(A.shape[0]):
-        for j in range(i):
-            A[i, j] -= A[i, :j] @ A[:j, j]
-    return A
-
-
-def _running_sum(x):
-    s = 0.0
-    for i in range(x.shape[0]):
-        s += x[i] * x[i]
-    return s
-
-
 @pytest.mark.parametrize("fn, make", [
-    (_jacobi, lambda: (rng.random(40), rng.random(40), 6)),
-    (_triangular, lambda: (rng.random((6, 6)),)),
-    (_running_sum, lambda: (rng.random(9),)),
+    (jacobi, lambda: (rng.random(40), rng.random(40), 6)),
+    (triangular, lambda: (rng.random((6, 6)),)),
+    (sum_of_squares, lambda: (rng.random(9),)),
 ], ids=["time-loop", "triangular", "carried-scalar"])
 def test_loops_run_as_loop_nodes(fn, make):
     args = make()

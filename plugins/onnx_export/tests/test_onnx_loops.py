@@ -12,6 +12,7 @@ import pytest
 
 import numpile
 from numpile.testing import assert_same_result
+from numpile.testing.loop_programs import jacobi, rebinding, sum_of_squares, sweep, triangular
 from numpile_onnx.backend import OnnxrtBackend
 from numpile_onnx.convert import to_model
 
@@ -38,30 +39,12 @@ class Recording(OnnxrtBackend):
         return super().compile(graph, example_inputs, options)
 
 
-def jacobi(A, B, T):
-    for t in range(T):
-        B[1:-1] = 0.33333 * (A[:-2] + A[1:-1] + A[2:])
-        A[1:-1] = 0.33333 * (B[:-2] + B[1:-1] + B[2:])
-    return A, B
 
 
-def row_sweep(A):
-    for i in range(1, A.shape[0]):
-        A[i, 1:-1] += A[i - 1, :-2] * 0.5
-    return A
 
 
-def sum_of_squares(x):
-    s = 0.0
-    for i in range(x.shape[0]):
-        s += x[i] * x[i]
-    return s
 
 
-def rebound(x, k):
-    for _ in range(k):
-        x = np.sin(x) * 0.5 + x
-    return x
 
 
 def nested(A, T):
@@ -71,11 +54,6 @@ def nested(A, T):
     return A
 
 
-def triangular(A):
-    for i in range(A.shape[0]):
-        for j in range(i):
-            A[i, j] -= A[i, :j] @ A[:j, j]
-    return A
 
 
 def column_elimination(A):
@@ -104,9 +82,9 @@ def well_conditioned(n):
 
 PROGRAMS = [
     (jacobi, lambda: (rng.random(12), rng.random(12), 7)),
-    (row_sweep, lambda: (rng.random((6, 5)),)),
+    (sweep, lambda: (rng.random((6, 5)),)),
     (sum_of_squares, lambda: (rng.random(9),)),
-    (rebound, lambda: (rng.random(5), 6)),
+    (rebinding, lambda: (rng.random(5), 6)),
     (nested, lambda: (rng.random((5, 3)), 4)),
     (triangular, lambda: (rng.random((6, 6)),)),
     (column_elimination, lambda: (well_conditioned(6),)),
@@ -160,10 +138,10 @@ def test_symbolic_dims_inside_a_body():
     """Dims left symbolic: shapes and slice bounds in the bodies computed from Shape at run time
     (the tracer specializes a range over a dim: one model per trip count)."""
     backend = Recording()
-    compiled = numpile.compile(row_sweep, backend=backend, dynamic=True, fullgraph=True)
+    compiled = numpile.compile(sweep, backend=backend, dynamic=True, fullgraph=True)
     for n, m in ((5, 4), (5, 7), (8, 6)):
         A = rng.random((n, m))
-        assert_same_result(compiled(A.copy()), row_sweep(A.copy()))
+        assert_same_result(compiled(A.copy()), sweep(A.copy()))
     assert all(g.loops() for g in backend.graphs) and len(backend.models) == 2
 
 
