@@ -294,7 +294,8 @@ def test_bounds_from_arguments(rng):
 
 def scale_rows(A, w):
     for i in range(A.shape[0]):
-        A[i] *= w + i
+        A[i] *= i + 1.0
+        A[i] += A[i].sum() * w   # a later kernel reads w: a layout it was not compiled for would stop it mid-iteration
     return A
 
 

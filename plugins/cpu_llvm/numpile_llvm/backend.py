@@ -27,7 +27,7 @@ import numpy as np
 import numpile
 from numpile import logs, ops
 from numpile.lowering import BufferArg, Extern, Kernel, Program, schedule
-from numpile.ops.control import CompiledLoop
+from numpile.ops.control import CompiledLoop, IterationsStopped
 from numpile.lowering.reference import run_kernel, symbol_values
 from numpile.shapes import SYMBOL_PATTERN, NewGuard, SymInt, identical, no_new_guards, read_symbol
 
@@ -270,6 +270,7 @@ class CompiledProgram:
         # inputs that are arrays already (numpile's guards keep their type on later calls)
         self.array_inputs = {n for n, v in zip(program.inputs, example_inputs) if type(v) is np.ndarray}
         strides = self._strides(program, example_inputs)
+        self.input_layouts = {n: sizes.layout_key(strides[n]) for n in program.inputs}   # what kernels assume
         module = Module(jit.host_features(), fast_math)
         self.steps: dict[str, object] = {}
         symbols = []
@@ -367,15 +368,27 @@ class CompiledProgram:
         names = _buffer_names(self.program)
         inputs = "".join(names[n] + ", " for n in self.program.inputs)
         results = "".join(names[i] + ("[()]" if self.program.buffers[o].scalar else "") + ", " for i, o in carried)
-        lines = ["def iterate(start, step, count, carried, free):", f"    ({inputs}) = (start, *carried, *free)",
+        lines = ["def iterate(start, step, count, carried, free):",
+                 "    if not same_layouts((start, *carried, *free)):",   # the runner compiles kernels for new ones
+                 "        raise IterationsStopped(0, carried)",
+                 f"    ({inputs}) = (start, *carried, *free)",
                  *self.runner_head, *self._loop_allocations(names),
                  f"    status = native({''.join(f'id({a}), ' for a in arrays)}{''.join(f's{k}, ' for k in symbols)}"
                  "start, step, count)",
                  "    if status != -1:", f"        raise stopped(status, ({results}))",
                  f"    return ({results})"]
-        env = {**self.runner_env, "native": native, "stopped": loop.stopped}
+        env = {**self.runner_env, "native": native, "stopped": loop.stopped, "same_layouts": self.same_layouts,
+               "IterationsStopped": IterationsStopped}
         exec(compile("\n".join(lines) + "\n", "<numpile-llvm native loop>", "exec"), env)
         return env["iterate"]
+
+    def same_layouts(self, inputs) -> bool:
+        """Whether these inputs have the layouts the kernels were compiled for (a native loop calls
+        the kernels as compiled: one that meets another layout stops, maybe after others ran)."""
+        env = {n: np.asarray(v) for n, v in zip(self.program.inputs, inputs)}
+        values = symbol_values(self.program, env)
+        return all(sizes.layout_key(sizes.strides_of(n, self.program.buffers[n].shape, env[n], values)) == key
+                   for n, key in self.input_layouts.items())
 
     def _loop_allocations(self, names: dict) -> list[str]:
         """A native loop's temporaries, each allocated at its largest over the loop: a size that
