@@ -1,7 +1,7 @@
 """A loop node's iterations in one native call.
 
 The body of a loop node (numpile.ops.control) is compiled like any graph; where every step of its
-program is a kernel that runs whole on one thread, with sizes that do not change with the index,
+program is a kernel that may run whole on one thread (or an np.empty_like, see UNINITIALIZED),
 the body also gets a *native loop*: one function that runs the remaining iterations, calling the
 body's kernels in order (whole, on the calling thread) with the index as their symbol and copying
 each carried value the body computed into a buffer of its own back into the carried buffer (a
@@ -13,9 +13,10 @@ temporaries in C order from the current sizes). No Python runs between iteration
 
 A kernel that returns a status stops it: the result is `t << 16 | position << 8 | status` for
 iteration t and the kernel's position in the body. Where the first kernel stopped (iteration t did
-nothing yet: an input of a layout the kernels were not compiled for) the rest run through the
-body's runner (ops/control.py's IterationsStopped); else the runner raises (the graph then runs as
-Python, which gives NumPy's error).
+nothing yet) the rest run through the body's runner (ops/control.py's IterationsStopped); else the
+runner raises (the graph then runs as Python, which gives NumPy's error). Inputs of a layout the
+kernels were not compiled for never get that far: the runner, which compiles kernels for them,
+runs every iteration (CompiledProgram.same_layouts).
 """
 
 from __future__ import annotations
