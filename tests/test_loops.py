@@ -304,3 +304,14 @@ def test_a_loop_run_again_with_inputs_of_another_layout(rng):
     for w in (rand(rng, 40), rand(rng, 80)[::2], rand(rng, 40)):   # the second is strided
         A = rand(rng, (30, 40))
         assert_same(compiled(A.copy(), w), scale_rows(A.copy(), w))
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")   # a loop that raised and ran as Python warns
+def test_threads_run_one_compiled_loop_at_once(rng):
+    from concurrent.futures import ThreadPoolExecutor
+    compiled = numpile.compile(sweep, backend="llvm")
+    arrays = [rand(rng, (60, 30)) for _ in range(16)]
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda a: compiled(a.copy()), arrays))
+    for a, got in zip(arrays, results):
+        assert_same(got, sweep(a.copy()))

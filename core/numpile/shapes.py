@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import threading
 from dataclasses import dataclass, field
 
 SYMBOL_PATTERN = re.compile(r"\bs(\d+)\b")
@@ -99,17 +100,27 @@ class ShapeEnv:
         return SYMBOL_PATTERN.sub(sub, expr)
 
 
-_active: list[ShapeEnv] = []
+class _ThreadState(threading.local):
+    """What decisions consult, per thread: the trace's ShapeEnv or a lowering's policy (`active`),
+    and the ranges of the loops being captured or lowered (`loops`, loop symbol's name -> (first,
+    last)). A compiled loop compiles its body when it first runs, on whatever thread runs it."""
+
+    def __init__(self):
+        self.active: list = []
+        self.loops: dict[str, tuple] = {}
+
+
+_STATE = _ThreadState()
 
 
 @contextlib.contextmanager
 def active(env: ShapeEnv):
     """Decisions on SymInts made inside are guards of `env`."""
-    _active.append(env)
+    _STATE.active.append(env)
     try:
         yield env
     finally:
-        _active.pop()
+        _STATE.active.pop()
 
 
 @dataclass
@@ -125,13 +136,12 @@ class Unbacked:
 def unbacked(what: str) -> "SymInt":
     """A new unbacked symbol of the trace under way (ShapeEnv.new_unbacked); a meta rule asks for
     one for a result size only the data knows. Outside a trace there is none to make."""
-    env = next((e for e in reversed(_active) if isinstance(e, ShapeEnv)), None)
+    env = next((e for e in reversed(_STATE.active) if isinstance(e, ShapeEnv)), None)
     if env is None:
         raise NotImplementedError(f"{what} is known only from the data, and no trace is under way to name it")
     return env.new_unbacked(what)
 
 
-_LOOP_RANGES: dict[str, tuple] = {}   # loop symbol name -> (first, last) of the loops being captured or lowered
 
 
 @contextlib.contextmanager
@@ -142,39 +152,39 @@ def loop_range(index: "SymInt", first, last):
     body runs only for those."""
     name = index.expr
     narrowed = _nonempty(first, last)
-    saved = {k: _LOOP_RANGES[k] for k in narrowed}
-    _LOOP_RANGES.update(narrowed)
-    _LOOP_RANGES[name] = (first, last)
+    saved = {k: _STATE.loops[k] for k in narrowed}
+    _STATE.loops.update(narrowed)
+    _STATE.loops[name] = (first, last)
     try:
         yield
     finally:
-        del _LOOP_RANGES[name]
-        _LOOP_RANGES.update(saved)
+        del _STATE.loops[name]
+        _STATE.loops.update(saved)
 
 
 def active_loop_ranges() -> tuple:
     """The ranges of the loops being captured or lowered, innermost last, as text (a key: what
     lowering a loop's body decided holds for these)."""
-    return tuple((name, str(first), str(last)) for name, (first, last) in _LOOP_RANGES.items())
+    return tuple((name, str(first), str(last)) for name, (first, last) in _STATE.loops.items())
 
 
 def in_loop() -> bool:
     """Whether a loop is being captured or lowered (a loop symbol's range is set)."""
-    return bool(_LOOP_RANGES)
+    return bool(_STATE.loops)
 
 
 def is_loop_symbol(k) -> bool:
     """Whether symbol s<k> is the index of a loop being captured or lowered."""
-    return f"s{k}" in _LOOP_RANGES
+    return f"s{k}" in _STATE.loops
 
 
 def _nonempty(first, last) -> dict:
     """{enclosing loop symbol: its narrowed range} for which first <= last (see loop_range)."""
     gap = last - first
-    if not isinstance(gap, SymInt) or gap.opaque is not None or len(gap.terms) != 1 or gap.terms[0][0] not in _LOOP_RANGES:
+    if not isinstance(gap, SymInt) or gap.opaque is not None or len(gap.terms) != 1 or gap.terms[0][0] not in _STATE.loops:
         return {}
     (outer, coeff), = gap.terms
-    ends = _LOOP_RANGES[outer]
+    ends = _STATE.loops[outer]
     if not all(isinstance(e, int) for e in ends):
         return {}
     low, high = min(ends), max(ends)   # a loop with a negative step runs from high to low
@@ -186,14 +196,14 @@ def _nonempty(first, last) -> dict:
 def _loop_symbol_in(x: "SymInt") -> str | None:
     """A loop symbol that x uses (the innermost first), or None."""
     names = set(SYMBOL_PATTERN.findall(x.expr))
-    return next((name for name in reversed(_LOOP_RANGES) if name[1:] in names), None)
+    return next((name for name in reversed(_STATE.loops) if name[1:] in names), None)
 
 
 def _substitute(x: "SymInt", name: str, value):
     """x with loop symbol `name` replaced by `value` (x linear in it)."""
     terms = dict(x.terms)
     coeff = terms.pop(name)
-    first = _LOOP_RANGES[name][0]
+    first = _STATE.loops[name][0]
     rest_hint = None if x.hint is None or _hint(first) is None else x.hint - coeff * _hint(first)
     return SymInt._make((terms, x.const), rest_hint) + coeff * value
 
@@ -207,7 +217,7 @@ def _decide_over_loop(difference: "SymInt", name: str, sym: str, question: str) 
     """`difference sym 0` for every value of loop symbol `name` (see the module docstring)."""
     if difference.opaque is not None:
         raise DataDependent(question)
-    ends = [_substitute(difference, name, v) for v in _LOOP_RANGES[name]]
+    ends = [_substitute(difference, name, v) for v in _STATE.loops[name]]
     if sym in ("==", "!="):
         apart = all(e > 0 for e in ends) or all(e < 0 for e in ends)
         if not apart:
@@ -253,8 +263,8 @@ def replaying():
 
 
 def _decide(expr: str, value: bool) -> bool:
-    if _active:
-        _active[-1].record(expr)
+    if _STATE.active:
+        _STATE.active[-1].record(expr)
     return value
 
 
@@ -395,7 +405,7 @@ class SymInt:
         difference = self - other
         if not isinstance(difference, SymInt):  # the symbols cancel: the same for every size
             return fn(difference, 0)
-        loop = _loop_symbol_in(difference) if _LOOP_RANGES else None
+        loop = _loop_symbol_in(difference) if _STATE.loops else None
         if loop is not None:
             return _decide_over_loop(difference, loop, sym, f"{_render(self)} {sym} {_render(other)}")
         if difference.hint is None:
@@ -415,7 +425,7 @@ class SymInt:
 
     def specialize(self) -> int:
         """The value as a plain int; guarded to stay this value."""
-        if self.hint is None or (_LOOP_RANGES and _loop_symbol_in(self) is not None):
+        if self.hint is None or (_STATE.loops and _loop_symbol_in(self) is not None):
             raise DataDependent(f"int({self.expr})")
         _decide(f"{_render(self)} == {self.hint}", True)
         return self.hint
@@ -546,4 +556,4 @@ def _clamp(bound: int, size, lo, hi):
 
 def loop_dependent(*values) -> bool:
     """Whether a value is an expression of the index of a loop being traced or lowered."""
-    return bool(_LOOP_RANGES) and any(isinstance(v, SymInt) and _loop_symbol_in(v) is not None for v in values)
+    return bool(_STATE.loops) and any(isinstance(v, SymInt) and _loop_symbol_in(v) is not None for v in values)
