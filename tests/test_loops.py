@@ -145,6 +145,20 @@ def rotate_three(a, b, c, n):
     return a, b, c
 
 
+def rows_and_rebind(x):
+    for row in x:
+        row *= 0.5                  # x's rows, of the array x held when the loop began
+        x = np.sin(np.tanh(x))      # in the first iteration that is x itself, updated
+    return x
+
+
+def rebound_to_an_updated_view(x):
+    for item in x:
+        x = (x + x)[::-1]
+        x += x                      # updates the view's base: the view is made again from it
+    return x
+
+
 def with_break(x):
     for i in range(x.shape[0]):
         if i == 5:
@@ -186,8 +200,10 @@ def index_after(x):
     (leapfrog, lambda rng: (rand(rng, (12, 12)), rand(rng, (12, 12)), 10)),
     (leapfrog, lambda rng: (rand(rng, (12, 12)), rand(rng, (12, 12)), 11)),
     (rotate_three, lambda rng: (rand(rng, 20), rand(rng, 20), rand(rng, 20), 13)),
+    (rows_and_rebind, lambda rng: (rand(rng, (12, 3)),)),
+    (rebound_to_an_updated_view, lambda rng: (rand(rng, 6),)),
     (index_after, lambda rng: (rand(rng, 12),)),
-], ids=["jacobi", "sweep", "sum", "rebind", "nested", "nested-int32", "triangular", "break", "back-substitution", "max-pool", "slice-object", "rows", "rows-updated", "index-as-value", "empty-each-step", "swap-even", "swap-odd", "rotate-three", "index-after"])
+], ids=["jacobi", "sweep", "sum", "rebind", "nested", "nested-int32", "triangular", "break", "back-substitution", "max-pool", "slice-object", "rows", "rows-updated", "index-as-value", "empty-each-step", "swap-even", "swap-odd", "rotate-three", "rows-and-rebind", "rebound-view-updated", "index-after"])
 def test_loops_compute_what_numpy_computes(fn, make, backend, rng):
     like_numpy(fn, backend, *make(rng))
 

@@ -151,14 +151,16 @@ class _Body:
     def trace(self) -> "_Body":
         tx, out = self.tx, self.tx.output
         self.state_locals = dict(tx.locals)
-        self.index_node = self.body.input(_index_name(tx, self.inst), ArrayMeta((), np.dtype(np.int64), True, True))
+        self.target = _index_name(tx, self.inst)   # the local the loop binds its value to
+        self.index_node = self.body.input(self.target, ArrayMeta((), np.dtype(np.int64), True, True))
         out.loop_indices[self.index.expr] = self.index_node
         out.graph = self.body
         try:
             self.names = {}    # local rebound to an array -> (node before the loop, its placeholder)
             self.fresh = {}    # local rebound to an array -> the Variable it starts each iteration as
+            self.held = {}     # local rebound to an array -> the Variable it held before the loop
             for name, meta in self.rebound.items():
-                before = tx.locals[name]
+                before = self.held[name] = tx.locals[name]
                 out.refresh(before)
                 placeholder = self.body.input(name, meta)
                 self.names[name] = (before.node, placeholder)
@@ -180,6 +182,9 @@ class _Body:
                         tx.ip = tx.index_of[self.inst.offset] + 1
                     tx.push(self.it.at(self.index + k * self.step))
                     self._run()
+                for name in self.rebound:   # a view whose base the body updated is made again from it
+                    if isinstance(tx.locals.get(name), ArrayVariable):
+                        out.refresh(tx.locals[name])
             self._check_views(views)
             if containers.changed_containers() or len(out.mutated) != len(containers.out[1]) \
                     or out.attr_writes != containers.out[2]:
@@ -224,6 +229,10 @@ class _Body:
         for name, v in self.fresh.items():
             if v.node is not self.names[name][1] and v.version:
                 raise _Unstable(f"{name} is rebound in the loop and also updated in place", peel=False)
+            held = _base(self.held[name])
+            if held in self.arrays and held.node is not self.arrays[held][1]:
+                # in the first iteration the local is that array, and sees the update: that one unrolled
+                raise _Unstable(f"{name} is rebound in the loop, and the array it held is updated in it", peel=True)
         for name, var in list(tx.locals.items()):
             before = self.state_locals.get(name)
             if name in self.names:
@@ -231,6 +240,10 @@ class _Body:
                     raise _Unstable(f"{name} changes type, shape or dtype in the loop", peel=True)
                 continue
             if var is before:
+                continue
+            if name == self.target and isinstance(var, ArrayVariable):   # the row the loop takes
+                if live_after_loop(tx, name, self.inst):
+                    raise _Unstable(f"{name}, the row the loop takes, is read after it", peel=False)
                 continue
             if before is None:
                 if live_after_loop(tx, name, self.inst):
@@ -310,7 +323,8 @@ class _Body:
             if var.is_constant() and self._of_index(var.as_constant()) and self.count is not None:
                 with loop_range(self.index, self.first, self.last):
                     tx.locals[name] = ConstantVariable(substitute_index(var.as_constant(), self.index, self.last))
-            elif name not in self.state_locals or var.is_constant() and self._of_index(var.as_constant()):
+            elif name not in self.state_locals or var.is_constant() and self._of_index(var.as_constant()) \
+                    or name == self.target and isinstance(var, ArrayVariable):
                 del tx.locals[name]   # bound in the loop, read nowhere after it
         rest = self.count - self.groups * self.period if self.period > 1 else 0
         if rest:   # the iterations past whole periods: FOR_ITER again, unrolled
