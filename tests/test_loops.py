@@ -159,6 +159,14 @@ def rebound_to_an_updated_view(x):
     return x
 
 
+def with_return(x, n):
+    for i in range(n):
+        x = x * 2.0
+        if n > 2:
+            return x + i            # a return in the body: the loop unrolls, as before
+    return x
+
+
 def with_break(x):
     for i in range(x.shape[0]):
         if i == 5:
@@ -202,8 +210,9 @@ def index_after(x):
     (rotate_three, lambda rng: (rand(rng, 20), rand(rng, 20), rand(rng, 20), 13)),
     (rows_and_rebind, lambda rng: (rand(rng, (12, 3)),)),
     (rebound_to_an_updated_view, lambda rng: (rand(rng, 6),)),
+    (with_return, lambda rng: (rand(rng, 5), 9)),
     (index_after, lambda rng: (rand(rng, 12),)),
-], ids=["jacobi", "sweep", "sum", "rebind", "nested", "nested-int32", "triangular", "break", "back-substitution", "max-pool", "slice-object", "rows", "rows-updated", "index-as-value", "empty-each-step", "swap-even", "swap-odd", "rotate-three", "rows-and-rebind", "rebound-view-updated", "index-after"])
+], ids=["jacobi", "sweep", "sum", "rebind", "nested", "nested-int32", "triangular", "break", "back-substitution", "max-pool", "slice-object", "rows", "rows-updated", "index-as-value", "empty-each-step", "swap-even", "swap-odd", "rotate-three", "rows-and-rebind", "rebound-view-updated", "return", "index-after"])
 def test_loops_compute_what_numpy_computes(fn, make, backend, rng):
     like_numpy(fn, backend, *make(rng))
 

@@ -105,6 +105,7 @@ class _State:
     def __init__(self, tx):
         self.tx, out = tx, tx.output
         self.locals, self.stack, self.ip, self.lineno = dict(tx.locals), list(tx.stack), tx.ip, tx.lineno
+        self.return_value = tx.return_value   # None: a `return` in the body traced sets it
         self.arrays = [(v, v.node, v.version, v.base_version) for v in _reachable(tx, views=True)]
         self.containers = [(c, _contents(c)) for c in _containers(tx)]
         self.cells = [(c, c.contents) for c in tx.locals.values() if isinstance(c, CellVariable)]
@@ -115,7 +116,7 @@ class _State:
         tx, out = self.tx, self.tx.output
         tx.locals.clear()
         tx.locals.update(self.locals)
-        tx.stack[:], tx.ip, tx.lineno = self.stack, self.ip, self.lineno
+        tx.stack[:], tx.ip, tx.lineno, tx.return_value = self.stack, self.ip, self.lineno, self.return_value
         for v, node, version, base_version in self.arrays:
             v.node, v.version, v.base_version = node, version, base_version
         for c, items in self.containers:
