@@ -48,6 +48,10 @@ class Backend:
     #: Whether it may be handed graphs with loop nodes (op `loop`, ops/control.py: a `for` loop kept
     #: as a loop, its body a Graph). Without it, loops are unrolled for it as they always were.
     supports_loops: bool = False
+    #: Whether it may be handed graphs with cond nodes (op `cond`, ops/control.py: an `if` on a graph
+    #: value inside a loop, both sides Graphs). Without it, such an `if` breaks the graph (the loop
+    #: is then unrolled).
+    supports_conditionals: bool = False
     #: The values of `numpile.compile(mode=...)` it accepts; None is the default mode.
     modes: tuple[str | None, ...] = (None,)
     #: The registry ops (`numpile.ops` names) it compiles; None: all of them. A graph that calls

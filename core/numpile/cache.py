@@ -234,7 +234,8 @@ class CompiledFunction:
         t0 = time.perf_counter()
         dynamic = self._dynamic_inputs(args, kwargs, backend)
         if getattr(backend, "supports_loops", False) and config.loop_capture_min is not None:
-            dynamic = replace(dynamic or DynamicInputs(), loops=True)
+            dynamic = replace(dynamic or DynamicInputs(), loops=True,
+                              conditionals=getattr(backend, "supports_conditionals", False))
         try:
             tr = trace(self._fn, args, kwargs, resumable=not self.fullgraph, dynamic=dynamic)
         except TraceFailed as failed:

@@ -55,7 +55,9 @@ def _spellings(op: ops.OpDef) -> str:
 # ops whose lowering depends on their operands' size (lowering/decompose.py), and loops
 _BY_SIZE = {name: f"kernel up to {SMALL_MATMUL} multiply-adds (float32/64, integers), else NumPy call (BLAS)"
             for name in ("matmul", "dot")}
-_BY_SIZE["loop"] = "body compiled once; all iterations in one native call where its kernels are small and of sizes the index does not change"
+_BY_SIZE["loop"] = ("body compiled once; a nest of element code one native function; else all iterations in one "
+                    "native call where its kernels are small and of sizes the index does not change")
+_BY_SIZE["cond"] = "each side compiled the first time it is taken; in a loop nest of element code, a branch of its native code"
 
 
 def on_llvm(name: str) -> str:

@@ -20,7 +20,8 @@ torch.fx reads a multi-output node through operator.getitem.
 
 A loop (ops/control.py) is a call of op `loop` whose first argument is its body, a Graph of its
 own; `Graph.loop` adds one. A body's symbols may be a scalar input's value (`symbols[k]` is
-`(node, None)`): the loop index, which the sizes and indices of the body use.
+`(node, None)`): the loop index, which the sizes and indices of the body use. A cond (`Graph.cond`)
+is a call of op `cond` with its two sides as Graphs; `Node.bodies` are a node's Graphs.
 """
 
 from __future__ import annotations
@@ -81,6 +82,11 @@ class Node:
     def results(self) -> tuple | None:
         """The ArrayMeta of each result of an op with several (np.divmod), else None."""
         return self.meta.get("results")
+
+    @property
+    def bodies(self) -> tuple:
+        """The Graphs of a control-flow node (a loop's body, a cond's two sides); () for others."""
+        return tuple(a for a in self.args if isinstance(a, Graph)) if self.target in _BODY_NAMES else ()
 
     @property
     def inputs(self) -> list["Node"]:
@@ -186,14 +192,21 @@ class Graph:
         return self._add("call", ops.TUPLE_GETITEM, (node, index), {}, f"{node.name}_{index}",
                          _meta(node.results[index], node.meta.get("loc")))
 
-    def constant(self, value, loc: SourceLoc | None = None) -> Node:
-        return self._add("constant", "constant", (value,), {}, "const", _meta(ArrayMeta.of(np.asarray(value)), loc))
+    def constant(self, value, loc: SourceLoc | None = None, meta: ArrayMeta | None = None) -> Node:
+        """A constant value; `meta` for a weak one (a Python scalar)."""
+        return self._add("constant", "constant", (value,), {}, "const", _meta(meta or ArrayMeta.of(np.asarray(value)), loc))
 
     def loop(self, body: "Graph", start, stop, step, carried: tuple, free: tuple, loc: SourceLoc | None = None) -> Node:
         """A loop over range(start, stop, step) running `body` (see ops/control.py); its results
         are the carried values after the last iteration."""
         return self.call("loop", (body, start, stop, step, tuple(carried), tuple(free)), {},
                          tuple(n.array_meta for n in body.outputs), loc)
+
+    def cond(self, pred: Node, then_body: "Graph", else_body: "Graph", operands: tuple,
+             loc: SourceLoc | None = None) -> Node:
+        """The results of `then_body` where `pred` holds, else of `else_body` (see ops/control.py)."""
+        return self.call("cond", (pred, then_body, else_body, tuple(operands)), {},
+                         tuple(n.array_meta for n in then_body.outputs), loc)
 
     def output(self, values) -> Node:
         if any(n.op == "output" for n in self.nodes):
@@ -263,9 +276,9 @@ class Graph:
         lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
         lines.insert(1, "  ".join("-" * w for w in widths))
         for n in self.calls:
-            if n.target == "loop":
-                lines += [f"body of {n.name}, inputs {', '.join(i.name for i in n.args[0].inputs)}:"]
-                lines += ["    " + line for line in n.args[0].tabular().splitlines()]
+            for what, body in zip(_BODY_NAMES.get(n.target, ()), n.bodies):
+                lines += [f"{what} of {n.name}, inputs {', '.join(i.name for i in body.inputs)}:"]
+                lines += ["    " + line for line in body.tabular().splitlines()]
         return "\n".join(lines)
 
     def print_tabular(self) -> None:
@@ -286,8 +299,8 @@ class Graph:
             if n.op in ("call", "constant") and loc and loc != last_loc:
                 lines.append(f"    # {_short(loc.filename)}:{loc.lineno}: {loc.line}")
                 last_loc = loc
-            if n.op == "call" and n.target == "loop":
-                lines += _render_loop(n, self.render_symbolic)
+            if n.op == "call" and n.target in _RENDER_CONTROL:
+                lines += _RENDER_CONTROL[n.target](n, self.render_symbolic)
             elif n.op == "call" and n.meta.get("errstate"):
                 lines.append(f"    with np.errstate({', '.join(f'{k}={v!r}' for k, v in n.meta['errstate'].items())}):")
                 lines.append(f"        {n.name} = {python_value(n, render(n))}")
@@ -310,23 +323,24 @@ class Graph:
         user_errstate: dict[Node, dict | None] = {}
         for n in self.nodes:
             for i in (n.inputs if n.op != "output" else [v for v in n.args[0] if isinstance(v, Node)]):
-                uses[i] = uses.get(i, 0) + (1 if n.op == "call" and n.target != "loop" else 2)  # nor an output, nor a loop's value
+                uses[i] = uses.get(i, 0) + (1 if n.op == "call" and not n.bodies else 2)  # nor an output, nor a loop's value
                 user_errstate[i] = n.meta.get("errstate")
         inline, depth = set(), {}
         binders = self.binders()  # named, for the sizes they bind
         for n in self.calls:
             depth[n] = 1 + max((depth[i] for i in n.inputs if i in inline), default=0)
             if uses.get(n) == 1 and depth[n] < _MAX_NESTING and n.meta.get("errstate") == user_errstate.get(n) \
-                    and n not in binders and n.target != "loop":
+                    and n not in binders and not n.bodies:
                 inline.add(n)
         return inline
 
     def loops(self) -> list[Node]:
-        """The loop nodes of this graph and of the bodies inside it, outermost first."""
+        """The loop nodes of this graph and of the bodies inside it (and conds' sides), outermost first."""
         found = []
         for n in self.calls:
-            if n.target == "loop":
-                found += [n, *n.args[0].loops()]
+            found += [n] if n.target == "loop" else []
+            for body in n.bodies:
+                found += body.loops()
         return found
 
     def compile_python(self, fn_name: str = "forward"):
@@ -487,15 +501,28 @@ def code_namespace(graph: Graph) -> dict:
     for n in graph.calls:
         op = ops.get(n.target)
         ns[f"impl_{op.name}"] = op.impl
-        if n.target == "loop":
-            ns.update(code_namespace(n.args[0]))
-            ns[f"{n.name}_graph"] = n.args[0]
+        for what, body in zip(_BODY_NAMES.get(n.target, ()), n.bodies):
+            ns.update(code_namespace(body))
+            ns[f"{n.name}_{what}"] = body
     return ns
 
 
 def _render_loop(n: Node, sym) -> list[str]:
     """A loop node as Python: its body as a nested function, run by ops/control.py's run_loop."""
     body, *bounds = n.args
-    lines = ["    " + line for line in body.python_code(f"{n.name}_body").splitlines()]
+    lines = ["    " + line for line in body.python_code(f"{n.name}_run").splitlines()]
     args = ", ".join(_render_arg(v, sym) for v in bounds)
-    return lines + [f"    {n.name} = impl_loop({n.name}_graph, {args}, run={n.name}_body)"]
+    return lines + [f"    {n.name} = impl_loop({n.name}_body, {args}, run={n.name}_run)"]
+
+
+def _render_cond(n: Node, sym) -> list[str]:
+    """A cond node as Python: its sides as nested functions, one called as the `if` picks."""
+    pred, then_body, else_body, operands = n.args
+    lines = ["    " + line for line in then_body.python_code(f"{n.name}_then").splitlines()]
+    lines += ["    " + line for line in else_body.python_code(f"{n.name}_else").splitlines()]
+    args = ", ".join(_render_arg(v, sym) for v in operands)
+    return lines + [f"    {n.name} = {n.name}_then({args}) if {_render_arg(pred, sym)} else {n.name}_else({args})"]
+
+
+_RENDER_CONTROL = {"loop": _render_loop, "cond": _render_cond}
+_BODY_NAMES = {"loop": ("body",), "cond": ("then", "else")}

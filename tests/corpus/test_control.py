@@ -221,7 +221,7 @@ CASES = [
     # positive data never takes the branch; the root graph ends at the first test, the resumed
     # false branch goes back to the range iterator (run natively: a break), the resumed body traces the
     # next iteration to its test (a graph, a break); later iterations reuse these entries
-    Case(damped_iteration_with_break, lambda rng, c: (np.abs(rand(rng, (n(c),))) * sign(c), 5), 2, 3),
+    Case(damped_iteration_with_break, lambda rng, c: (np.abs(rand(rng, (n(c),))) * sign(c), 5), 1, 0),
     # the break statement leaves the loop: its resumed path returns (ops: cos, subtract)
     Case(fixed_point_break, lambda rng, c: (rand(rng, (n(c),)), 500), 3, 3),
     Case(branch_on_shape, lambda rng, c: (rand(rng, (n(c),)),), 1, 0),

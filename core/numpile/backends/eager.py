@@ -14,6 +14,7 @@ class EagerBackend(Backend):
     devices = ("cpu", "cuda")
     supports_dynamic_shapes = True
     supports_loops = True
+    supports_conditionals = True
 
     def compile(self, graph, example_inputs, options):
         return graph.compile_python()

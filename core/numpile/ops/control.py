@@ -1,4 +1,5 @@
-"""Structured control flow: `loop`, a Python `for` over a range captured with its body as a Graph.
+"""Structured control flow: `loop`, a Python `for` over a range captured with its body as a Graph,
+and `cond`, an `if` on a graph value captured with both of its sides as Graphs.
 
 A loop node is `loop(body, start, stop, step, carried, free)`: `body` is a Graph whose inputs
 are the loop index (a weak int, the symbol the body's sizes and indices use for it), then the
@@ -10,6 +11,12 @@ a backend may store their next values into the arrays it was given, which the lo
 
 The implementation here runs the body graph once per index, eagerly; a backend that compiles
 loops compiles the body once and passes it to `run_loop`.
+
+A cond node is `cond(pred, then_body, else_body, operands)`: two Graphs taking the same inputs
+(`operands`, values of the enclosing graph) and giving results of the same metas; its value is
+the tuple of the results of the side `pred` (a 0-d bool) picks. Only that side runs: a side that
+would raise, or index out of bounds, raises only where it is taken. A side never changes its
+inputs (an array it updates is a result of its own).
 """
 
 from __future__ import annotations
@@ -151,5 +158,41 @@ def _loop_meta(body, start, stop, step, carried, free):
     return tuple(node.array_meta for node in body.outputs)
 
 
+def run_cond(pred, then_body, else_body, operands: tuple, *, run_then=None, run_else=None) -> tuple:
+    """The results of the side `pred` picks, run eagerly or by `run_then` / `run_else`, the sides
+    compiled by a backend (same arguments and results)."""
+    return (run_then or then_body)(*operands) if pred else (run_else or else_body)(*operands)
+
+
+class CompiledCond:
+    """The extern a compiling backend runs for a cond node: `run_cond` with each side compiled by
+    `compile_body(side, example_inputs)` the first time it is taken."""
+
+    def __init__(self, compile_body):
+        self.compile_body = compile_body
+        self.compiled: dict[tuple, object] = {}   # (side, enclosing loops' ranges) -> its compiled graph
+
+    def __call__(self, pred, then_body, else_body, operands):
+        taken = bool(pred)
+        side = then_body if taken else else_body
+        key = (taken, active_loop_ranges())
+        if key not in self.compiled:
+            try:
+                self.compiled[key] = self.compile_body(side, list(operands))
+            except NewGuard as e:
+                logs.get("perf").debug("cond side %s runs with NumPy: %s", repr(side), e)
+                self.compiled[key] = side.compile_python()
+        return self.compiled[key](*operands)
+
+
+def _cond_sig(pred, then_body, else_body, operands): ...
+
+
+def _cond_meta(pred, then_body, else_body, operands):
+    return tuple(node.array_meta for node in then_body.outputs)
+
+
+register("cond", CONTROL, impl=run_cond, meta=_cond_meta, signature=_cond_sig,
+         doc="an if on a graph value with both sides as Graphs, emitted by the tracer")
 register("loop", CONTROL, impl=run_loop, meta=_loop_meta, signature=_loop_sig,
          doc="a for loop over a range with its body as a Graph, emitted by the tracer")

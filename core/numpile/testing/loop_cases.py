@@ -1,5 +1,5 @@
-"""Conformance cases of `loop` (ops/control.py): loop nodes as the tracer captures them, their
-bodies built here as Graphs."""
+"""Conformance cases of `loop` and `cond` (ops/control.py): loop and cond nodes as the tracer
+captures them, their bodies and sides built here as Graphs."""
 
 from __future__ import annotations
 
@@ -44,3 +44,24 @@ def loop_cases() -> list[Case]:
             Case("loop", (summed, 0, 7, 1, (Arr((), scalar=True),), (Arr((6,)),))),
             Case("loop", (ints, 6, 0, -2, (Arr((4,), "int32"),), ())),
             Case("loop", (scaled, 3, 3, 1, (Arr((5, 3)),), ()))]
+
+
+def _side(operands: list, build) -> Graph:
+    """A cond side over inputs of these metas: build(call, *inputs) gives its results."""
+    side = Graph()
+    inputs = [side.input(f"o{k}", m) for k, m in enumerate(operands)]
+
+    def call(name, *args):
+        return side.call(name, args, {}, ops.get(name).meta(*map_nodes(args, lambda n: n.array_meta)))
+    side.output(build(call, *inputs))
+    return side
+
+
+def cond_cases() -> list[Case]:
+    """Conds as the tracer captures them: an array rebound on one side, updated at an element on
+    the other, and a NumPy scalar computed differently on each side; both ways each."""
+    row, value = ArrayMeta((5, 3), np.dtype(np.float64)), ArrayMeta((), np.dtype(np.float64), scalar=True)
+    scaled = _side([row, value], lambda call, a, v: [call("multiply", a, 0.5), call("add", v, 1.0)])
+    updated = _side([row, value], lambda call, a, v: [call("setitem", a, (1, 2), v), call("negative", v)])
+    return [Case("cond", (pred, scaled, updated, (Arr((5, 3)), Arr((), scalar=True)))) for pred in (True, False)] + \
+        [Case("cond", (pred, updated, scaled, (Arr((5, 3), layout="T"), Arr((), scalar=True)))) for pred in (True, False)]

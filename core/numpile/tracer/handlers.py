@@ -13,7 +13,7 @@ import sys
 from .. import config
 from ..exc import Unsupported
 from . import bytecode_compat as bc
-from . import loops
+from . import branches, loops
 from .sources import ModuleSource
 from .dispatch import handles
 from .translator import InstructionTranslator
@@ -447,6 +447,8 @@ def _conditional(name: str, pop_when, test):
     """The handler of conditional jump `name` (and its spellings in other CPython versions)."""
     def handler(tx: Tx, inst):
         value = tx.stack[-1]
+        if test in (_truthy, _falsy) and branches.capture(tx, inst, test is _truthy, pop_when is not None):
+            return   # both sides traced into a cond node
         taken = test(tx, value)
         if pop_when is None or pop_when != taken:  # POP_JUMP_* always pop; JUMP_IF_*_OR_POP pops when not jumping
             tx.pop()

@@ -1,5 +1,6 @@
 """Liveness of a frame's locals, from its bytecode: whether a value bound in a loop may be read
-after it (tracer/loops.py keeps such a local, or refuses the loop)."""
+after it (tracer/loops.py keeps such a local, or refuses the loop), or one bound on one side of
+a branch after the branch (tracer/branches.py)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,15 @@ def live_after_loop(tx, name: str, inst) -> bool:
     (on some path through the code from the loop's exit); in code with try blocks, whether any
     instruction outside the loop reads it (handlers are reached through the exception table)."""
     start, end = tx.index_of[inst.offset], tx.index_of[inst.argval]
+    return live_at(tx, name, end, outside=range(start, end))
+
+
+def live_at(tx, name: str, k: int, outside: range = range(0)) -> bool:
+    """Whether local `name` may be read from instruction k on before it is stored again; in code
+    with try blocks, whether any instruction not in `outside` reads it."""
     if bc.user_protected_offsets(tx.code):
-        return any(not start <= k < end and _reads(i, name) for k, i in enumerate(tx.instructions))
-    seen, todo = set(), [end]
+        return any(j not in outside and _reads(i, name) for j, i in enumerate(tx.instructions))
+    seen, todo = set(), [k]
     while todo:
         k = todo.pop()
         if k in seen or k >= len(tx.instructions):
@@ -26,7 +33,7 @@ def live_after_loop(tx, name: str, inst) -> bool:
             return True
         if _stores(i, name):
             continue
-        todo += _successors(tx, k, i)
+        todo += successors(tx, k, i)
     return False
 
 
@@ -46,7 +53,8 @@ def _stores(i, name: str) -> bool:
     return i.opname.startswith(_STORES) and name in (i.argval if isinstance(i.argval, tuple) else (i.argval,))
 
 
-def _successors(tx, k: int, i) -> list[int]:
+def successors(tx, k: int, i) -> list[int]:
+    """The instructions control may go to after instruction i at index k (none after a return)."""
     if i.opname in _ENDS:
         return []
     jumps = i.opcode in dis.hasjrel or i.opcode in dis.hasjabs

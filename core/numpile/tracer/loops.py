@@ -64,7 +64,7 @@ def capture(tx, inst, it) -> bool:
             or count is not None and count < config.loop_capture_min:
         return False   # a SymbolicRange that is not captured raises as it is unrolled
     out.loop_attempts[key] = attempts + 1
-    state = _State(tx)
+    state = FrameState(tx)
     rebound, stale, period = {}, set(), 1
     for _ in range(4):   # a pass finds what must be carried differently; the next carries it
         try:
@@ -99,14 +99,14 @@ def _give_up(tx, key, reason: str, peel: bool) -> bool:
     return False
 
 
-class _State:
+class FrameState:
     """What tracing a body changes, to put back when no loop node comes of it."""
 
     def __init__(self, tx):
         self.tx, out = tx, tx.output
         self.locals, self.stack, self.ip, self.lineno = dict(tx.locals), list(tx.stack), tx.ip, tx.lineno
         self.return_value = tx.return_value   # None: a `return` in the body traced sets it
-        self.arrays = [(v, v.node, v.version, v.base_version) for v in _reachable(tx, views=True)]
+        self.arrays = [(v, v.node, v.version, v.base_version) for v in reachable_arrays(tx, views=True)]
         self.containers = [(c, _contents(c)) for c in _containers(tx)]
         self.cells = [(c, c.contents) for c in tx.locals.values() if isinstance(c, CellVariable)]
         self.out = (list(out.mutated_arrays), list(out.mutated), dict(out.attr_writes), dict(out._nonzero),
@@ -167,7 +167,7 @@ class _Body:
                 self.names[name] = (before.node, placeholder)
                 tx.locals[name] = self.fresh[name] = ArrayVariable(placeholder)
             self.arrays = {}   # base ArrayVariable -> (node before the loop, its placeholder)
-            for v in _reachable(tx, views=False):
+            for v in reachable_arrays(tx, views=False):
                 if v.node.graph is self.body:   # a rebound local's placeholder
                     continue
                 placeholder = self.body.input(v.node.name, v.node.array_meta)
@@ -175,8 +175,8 @@ class _Body:
                 # its views made before the loop read its value before the loop, unless it is
                 # updated in the body (then they are made again from each iteration's value)
                 v.node, v.version = placeholder, v.version + (id(v) in self.stale)
-            views = [(w, w.node) for w in _reachable(tx, views=True) if w.base is not None]
-            containers = _State(tx)
+            views = [(w, w.node) for w in reachable_arrays(tx, views=True) if w.base is not None]
+            containers = FrameState(tx)
             with loop_range(self.index, self.first, self.last):
                 for k in range(self.period):
                     if k:   # the next iteration of the period starts after FOR_ITER, as FOR_ITER would
@@ -201,7 +201,7 @@ class _Body:
         read = {id(n) for b in self.body for n in (b.inputs if b.op != "output" else b.args[0])
                 if isinstance(n, Node) and n.graph is not self.body}
         updated = {id(v) for v, (_, placeholder) in self.arrays.items() if v.node is not placeholder}
-        stale = {id(_base(w)) for w, node in views if id(node) in read and id(_base(w)) in updated}
+        stale = {id(base_array(w)) for w, node in views if id(node) in read and id(base_array(w)) in updated}
         if stale - self.stale:
             raise _Unstable("reads views of arrays it updates", peel=False, stale=stale)
 
@@ -218,10 +218,14 @@ class _Body:
         while head and tx.instructions[head - 1].opname == "EXTENDED_ARG":   # a jump back lands on those
             head -= 1
         exit_ip = tx.index_of[self.inst.argval]
-        while not head <= tx.ip <= loop_ip:
-            if tx.ip < head or tx.ip >= exit_ip or tx.return_value is not None:
-                raise Unsupported("control leaves the loop from inside its body (break or return)")
-            tx.step()
+        tx.output.loop_frames.append((tx, head, loop_ip, exit_ip))
+        try:
+            while not head <= tx.ip <= loop_ip:
+                if tx.ip < head or tx.ip >= exit_ip or tx.return_value is not None:
+                    raise Unsupported("control leaves the loop from inside its body (break or return)")
+                tx.step()
+        finally:
+            tx.output.loop_frames.pop()
 
     def _check_locals(self) -> None:
         tx = self.tx
@@ -230,7 +234,7 @@ class _Body:
         for name, v in self.fresh.items():
             if v.node is not self.names[name][1] and v.version:
                 raise _Unstable(f"{name} is rebound in the loop and also updated in place", peel=False)
-            held = _base(self.held[name])
+            held = base_array(self.held[name])
             if held in self.arrays and held.node is not self.arrays[held][1]:
                 # in the first iteration the local is that array, and sees the update: that one unrolled
                 raise _Unstable(f"{name} is rebound in the loop, and the array it held is updated in it", peel=True)
@@ -254,12 +258,12 @@ class _Body:
                 if var in self.arrays and before in self.arrays:
                     swapped[before] = var
                     continue
-                if var in self.arrays or id(var) in fresh or _base(var) in self.arrays:
+                if var in self.arrays or id(var) in fresh or base_array(var) in self.arrays:
                     raise _Unstable(f"{name} is rebound to another array of the frame (a view)", peel=False)
                 if var.node.array_meta != before.node.array_meta:
                     raise _Unstable(f"{name} changes shape or dtype in the loop", peel=True)
                 new_rebound[name] = var.node.array_meta
-            elif var.is_constant() and before.is_constant() and _same(var.as_constant(), before.as_constant()):
+            elif var.is_constant() and before.is_constant() and same_constant(var.as_constant(), before.as_constant()):
                 continue
             elif var.is_constant() and self._of_index(var.as_constant()):
                 if self.count is None and live_after_loop(tx, name, self.inst):
@@ -309,7 +313,7 @@ class _Body:
         order = [self.index_node] + [p for _, _, p in carried] + [p for _, _, p in renamed]
         free_inits = self._lift(free)
         free_nodes = [p for _, p in free_inits]
-        _reorder_inputs(body, order + free_nodes)
+        reorder_inputs(body, order + free_nodes)
         self._bind_symbols(free_inits)
         node = self.outer.loop(body, self.first, self.stop, self.step * self.period, tuple(inits),
                                tuple(before for before, _ in free_inits), tx.loc)
@@ -347,46 +351,56 @@ class _Body:
         for before, p in free:
             if id(p) not in users:
                 self.body.nodes.remove(p)
-        made: dict = {}
-
-        def lift(n: Node) -> Node:
-            if n.graph is self.body:
-                return n
-            if n not in made:
-                made[n] = self.body.input(n.name, n.array_meta)
-                lifted.append((n, made[n]))
-            return made[n]
-        for b in list(self.body.nodes):
-            if b.op in ("call", "output"):
-                b.args, b.kwargs = map_nodes(b.args, lift), map_nodes(b.kwargs, lift)
+        lift_outer(self.body, lifted)
         return lifted
 
     def _bind_symbols(self, free_inits: list) -> None:
-        """body.symbols: the index, and each other symbol the body uses as a dim of one of its
-        inputs, or else as a scalar input of its own (its value passed in)."""
-        env = self.tx.output.shape_env
-        body = self.body
-        body.symbols = [None] * len(env.symbols)
-        body.symbols[lone_symbol(self.index)] = (self.index_node, None)
-        used = body.symbols_used() | {int(k) for n in body for d in (n.meta.get("shape") or ())
-                                      if isinstance(d, SymInt) for k in SYMBOL_PATTERN.findall(d.expr)}
-        for k in sorted(used):
-            if body.symbols[k] is not None:
-                continue
-            u = env.unbacked.get(k)
-            if u is not None and u.node is not None and u.node.graph is body:
-                body.symbols[k] = (u.node, u.dim)
-                continue
-            found = next(((n, d) for n in body.inputs if "shape" in n.meta
-                          for d, size in enumerate(n.shape) if lone_symbol(size) == k), None)
-            if found is None:
-                node = body.input(f"s{k}", ArrayMeta((), np.dtype(np.int64), True, True))
-                free_inits.append((SymInt(f"s{k}", env.hints[k]), node))
-                found = (node, None)
-            body.symbols[k] = found
+        bind_symbols(self.body, self.tx.output.shape_env, {lone_symbol(self.index): (self.index_node, None)}, free_inits)
 
 
-def _reachable(tx, views: bool) -> list[ArrayVariable]:
+def lift_outer(body: Graph, lifted: list) -> None:
+    """Make each node of an enclosing graph that body's calls and output read an input of body,
+    appending (that node, the input) to `lifted`."""
+    made: dict = {}
+
+    def lift(n: Node) -> Node:
+        if n.graph is body:
+            return n
+        if n not in made:
+            made[n] = body.input(n.name, n.array_meta)
+            lifted.append((n, made[n]))
+        return made[n]
+    for b in list(body.nodes):
+        if b.op in ("call", "output"):
+            b.args, b.kwargs = map_nodes(b.args, lift), map_nodes(b.kwargs, lift)
+
+
+def bind_symbols(body: Graph, env, fixed: dict, free_inits: list) -> None:
+    """body.symbols: those `fixed` binds (a loop's index), and each other symbol the body uses as
+    a dim of one of its inputs, or else as a scalar input of its own, appended to `free_inits`
+    with the symbol whose value the enclosing graph passes."""
+    body.symbols = [None] * len(env.symbols)
+    for k, binding in fixed.items():
+        body.symbols[k] = binding
+    used = body.symbols_used() | {int(k) for n in body for d in (n.meta.get("shape") or ())
+                                  if isinstance(d, SymInt) for k in SYMBOL_PATTERN.findall(d.expr)}
+    for k in sorted(used):
+        if body.symbols[k] is not None:
+            continue
+        u = env.unbacked.get(k)
+        if u is not None and u.node is not None and u.node.graph is body:
+            body.symbols[k] = (u.node, u.dim)
+            continue
+        found = next(((n, d) for n in body.inputs if "shape" in n.meta
+                      for d, size in enumerate(n.shape) if lone_symbol(size) == k), None)
+        if found is None:
+            node = body.input(f"s{k}", ArrayMeta((), np.dtype(np.int64), True, True))
+            free_inits.append((SymInt(f"s{k}", env.hints[k]), node))
+            found = (node, None)
+        body.symbols[k] = found
+
+
+def reachable_arrays(tx, views: bool) -> list[ArrayVariable]:
     """The ArrayVariables the frame (and the frames it was inlined from) can reach: its locals,
     cells, stack and the containers in them, the graph's inputs; with `views`, views too, else
     their bases instead."""
@@ -420,7 +434,7 @@ def _reachable(tx, views: bool) -> list[ArrayVariable]:
     return list(found.values())
 
 
-def _base(v: ArrayVariable) -> ArrayVariable:
+def base_array(v: ArrayVariable) -> ArrayVariable:
     while v.base is not None:
         v = v.base
     return v
@@ -446,7 +460,7 @@ def _contents(c):
     return [id(v) for v in c.items] if isinstance(c, ListVariable) else {k: id(v) for k, v in c.items.items()}
 
 
-def _same(a, b) -> bool:
+def same_constant(a, b) -> bool:
     return type(a) is type(b) and (a is b or not isinstance(a, SymInt) and a == b)
 
 
@@ -457,7 +471,7 @@ def _index_name(tx, inst) -> str:
         else "index"
 
 
-def _reorder_inputs(body: Graph, order: list) -> None:
+def reorder_inputs(body: Graph, order: list) -> None:
     """The body's inputs in `order` (index, carried, free), ahead of its other nodes."""
     rest = [n for n in body.nodes if n.op != "input"]
     body.nodes[:] = order + rest

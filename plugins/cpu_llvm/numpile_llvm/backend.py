@@ -27,11 +27,11 @@ import numpy as np
 import numpile
 from numpile import logs, ops
 from numpile.lowering import BufferArg, Extern, Kernel, Program, schedule
-from numpile.ops.control import CompiledLoop, IterationsStopped
+from numpile.ops.control import CompiledCond, CompiledLoop, IterationsStopped
 from numpile.lowering.reference import run_kernel, symbol_values
 from numpile.shapes import SYMBOL_PATTERN, NewGuard, SymInt, identical, no_new_guards, read_symbol
 
-from . import allocator, chain, codegen, jit, loop, pairwise, plan, pycall, sizes, team
+from . import allocator, chain, codegen, jit, loop, nest, pairwise, plan, pycall, sizes, team
 from .irbuilder import Module, Unlowerable
 
 # below this many elements of work a kernel runs on the calling thread: a hand-off costs ~20 µs
@@ -68,6 +68,7 @@ class LLVMBackend(numpile.Backend):
     devices = ("cpu",)
     supports_dynamic_shapes = True
     supports_loops = True
+    supports_conditionals = True
 
     def is_available(self) -> tuple[bool, str]:
         return _availability()
@@ -359,6 +360,16 @@ class CompiledProgram:
         arrays, symbols = loop.render(module, name, self.program, kernels, carried, names)
         return name, arrays, symbols, carried
 
+    def _loop(self, step: Extern):
+        """A loop node's extern: its whole nest native where it is element code (nest.py), else
+        its body compiled as a program and run per iteration, or its iterations in one native
+        call (loop.py)."""
+        try:
+            return nest.NativeNest(step.args[0], step.args[3], jit.host_features())
+        except Unlowerable as e:
+            logs.get("perf").debug("llvm: a loop is not one native nest: %s", e)
+            return CompiledLoop(self.compile_body, step.args[1:4])
+
     def _iterate(self, native_loop: tuple, address: int):
         """`iterate(start, step, count, carried, free)` (ops/control.py's CompiledLoop): the
         runner's prologue, then the native loop over the carried arrays, which it returns."""
@@ -466,7 +477,8 @@ class CompiledProgram:
         allocate()
         for i, step in enumerate(program.steps):
             if isinstance(step, Extern):
-                env[f"extern{i}"] = ops.get(step.op).impl if step.op != "loop" else CompiledLoop(self.compile_body, step.args[1:4])
+                env[f"extern{i}"] = self._loop(step) if step.op == "loop" else \
+                    CompiledCond(self.compile_body) if step.op == "cond" else ops.get(step.op).impl
                 args = ", ".join(_render_arg(a, names, env) for a in step.args)
                 kwargs = "".join(f", {k}={_render_arg(v, names, env)}" for k, v in step.kwargs.items())
                 call = f"extern{i}({args}{kwargs})"

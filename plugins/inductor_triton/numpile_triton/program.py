@@ -22,7 +22,7 @@ import numpy as np
 from numpile import config, logs, ops
 from numpile.lowering import BufferArg, Extern, Kernel, Program
 from numpile.lowering.reference import run_kernel
-from numpile.ops.control import CompiledLoop
+from numpile.ops.control import CompiledCond, CompiledLoop
 from numpile.shapes import SYMBOL_PATTERN, NewGuard, SymInt, read_symbol
 
 from . import device
@@ -277,7 +277,8 @@ class _RunnerWriter:
             if isinstance(v, slice) and any(isinstance(b, SymInt) for b in (v.start, v.stop, v.step)):
                 return f"slice({arg(v.start)}, {arg(v.stop)}, {arg(v.step)})"
             return self.constant(v)
-        impl = ops.get(step.op).impl if step.op != "loop" else CompiledLoop(self.compiled.compile_body, step.args[1:4])
+        impl = CompiledLoop(self.compiled.compile_body, step.args[1:4]) if step.op == "loop" else \
+            CompiledCond(self.compiled.compile_body) if step.op == "cond" else ops.get(step.op).impl
         self.env[f"extern{i}"] = _DeviceExtern(impl, step.op, self.compiled) if on_device else impl
         args = ", ".join(arg(a) for a in step.args)
         kwargs = "".join(f", {k}={arg(v)}" for k, v in step.kwargs.items())

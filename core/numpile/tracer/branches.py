@@ -1,0 +1,301 @@
+"""Branches on data kept in the graph: an `if` on a graph value in a loop body, traced both ways
+into a `cond` node.
+
+In the body of a loop being captured (tracer/loops.py), a conditional jump on a graph value
+(`if A[i, j] > 0:`, `x if c else y`, `c and d`) cannot be decided while tracing. Each side is
+traced instead, from the jump to where the two paths meet again (the jump's immediate
+post-dominator in the frame's control-flow graph: the instruction after the if/else, the loop's
+head after a `continue`, the frame's end where both sides return), each into a Graph of its own.
+What the sides leave different (a local, a stack slot, an array updated in place, the value
+returned) is a result of both, and the cond node's results (ops/control.py) stand for it after
+the branch. Only the side taken runs, so a side that would raise in NumPy raises only if taken.
+
+Refused, the jump then breaking the graph as before (`NUMPILE_LOGS=graph` says why): a side
+that breaks the graph or leaves the loop, changes a list, dict or attribute, or leaves a value of
+another kind than the other side does (a Python int on one side, a NumPy int64 on the other).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import logs, ops
+from ..exc import Unsupported
+from ..graph import Graph, Node
+from ..ops import ArrayMeta
+from ..shapes import SYMBOL_PATTERN, SymInt
+from .liveness import live_at, successors
+from .loops import FrameState, bind_symbols, lift_outer, reorder_inputs, same_constant
+from .variables import ArrayVariable, ConstantVariable
+
+HEAD, END, OUT = -1, -2, -3   # where paths end: the loop's head, the frame's end, outside the loop
+MAX_STEPS = 100_000           # instructions traced on one side before giving up
+_NUMBERS = (bool, int, float)
+
+
+def capture(tx, inst, jump_when: bool, keep_on_jump: bool) -> bool:
+    """At conditional jump `inst` (jumping when the value on the stack's truth is `jump_when`;
+    keeping the value on the stack when it jumps if `keep_on_jump`), trace both sides into a cond
+    node and go on where they meet; False where that is not tried or fails (the trace is then as
+    it was, and the jump needs the value as before)."""
+    out = tx.output
+    value = tx.stack[-1]
+    if not isinstance(value, ArrayVariable) or not out.dynamic.conditionals or out.graph is out.root_graph \
+            or value.node.shape != ():
+        return False
+    state = FrameState(tx)
+    try:
+        meet = _meeting_point(tx, tx.index_of[inst.offset])
+        sides = []
+        for truth in (True, False):
+            side = _Side(tx, inst, truth == jump_when, keep_on_jump, meet)
+            sides.append(side.trace())
+            state.restore()
+        _merge(tx, value, sides, meet, state)
+    except Unsupported as e:
+        state.restore()
+        logs.get("graph").debug("%s: the branch on %s breaks: %s", tx.loc, value.describe(), e.reason)
+        return False
+    return True
+
+
+def _meeting_point(tx, k: int) -> int:
+    """Where the paths from the jump at instruction k meet first: its immediate post-dominator,
+    with the loop's head (HEAD) and the frame's end (END) as ends of paths; Unsupported if a side
+    leaves the loop first."""
+    frames = tx.output.loop_frames
+    region = frames[-1][1:] if frames and frames[-1][0] is tx else None   # (head, FOR_ITER, exit)
+
+    def succ(j: int) -> list[int]:
+        found = successors(tx, j, tx.instructions[j]) or [END]
+        if region is None:
+            return found
+        head, loop_ip, exit_ip = region
+        return [HEAD if head <= n <= loop_ip else OUT if n >= 0 and not head <= n < exit_ip else n for n in found]
+
+    reach, todo = {}, [k]
+    while todo:
+        j = todo.pop()
+        if j in reach or j < 0:
+            continue
+        reach[j] = succ(j)
+        todo += reach[j]
+    ends = {HEAD, END, OUT}
+    everything = set(reach) | ends
+    pdom = {j: set(everything) for j in reach} | {e: {e} for e in ends}
+    changed = True
+    while changed:
+        changed = False
+        for j in sorted(reach, reverse=True):
+            new = {j} | set.intersection(*(pdom[s] for s in reach[j]))
+            if new != pdom[j]:
+                pdom[j], changed = new, True
+    strict = pdom[k] - {k}
+    meet = next((d for d in strict if pdom[d] == strict), None)
+    if meet is None or meet == OUT:
+        raise Unsupported("the two sides of the branch do not meet again inside the loop (a break or return)")
+    return meet
+
+
+class _Side:
+    """One side of the branch traced into a Graph of its own, and what it left."""
+
+    def __init__(self, tx, inst, jumps: bool, keep_on_jump: bool, meet: int):
+        self.tx, self.inst, self.jumps, self.keep_on_jump, self.meet = tx, inst, jumps, keep_on_jump, meet
+
+    def trace(self) -> "_Side":
+        tx, out = self.tx, self.tx.output
+        outer = out.graph
+        self.graph = Graph(outer)
+        guards, mutated, attrs = len(out.shape_env.guards), len(out.mutated), dict(out.attr_writes)
+        before = FrameState(tx)
+        out.graph = self.graph
+        try:
+            if not (self.jumps and self.keep_on_jump):
+                tx.pop()
+            if self.jumps:
+                tx.jump(self.inst)
+            self._run()
+            for v in (*tx.locals.values(), *tx.stack, tx.return_value):
+                if isinstance(v, ArrayVariable):
+                    out.refresh(v)   # a view of an array this side updated, made again here
+        finally:
+            out.graph = outer
+        if before.changed_containers() or len(out.mutated) != mutated or out.attr_writes != attrs:
+            raise Unsupported("a side of the branch changes a list, dict or object attribute")
+        self.locals, self.stack, self.return_value = dict(tx.locals), list(tx.stack), tx.return_value
+        # each array's node and version as this side leaves it (restoring the frame puts back the old)
+        self.nodes = {id(v): (v.node, v.version) for v in (*self.locals.values(), *self.stack, self.return_value,
+                                                           *(a for a, *_ in before.arrays)) if isinstance(v, ArrayVariable)}
+        self.mutated_arrays = list(out.mutated_arrays)
+        self.guards = out.shape_env.guards[guards:]
+        return self
+
+    def node(self, v: ArrayVariable) -> Node:
+        return self.nodes[id(v)][0] if id(v) in self.nodes else v.node
+
+    def _run(self) -> None:
+        tx, meet = self.tx, self.meet
+        frames = tx.output.loop_frames
+        head, loop_ip = frames[-1][1:3] if frames and frames[-1][0] is tx else (None, None)
+        for _ in range(MAX_STEPS):
+            if tx.return_value is not None:
+                if meet == END:
+                    return
+                raise Unsupported("one side of the branch returns and the other goes on")
+            if meet == HEAD and head <= tx.ip <= loop_ip or tx.ip == meet:
+                return
+            tx.step()
+        raise Unsupported(f"a side of the branch ran more than {MAX_STEPS} instructions")
+
+
+def _merge(tx, value: ArrayVariable, sides: list, meet: int, state: FrameState) -> None:
+    """Put the cond node in the graph and give the frame the values after it."""
+    out = tx.output
+    then, other = sides
+    if len(then.stack) != len(other.stack):
+        raise Unsupported("the sides of the branch leave stacks of different depths")
+    slots = [("stack", k) for k in range(len(then.stack))] + [("return", None)] * (meet == END)
+    for name in sorted(set(then.locals) | set(other.locals)):
+        if name in then.locals and name in other.locals:
+            slots.append(("local", name))
+        elif live_at(tx, name, meet if meet >= 0 else len(tx.instructions)) and meet != END:
+            raise Unsupported(f"{name} is bound on one side of the branch only and read after it")
+    results = []   # (slot, then value, else value)
+    for slot in slots:
+        t, f = _value(then, slot), _value(other, slot)
+        if t is f or _equal_constants(t, f):   # an array updated in place is merged below, its views made again
+            continue
+        results.append((slot, t, f))
+    arrays = [(v, before) for v, before, *_ in state.arrays if v.base is None and
+              (then.nodes[id(v)][0] is not before or other.nodes[id(v)][0] is not before)]
+    outputs = {side: [] for side in (0, 1)}
+    for k, side in enumerate(sides):
+        saved, out.graph = out.graph, side.graph
+        try:
+            outputs[k] = [_as_node(out, side, (t, f)[k], (t, f)[1 - k], slot) for slot, t, f in results]
+            outputs[k] += [side.nodes[id(v)][0] for v, _ in arrays]
+        finally:
+            out.graph = saved
+    for k, side in enumerate(sides):
+        side.graph.output(outputs[k])
+    operands = _operands(out, sides)
+    pred = value if value.node.dtype == np.bool_ else \
+        out.call_op(ops.get("not_equal"), (value, ConstantVariable(0)), {})
+    node = out.graph.cond(pred.node, then.graph, other.graph, tuple(operands), tx.loc)
+    for k, (slot, _, _) in enumerate(results):
+        _assign(tx, slot, ArrayVariable(out.graph.result(node, k)))
+    for k, (v, _) in enumerate(arrays, start=len(results)):
+        v.node, v.version = out.graph.result(node, k), max(then.nodes[id(v)][1], other.nodes[id(v)][1]) + 1
+    for side in sides:
+        out.shape_env.guards += [g for g in side.guards if g not in out.shape_env.guards]
+        out.mutated_arrays += [v for v in side.mutated_arrays if all(v is not w for w in out.mutated_arrays)]
+    for slot in slots:   # the values both sides agree on
+        if slot not in [r[0] for r in results]:
+            _assign(tx, slot, _value(then, slot))
+    for name in set(tx.locals) - {name for kind, name in slots if kind == "local"}:
+        del tx.locals[name]   # bound on one side only, read nowhere after
+    if meet == HEAD:
+        tx.ip = tx.output.loop_frames[-1][1]
+    elif meet >= 0:
+        tx.ip = meet
+    logs.get("graph").debug("%s: the branch on %s is captured as %s (%d results)", tx.loc, value.describe(),
+                            node.name, len(results) + len(arrays))
+
+
+def _value(side: _Side, slot):
+    kind, key = slot
+    return side.stack[key] if kind == "stack" else side.return_value if kind == "return" else side.locals[key]
+
+
+def _assign(tx, slot, var) -> None:
+    kind, key = slot
+    if kind == "stack":
+        tx.stack[key] = var
+    elif kind == "return":
+        tx.return_value = var
+    else:
+        tx.locals[key] = var
+
+
+def _equal_constants(t, f) -> bool:
+    return t.is_constant() and f.is_constant() and same_constant(t.as_constant(), f.as_constant())
+
+
+def _as_node(out, side: _Side, var, other, slot) -> Node:
+    """The node of the side's graph for `var`, a result of a branch whose other side leaves `other`:
+    an array's node, or a Python number (of the same type as the other side's) as a weak value."""
+    what = f"{slot[1]}" if slot[0] == "local" else "a value on the stack" if slot[0] == "stack" else "the value returned"
+    if isinstance(var, ArrayVariable):
+        if isinstance(other, ArrayVariable) and other.node.array_meta != var.node.array_meta:
+            raise Unsupported(f"{what} is {var.node.array_meta} on one side of the branch and {other.node.array_meta} "
+                              "on the other")
+        if not isinstance(other, ArrayVariable) and not (var.node.meta.get("weak") and _number(other) is not None
+                                                         and type(_number(other)) is var.node.array_meta.python_type):
+            raise Unsupported(f"{what} is {var.describe()} on one side of the branch and {other.describe()} on the other")
+        return side.node(var)
+    number = _number(var)
+    if isinstance(number, SymInt):
+        return out.loop_index_value(number).node
+    if number is None or not (isinstance(other, ArrayVariable) or type(_number(other)) is type(number)):
+        raise Unsupported(f"{what} is {var.describe()} on one side of the branch and {other.describe()} on the other")
+    meta = ArrayMeta((), np.dtype(type(number) if type(number) is not int else np.int64), True, True)
+    if type(number) is int and not -2**63 <= number < 2**63:
+        raise Unsupported(f"{what} ({number}) does not fit int64")
+    return out.graph.constant(number, out.loc, meta)
+
+
+def _number(var):
+    """A Python bool, int, float or loop-index expression a Variable holds, else None."""
+    if not var.is_constant():
+        return None
+    value = var.as_constant()
+    return value if type(value) in _NUMBERS or isinstance(value, SymInt) and value.opaque is None else None
+
+
+def _operands(out, sides: list) -> list:
+    """The values of the enclosing graph both sides read, as the cond's operands, in the order of
+    inputs they both take; the sides' symbols bound to those inputs."""
+    lifted = []
+    for side in sides:
+        found = []
+        lift_outer(side.graph, found)
+        lifted.append(dict(found))
+    operands = list(dict.fromkeys(n for found in lifted for n in found))
+    used = set()
+    for side in sides:
+        used |= side.graph.symbols_used() | {int(k) for n in side.graph for d in (n.meta.get("shape") or ())
+                                             if isinstance(d, SymInt) for k in SYMBOL_PATTERN.findall(d.expr)}
+    index_symbols = {}
+    for k in sorted(used):
+        index = out.loop_indices.get(f"s{k}")
+        if index is not None:
+            operands += [index] if index not in operands else []
+            index_symbols[k] = index
+    env = out.shape_env
+    scalars = [k for k in sorted(used) if k not in index_symbols and not any(
+        _binds(side.graph, env, k) for side in sides)]
+    operands += [SymInt(f"s{k}", env.hints[k]) for k in scalars]
+    for side, found in zip(sides, lifted):
+        inputs = []
+        for op in operands:
+            if isinstance(op, SymInt):
+                inputs.append(side.graph.input(op.expr, ArrayMeta((), np.dtype(np.int64), True, True)))
+            else:
+                inputs.append(found.get(op) or side.graph.input(op.name, op.array_meta))
+        reorder_inputs(side.graph, inputs)
+        fixed = {k: (inputs[operands.index(index_symbols[k])], None) for k in index_symbols}
+        fixed |= {k: (inputs[operands.index(next(o for o in operands if isinstance(o, SymInt) and o.expr == f"s{k}"))],
+                      None) for k in scalars}
+        bind_symbols(side.graph, env, fixed, [])
+    return operands
+
+
+def _binds(graph: Graph, env, k: int) -> bool:
+    """Whether symbol k is a dim of one of the graph's inputs or bound by one of its calls."""
+    u = env.unbacked.get(k)
+    if u is not None and u.node is not None and u.node.graph is graph:
+        return True
+    return any("shape" in n.meta and any(isinstance(d, SymInt) and d.expr == f"s{k}" for d in n.shape)
+               for n in graph.inputs)
+

@@ -1,0 +1,380 @@
+"""Loop nests of element code as one native function: Numba's ground.
+
+A loop node (numpile.ops.control) whose body, and every loop body and cond side inside it, only
+reads and writes single elements of arrays (`A[i, j]`, `A[i, j] = v`), computes scalars with
+pointwise ops, and nests loops and conds, is compiled whole: its loops are native loops, its
+conds branches, its scalars registers, its carried scalars phis. No Python and no call runs per
+iteration or per element:
+
+    i32 @nest(PyArrayObject* values..., i64 start, i64 stop)   ; 0, or why it stopped
+
+`values` are the loop's carried then free values: arrays (read at their strides, updated in
+place: the carried ones are the caller's copies), and scalars as 0-d arrays (a carried one gets
+its value after the last iteration written back). Every version of an array in the nest is one
+buffer, so a nest is compiled only where each array is read and written at its newest version
+(the tracer's graphs of element code are so).
+
+Where NumPy would raise, the nest stops with a status instead, and the graph raises (the frame
+then runs again as Python, which raises NumPy's error): 1, an index out of range (negative ones
+count from the end, as in NumPy); 2, a Python int leaving int64 (Python's ints do not wrap).
+Anything else (a slice, a reduction, an array made in the body, an op or dtype the op table of
+scalar.py lacks) raises Unlowerable: the loop then runs as before (ops/control.py's CompiledLoop).
+"""
+
+from __future__ import annotations
+
+import ctypes
+from dataclasses import dataclass
+
+import numpy as np
+
+from numpile import ops
+from numpile.graph import Graph, Node
+from numpile.lowering import Const
+from numpile.shapes import SymInt
+
+from . import jit, scalar
+from .codegen import DATA_OFFSET, DIMENSIONS_OFFSET, STRIDES_OFFSET, array_field
+from .irbuilder import BOOL, I64, Function, Module, Unlowerable, V, literal, mem_type, reg_type
+from .sizes import Sizes
+
+INDEX_ERROR, OVERFLOW = 1, 2
+_CHECKED = {"add": "sadd", "subtract": "ssub", "multiply": "smul"}   # Python int arithmetic, overflow checked
+
+
+@dataclass(frozen=True)
+class _Array:
+    """An array of the nest: its data pointer, dims and strides (bytes), and which root it is."""
+    root: int
+    data: V
+    dims: tuple
+    strides: tuple
+    dtype: np.dtype
+
+
+class _Here(Sizes):
+    """Sizes computed where they are used (in a loop body or a branch)."""
+
+    def at_entry(self, emit):
+        return emit()
+
+
+class NativeNest:
+    """The extern run for a loop node of element code: its nest compiled, called once per run."""
+
+    def __init__(self, body: Graph, step, cpu_features: frozenset):
+        if not isinstance(step, int) or step == 0:
+            raise Unlowerable("a loop step that is not a constant")
+        self.body, self.step = body, step
+        self.metas = [n.array_meta for n in body.inputs[1:]]
+        self.carried = len(body.outputs)
+        ir = _render(Module(cpu_features), "nest", body, step)
+        symbol = f"npk_nest_{jit.cache_key(ir)[:16]}"   # one name per nest: all share one JIT
+        self.ir = ir.replace("@nest(", f"@{symbol}(")
+        addresses, _ = jit.compile_ir(self.ir, [symbol])
+        proto = ctypes.CFUNCTYPE(ctypes.c_int32, *[ctypes.py_object] * len(self.metas), ctypes.c_int64, ctypes.c_int64)
+        self.native = proto(addresses[symbol])
+
+    def __call__(self, body, start, stop, step, carried, free):
+        values = [np.array(v, dtype=meta.dtype, copy=True) if k < self.carried or not meta.shape
+                  else np.asarray(v) for k, (meta, v) in enumerate(zip(self.metas, (*carried, *free)))]
+        status = self.native(*values, int(start), int(stop))
+        if status == INDEX_ERROR:
+            raise IndexError("an index of a compiled loop nest is out of bounds")
+        if status == OVERFLOW:
+            raise OverflowError("a Python int of a compiled loop nest left int64")
+        return tuple(_result(v, meta) for v, meta in zip(values, self.metas[:self.carried]))
+
+
+def _result(value: np.ndarray, meta) -> object:
+    if meta.shape:
+        return value
+    if meta.weak:
+        return meta.python_type(value[()])
+    return value[()] if meta.scalar else value
+
+
+def _render(module: Module, name: str, body: Graph, step: int) -> str:
+    fn = Function(module)
+    nest = _Nest(fn)
+    values = []
+    for k, node in enumerate(body.inputs[1:]):
+        values.append(nest.parameter(k, node))
+    start, stop = V("%start", I64, True), V("%stop", I64, True)
+    results = nest.loop(body, start, stop, step, values[:len(body.outputs)], values[len(body.outputs):])
+    for k, (node, value) in enumerate(zip(body.inputs[1:], results)):
+        if isinstance(value, V):   # a carried scalar: its last value into its 0-d buffer
+            data = array_field(fn, k, DATA_OFFSET, "data")
+            fn.store(data.ref, literal(0, I64), scalar.cast(fn, value, node.dtype))
+    fn.emit("ret i32 0")
+    params = ", ".join([f"ptr %a{k}" for k in range(len(body.inputs) - 1)] + ["i64 %start", "i64 %stop"])
+    module.functions.append(f"define i32 @{name}({params}) {module.attribute_group('nounwind')} {{\n"
+                            + "\n".join(["entry:"] + fn.lines) + "\n}\n")
+    return module.render()
+
+
+class _Nest:
+    def __init__(self, fn: Function):
+        self.fn = fn
+        self.current: dict[int, Node] = {}   # an array's root -> the node of its newest version
+        self.roots = 0
+
+    # -- values ------------------------------------------------------------------------
+    def parameter(self, k: int, node: Node):
+        """Parameter k (an ndarray) as the nest reads it: an _Array, or a scalar's value."""
+        fn = self.fn
+        data = array_field(fn, k, DATA_OFFSET, "data")
+        if not node.shape:
+            return self._weak(node, fn.load(data.ref, literal(0, I64), node.dtype))
+        dims_at, strides_at = array_field(fn, k, DIMENSIONS_OFFSET), array_field(fn, k, STRIDES_OFFSET)
+        dims = tuple(d if isinstance(d, int) else self._field(dims_at, i) for i, d in enumerate(node.shape))
+        strides = tuple(self._field(strides_at, i) for i in range(len(node.shape)))
+        self.roots += 1
+        self.current[self.roots] = node
+        return _Array(self.roots, data, dims, strides, node.dtype)
+
+    def _field(self, pointer: V, i: int) -> V:
+        at = self.fn.emit(f"getelementptr inbounds i64, ptr {pointer.ref}, i64 {i}", I64, "p")
+        return self.fn.emit(f"load i64, ptr {at.ref}", I64)
+
+    @staticmethod
+    def _weak(node: Node, value: V) -> V:
+        return V(value.ref, value.dtype, bool(node.meta.get("weak")))
+
+    def operand(self, a, env: dict, sizes: Sizes):
+        """An argument's value: a node's, a SymInt's (i64), or a Python constant (a Const)."""
+        if isinstance(a, Node):
+            return env[a]
+        if isinstance(a, SymInt):
+            return V(sizes(a).ref, I64, True)
+        if isinstance(a, (bool, int, float, np.generic)):
+            return Const(a, getattr(a, "dtype", None))
+        raise Unlowerable(f"a {type(a).__name__} argument in a loop nest")
+
+    def _version(self, node: Node, array) -> _Array:
+        if not isinstance(array, _Array):
+            raise Unlowerable("an array made inside a loop nest")
+        if self.current.get(array.root) is not node:
+            raise Unlowerable("an array read at an older version than its newest in a loop nest")
+        return array
+
+    # -- graphs --------------------------------------------------------------------------
+    def graph(self, graph: Graph, env: dict) -> list:
+        """Emit graph's calls with its inputs' values in env; returns its outputs' values."""
+        params = {}
+        for k, s in enumerate(graph.symbols):
+            if s is not None:
+                node, dim = s
+                value = env[node]
+                params[f"s{k}"] = _as_index(self.fn, value) if dim is None else \
+                    (literal(value.dims[dim], I64) if isinstance(value.dims[dim], int) else value.dims[dim])
+        sizes = _Here(self.fn, params)
+        for n in graph.nodes:
+            if n.op == "constant":
+                value = n.args[0]
+                env[n] = V(literal(value, n.dtype).ref, n.dtype, bool(n.meta.get("weak")))
+            elif n.op == "call":
+                handler = _CALLS.get(n.target) or (_pointwise if ops.get(n.target).kind == "pointwise" else None)
+                if handler is None:
+                    raise Unlowerable(f"{n.target} in a loop nest")
+                env[n] = handler(self, n, env, sizes)
+            elif n.op == "output":
+                return [self.operand(a, env, sizes) for a in n.args[0]]
+        return []
+
+    def address(self, n: Node, array: _Array, index, env: dict, sizes: Sizes) -> V:
+        """The address of element `index` of array, its bounds checked (status INDEX_ERROR)."""
+        fn = self.fn
+        index = index if isinstance(index, tuple) else (index,)
+        if len(index) != len(array.dims):
+            raise Unlowerable("an index that is not one integer per dimension")
+        offset = literal(0, I64)
+        for k, i in enumerate(index):
+            if isinstance(i, (slice, type(None), type(Ellipsis))) or isinstance(i, Node) and i.shape:
+                raise Unlowerable("a slice or an array index in a loop nest")
+            value = _as_index(fn, self.operand(i, env, sizes) if not isinstance(i, int) else literal(i, I64))
+            dim = literal(array.dims[k], I64) if isinstance(array.dims[k], int) else array.dims[k]
+            wrapped = fn.select(fn.compare("icmp", "slt", value, literal(0, I64)), fn.binary("add", value, dim), value)
+            self.check(fn.compare("icmp", "ult", wrapped, dim), INDEX_ERROR)
+            offset = fn.binary("add", offset, fn.binary("mul", wrapped, array.strides[k]))
+        return fn.emit(f"getelementptr inbounds i8, ptr {array.data.ref}, i64 {offset.ref}", I64, "p")
+
+    def check(self, ok: V, status: int) -> None:
+        """Go on where `ok` holds, else return `status`."""
+        fn = self.fn
+        go, stop = fn.label("ok"), fn.label("stop")
+        fn.emit(f"br i1 {ok.ref}, label %{go}, label %{stop}, !prof {self._likely()}")
+        fn.start_block(stop)
+        fn.emit(f"ret i32 {status}")
+        fn.start_block(go)
+
+    def _likely(self) -> str:
+        return self.fn.module.metadata('!{!"branch_weights", i32 2000, i32 1}')
+
+    def loop(self, body: Graph, start: V, stop: V, step: int, carried: list, free: list) -> list:
+        """A loop over range(start, stop, step) running body; the carried values after it."""
+        fn = self.fn
+        span = fn.binary("sub", stop, start) if step > 0 else fn.binary("sub", start, stop)
+        size = abs(step)
+        count = fn.binary("sdiv", fn.binary("add", span, literal(size - 1, I64)), literal(size, I64))
+        count = fn.select(fn.compare("icmp", "sgt", span, literal(0, I64)), count, literal(0, I64))
+        inputs = body.inputs
+        index, carried_in, free_in = inputs[0], inputs[1:1 + len(carried)], inputs[1 + len(carried):]
+        scalars = [k for k, v in enumerate(carried) if isinstance(v, V)]
+        inits = [scalar.cast(fn, carried[k], carried_in[k].dtype) for k in scalars]
+
+        def iteration(t: V, phis: list) -> list:
+            i = fn.binary("add", start, fn.binary("mul", t, literal(step, I64)))
+            env = {index: V(i.ref, I64, True)}
+            values = list(carried)
+            for k, phi in zip(scalars, phis):
+                values[k] = self._weak(carried_in[k], phi)
+            for node, value in zip(carried_in, values):
+                env[node] = self._enter(node, value)
+            for node, value in zip(free_in, free):
+                env[node] = self._enter(node, value)
+            outs = self.graph(body, env)
+            for k, (out, node) in enumerate(zip(outs, body.outputs)):
+                if isinstance(carried[k], _Array) and (not isinstance(out, _Array) or out.root != carried[k].root):
+                    raise Unlowerable("a loop nest's carried array is not updated in place")
+            return [scalar.cast(fn, outs[k], carried_in[k].dtype) for k in scalars]
+        results = fn.loop(literal(0, I64), count, inits, iteration)
+        values = list(carried)
+        for k, value in zip(scalars, results):
+            values[k] = self._weak(carried_in[k], value)
+        return values
+
+    def _enter(self, node: Node, value):
+        """A graph input's value: an array's newest version is now this input."""
+        if isinstance(value, _Array):
+            self.current[value.root] = node
+            return value
+        if isinstance(value, Const):
+            return V(literal(value.value, node.dtype).ref, node.dtype, bool(node.meta.get("weak")))
+        return value
+
+
+def _as_index(fn: Function, value) -> V:
+    """An integer value as an i64 index."""
+    if isinstance(value, Const):
+        value = literal(value.value, I64)
+    if not isinstance(value, V) or value.dtype.kind not in "iub":
+        raise Unlowerable("an index that is not an integer")
+    return scalar.cast(fn, V(value.ref, value.dtype), I64)
+
+
+def _getitem(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> V:
+    array, index = n.args
+    if n.shape:
+        raise Unlowerable("a getitem of more than one element in a loop nest")
+    a = nest._version(array, env[array])
+    address = nest.address(n, a, index, env, sizes)
+    value = nest.fn.emit(f"load {mem_type(a.dtype)}, ptr {address.ref}", a.dtype if a.dtype.kind != "b" else np.dtype(np.int8))
+    if a.dtype.kind == "b":
+        value = nest.fn.emit(f"icmp ne i8 {value.ref}, 0", BOOL)
+    return V(value.ref, n.dtype, bool(n.meta.get("weak")))
+
+
+def _setitem(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> _Array:
+    array, index, value = n.args
+    a = nest._version(array, env[array])
+    v = nest.operand(value, env, sizes)
+    if isinstance(v, _Array):
+        raise Unlowerable("an array stored into one element in a loop nest")
+    v = scalar.cast(nest.fn, v, a.dtype)
+    address = nest.address(n, a, index, env, sizes)
+    if a.dtype.kind == "b":
+        v = nest.fn.emit(f"zext i1 {v.ref} to i8", np.dtype(np.int8))
+    nest.fn.emit(f"store {reg_type(v.dtype) if a.dtype.kind != 'b' else 'i8'} {v.ref}, ptr {address.ref}")
+    nest.current[a.root] = n
+    return a
+
+
+def _pointwise(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> V:
+    if n.shape or n.results is not None:
+        raise Unlowerable(f"{n.target} of arrays in a loop nest")
+    operands = [nest.operand(a, env, sizes) for a in n.args]
+    if any(isinstance(o, _Array) for o in operands):
+        raise Unlowerable(f"{n.target} of arrays in a loop nest")
+    fn = nest.fn
+    if n.meta.get("weak") and n.dtype.kind == "i" and n.target in _CHECKED | {"negative": None, "left_shift": None}:
+        return _checked(nest, n, operands)
+    value = scalar.emit(fn, n.target, operands, dict(n.kwargs), n.dtype)
+    return V(value.ref, value.dtype, bool(n.meta.get("weak")))
+
+
+def _checked(nest: _Nest, n: Node, operands: list) -> V:
+    """Python int arithmetic: int64, stopping with OVERFLOW where Python's result would not fit."""
+    fn = nest.fn
+    if n.target == "left_shift":
+        raise Unlowerable("a Python int shifted left in a loop nest (it may leave int64)")
+    a, b = ([literal(0, I64)] if n.target == "negative" else []) + [_as_index(fn, o) for o in operands]
+    symbol = f"llvm.{_CHECKED.get(n.target, 'ssub')}.with.overflow.i64"
+    fn.module.declare(symbol, f"declare {{i64, i1}} @{symbol}(i64, i64)")
+    pair = fn.emit(f"call {{i64, i1}} @{symbol}(i64 {a.ref}, i64 {b.ref})", I64)
+    overflow = fn.emit(f"extractvalue {{i64, i1}} {pair.ref}, 1", BOOL)
+    nest.check(fn.binary("xor", overflow, literal(True, BOOL)), OVERFLOW)
+    value = fn.emit(f"extractvalue {{i64, i1}} {pair.ref}, 0", I64)
+    return V(value.ref, I64, True)
+
+
+def _loop(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> list:
+    body, start, stop, step, carried, free = n.args
+    if not isinstance(step, int) or step == 0:
+        raise Unlowerable("a loop step that is not a constant")
+    carried_values = [nest.operand(c, env, sizes) for c in carried]
+    for c, value in zip(carried, carried_values):
+        if isinstance(value, _Array):
+            nest._version(c, value)
+    bounds = [_as_index(nest.fn, nest.operand(b, env, sizes)) for b in (start, stop)]
+    return nest.loop(body, *bounds, step, carried_values, [nest.operand(f, env, sizes) for f in free])
+
+
+def _cond(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> list:
+    pred, then_body, else_body, operands = n.args
+    fn = nest.fn
+    p = scalar.cast(fn, nest.operand(pred, env, sizes), BOOL)
+    values = [nest.operand(o, env, sizes) for o in operands]
+    for o, value in zip(operands, values):
+        if isinstance(value, _Array):
+            nest._version(o, value)
+    before = dict(nest.current)
+    sides, labels = [], [fn.label("then"), fn.label("else")]
+    merge = fn.label("merge")
+    fn.emit(f"br i1 {p.ref}, label %{labels[0]}, label %{labels[1]}")
+    for label, side in zip(labels, (then_body, else_body)):
+        fn.start_block(label)
+        nest.current = dict(before)
+        side_env = {node: nest._enter(node, value) for node, value in zip(side.inputs, values)}
+        entry = dict(nest.current)
+        outs = nest.graph(side, side_env)
+        outs = [scalar.cast(fn, o, node.dtype) if isinstance(o, (V, Const)) else o for o, node in zip(outs, side.outputs)]
+        sides.append((outs, fn.block))
+        if any(nest.current[r] is not node and all(not isinstance(o, _Array) or o.root != r for o in outs)
+               for r, node in entry.items()):
+            raise Unlowerable("a side of a cond updates an array it does not hand on")
+        fn.emit(f"br label %{merge}")
+    fn.start_block(merge)
+    results = []
+    for k, ((t, t_block), (f, f_block)) in enumerate(zip(*[[(o, b) for o in outs] for outs, b in sides])):
+        meta = n.results[k]
+        if isinstance(t, _Array) or isinstance(f, _Array):
+            if not (isinstance(t, _Array) and isinstance(f, _Array) and t.root == f.root):
+                raise Unlowerable("the sides of a cond leave different arrays")
+            results.append(t)
+            continue
+        phi = fn.emit(f"phi {reg_type(t.dtype)} [ {t.ref}, %{t_block} ], [ {f.ref}, %{f_block} ]", t.dtype)
+        results.append(V(phi.ref, phi.dtype, meta.weak))
+    nest.current = before
+    return results
+
+
+def _tuple_getitem(nest: _Nest, n: Node, env: dict, sizes: Sizes):
+    source, k = n.args
+    value = env[source][k]
+    if isinstance(value, _Array):
+        nest.current[value.root] = n
+    return value
+
+
+_CALLS = {"getitem": _getitem, "setitem": _setitem, "loop": _loop, "cond": _cond, "tuple_getitem": _tuple_getitem}
