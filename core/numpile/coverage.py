@@ -57,6 +57,7 @@ _BY_SIZE = {name: f"kernel up to {SMALL_MATMUL} multiply-adds (float32/64, integ
             for name in ("matmul", "dot")}
 _BY_SIZE["loop"] = ("body compiled once; a nest of element code one native function; else all iterations in one "
                     "native call where its kernels are small and of sizes the index does not change")
+_BY_SIZE["python_int"] = "in a loop nest of element code, native (its range checked); else a call into Python"
 _BY_SIZE["cond"] = "each side compiled the first time it is taken; in a loop nest of element code, a branch of its native code"
 
 

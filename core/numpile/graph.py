@@ -192,9 +192,8 @@ class Graph:
         return self._add("call", ops.TUPLE_GETITEM, (node, index), {}, f"{node.name}_{index}",
                          _meta(node.results[index], node.meta.get("loc")))
 
-    def constant(self, value, loc: SourceLoc | None = None, meta: ArrayMeta | None = None) -> Node:
-        """A constant value; `meta` for a weak one (a Python scalar)."""
-        return self._add("constant", "constant", (value,), {}, "const", _meta(meta or ArrayMeta.of(np.asarray(value)), loc))
+    def constant(self, value, loc: SourceLoc | None = None) -> Node:
+        return self._add("constant", "constant", (value,), {}, "const", _meta(ArrayMeta.of(np.asarray(value)), loc))
 
     def loop(self, body: "Graph", start, stop, step, carried: tuple, free: tuple, loc: SourceLoc | None = None) -> Node:
         """A loop over range(start, stop, step) running `body` (see ops/control.py); its results

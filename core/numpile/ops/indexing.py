@@ -61,9 +61,10 @@ def _is_index_array(item) -> bool:
     """An integer or boolean array among an index's items. An integer computed in the graph (a
     NumPy scalar or 0-d array, `x[v.argmax()]`) is one too: its value is known only when the graph
     runs, and as a 0-d index array it picks what the int would (the tracer keeps the result a
-    view). Not a Python scalar: those are constants or guarded."""
+    view). So is a Python int computed in the graph (weak: `k = int(v * n)` in a loop body); other
+    Python scalars are constants or guarded."""
     if isinstance(item, ArrayMeta):
-        return not (item.weak or item.scalar) or (not item.weak and item.dtype.kind in "iu")
+        return not (item.weak or item.scalar) or item.dtype.kind in "iu"
     return isinstance(item, (np.ndarray, list))
 
 

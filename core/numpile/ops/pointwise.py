@@ -172,6 +172,27 @@ def _astype_meta(x, dtype):
     return ArrayMeta(x.shape, dtype, scalar=x.scalar)  # a NumPy scalar stays a scalar
 
 
+def _python_int(x):
+    """int(x) of one float as an int64 (a weak one: the graph hands it back as Python's int),
+    raising where Python raises (NaN, inf) or where Python's int would not fit (OverflowError:
+    the frame then runs as Python)."""
+    return np.int64(int(x))
+
+
+def _python_int_sig(x): ...
+
+
+def _python_int_meta(x):
+    x = as_meta(x)
+    if x.shape != () or x.dtype.kind != "f":
+        raise NotImplementedError(f"int() of {x} (of one float: an integer's is an astype to int64)")
+    return ArrayMeta((), np.dtype(np.int64), scalar=True)   # the tracer marks it weak
+
+
+register("python_int", POINTWISE, impl=_python_int, meta=_python_int_meta, signature=_python_int_sig,
+         doc="int(x) of one float, in a loop body: a Python int (emitted by the tracer)")
+
+
 def _astype_method(x, dtype):
     return (x, dtype), {}
 

@@ -1,7 +1,8 @@
 """Branches on data kept in the graph: an `if` on a graph value in a loop body, traced both ways
 into a `cond` node.
 
-In the body of a loop being captured (tracer/loops.py), a conditional jump on a graph value
+In the body of a loop being captured (tracer/loops.py, or its first iteration unrolled before
+the rest is captured), a conditional jump on a graph value
 (`if A[i, j] > 0:`, `x if c else y`, `c and d`) cannot be decided while tracing. Each side is
 traced instead, from the jump to where the two paths meet again (the jump's immediate
 post-dominator in the frame's control-flow graph: the instruction after the if/else, the loop's
@@ -24,7 +25,7 @@ from ..exc import Unsupported
 from ..graph import Graph, Node
 from ..ops import ArrayMeta
 from ..shapes import SYMBOL_PATTERN, SymInt
-from .liveness import live_at, successors
+from .liveness import in_for_loop, live_at, successors
 from .loops import FrameState, bind_symbols, lift_outer, reorder_inputs, same_constant
 from .variables import ArrayVariable, ConstantVariable
 
@@ -40,8 +41,8 @@ def capture(tx, inst, jump_when: bool, keep_on_jump: bool) -> bool:
     it was, and the jump needs the value as before)."""
     out = tx.output
     value = tx.stack[-1]
-    if not isinstance(value, ArrayVariable) or not out.dynamic.conditionals or out.graph is out.root_graph \
-            or value.node.shape != ():
+    if not isinstance(value, ArrayVariable) or not out.dynamic.conditionals or value.node.shape != () \
+            or out.graph is out.root_graph and not in_for_loop(tx):   # a loop's first iteration, unrolled
         return False
     state = FrameState(tx)
     try:
@@ -105,6 +106,7 @@ class _Side:
 
     def trace(self) -> "_Side":
         tx, out = self.tx, self.tx.output
+        self.jump_at = tx.index_of[self.inst.offset]
         outer = out.graph
         self.graph = Graph(outer)
         guards, mutated, attrs = len(out.shape_env.guards), len(out.mutated), dict(out.attr_writes)
@@ -145,6 +147,8 @@ class _Side:
                 raise Unsupported("one side of the branch returns and the other goes on")
             if meet == HEAD and head <= tx.ip <= loop_ip or tx.ip == meet:
                 return
+            if tx.ip <= self.jump_at:
+                raise Unsupported("the branch is a while loop's test (a while loop on a graph value)")
             tx.step()
         raise Unsupported(f"a side of the branch ran more than {MAX_STEPS} instructions")
 
@@ -183,6 +187,7 @@ def _merge(tx, value: ArrayVariable, sides: list, meet: int, state: FrameState) 
     pred = value if value.node.dtype == np.bool_ else \
         out.call_op(ops.get("not_equal"), (value, ConstantVariable(0)), {})
     node = out.graph.cond(pred.node, then.graph, other.graph, tuple(operands), tx.loc)
+    tx.stack[:] = then.stack   # as the sides leave it (the jump popped its value); results below
     for k, (slot, _, _) in enumerate(results):
         _assign(tx, slot, ArrayVariable(out.graph.result(node, k)))
     for k, (v, _) in enumerate(arrays, start=len(results)):
@@ -239,10 +244,11 @@ def _as_node(out, side: _Side, var, other, slot) -> Node:
         return out.loop_index_value(number).node
     if number is None or not (isinstance(other, ArrayVariable) or type(_number(other)) is type(number)):
         raise Unsupported(f"{what} is {var.describe()} on one side of the branch and {other.describe()} on the other")
-    meta = ArrayMeta((), np.dtype(type(number) if type(number) is not int else np.int64), True, True)
-    if type(number) is int and not -2**63 <= number < 2**63:
-        raise Unsupported(f"{what} ({number}) does not fit int64")
-    return out.graph.constant(number, out.loc, meta)
+    if type(number) is int and not -2**62 <= number < 2**62:
+        raise Unsupported(f"{what} ({number}) may not stay in int64")
+    # number * 1 (one), not a constant node: what the lowering schedules (as a kernel of no operands)
+    one = ConstantVariable(type(number)(1))
+    return out.call_op(ops.get("multiply"), (ConstantVariable(number), one), {}, weak=True).node
 
 
 def _number(var):

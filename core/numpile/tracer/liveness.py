@@ -17,6 +17,17 @@ def live_after_loop(tx, name: str, inst) -> bool:
     return live_at(tx, name, end, outside=range(start, end))
 
 
+def in_for_loop(tx) -> bool:
+    """Whether the instruction being traced is in the body of a `for` loop of its frame, or of a
+    frame it was inlined from."""
+    while tx is not None:
+        k = tx.ip - 1
+        if any(i.opname == "FOR_ITER" and j < k < tx.index_of.get(i.argval, j) for j, i in enumerate(tx.instructions)):
+            return True
+        tx = tx.parent
+    return False
+
+
 def live_at(tx, name: str, k: int, outside: range = range(0)) -> bool:
     """Whether local `name` may be read from instruction k on before it is stored again; in code
     with try blocks, whether any instruction not in `outside` reads it."""

@@ -30,8 +30,9 @@ _EXACT_FLOAT_INT = 2 ** 53      # ints that float64 holds exactly
 _COMPARISONS = {operator.lt, operator.le, operator.eq, operator.ne, operator.gt, operator.ge}
 _ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.neg, operator.pos} | _COMPARISONS
 _DIVISIONS = {operator.truediv, operator.floordiv, operator.mod}
+_BITWISE = {operator.and_, operator.or_, operator.xor, operator.rshift, operator.lshift}   # on ints only
 # operators that keep a dynamic int unspecialised
-INT_OPERATORS = frozenset(_ARITHMETIC | _DIVISIONS)
+INT_OPERATORS = frozenset(_ARITHMETIC | _DIVISIONS | _BITWISE)
 
 
 class DynamicIntVariable(ConstantVariable):
@@ -81,7 +82,8 @@ def operator_result_is_weak(fn, args: list) -> tuple[bool, int | None]:
         all(a.node.dtype in (np.float64, np.int64) for a in weak)
         and all(type(c) is float or type(c) in (int, bool) and abs(c) <= _EXACT_FLOAT_INT for c in constants)
         and (fn in _ARITHMETIC or fn in _DIVISIONS and not isinstance(divisor, ArrayVariable)
-             and divisor.as_constant() != 0 and (fn is operator.truediv or ints))
+             and divisor.as_constant() != 0 and (fn is operator.truediv or ints)
+             or fn in _BITWISE and ints and _shift_by_constant(fn, args))
     )
     if not exact:
         raise Unsupported(f"operator {fn.__name__} on {', '.join(a.describe() for a in args)}: "
@@ -89,9 +91,28 @@ def operator_result_is_weak(fn, args: list) -> tuple[bool, int | None]:
     if not ints or fn in _COMPARISONS or fn is operator.truediv:
         return True, None
     bounds = [_bound(a) for a in args]
-    bound = bounds[0] * bounds[1] if fn is operator.mul else abs(divisor.as_constant()) if fn is operator.mod \
+    bound = _bitwise_bound(fn, args, bounds) if fn in _BITWISE else bounds[0] * bounds[1] if fn is operator.mul else abs(divisor.as_constant()) if fn is operator.mod \
         else bounds[0] if fn in (operator.floordiv, operator.neg, operator.pos) else sum(bounds)
     if bound > _INT_RESULT_BOUND:
         raise Unsupported(f"operator {fn.__name__} on {', '.join(a.describe() for a in args)}: "
                           "the Python int could leave int64")
     return True, bound
+
+
+def _shift_by_constant(fn, args: list) -> bool:
+    """A shift by a constant count Python and int64 agree on (Python raises for a negative one)."""
+    return fn not in (operator.rshift, operator.lshift) or not isinstance(args[1], ArrayVariable) \
+        and 0 <= args[1].as_constant() < 63
+
+
+def _bitwise_bound(fn, args: list, bounds: list) -> int:
+    """The magnitude bound of a bitwise result: `&` with a non-negative constant is at most it, `|`
+    and `^` stay under the next power of two, shifts scale the shifted value's bound."""
+    if fn is operator.rshift:
+        return bounds[0]
+    if fn is operator.lshift:
+        return bounds[0] << args[1].as_constant()
+    masks = [a.as_constant() for a in args if not isinstance(a, ArrayVariable) and a.as_constant() >= 0]
+    if fn is operator.and_ and masks:
+        return min(masks)
+    return (1 << max(bounds).bit_length()) - 1

@@ -293,14 +293,28 @@ def _setitem(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> _Array:
 def _pointwise(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> V:
     if n.shape or n.results is not None:
         raise Unlowerable(f"{n.target} of arrays in a loop nest")
-    operands = [nest.operand(a, env, sizes) for a in n.args]
+    args = n.args[:1] if n.target == "astype" else n.args   # astype's dtype is the result's
+    operands = [nest.operand(a, env, sizes) for a in args]
     if any(isinstance(o, _Array) for o in operands):
         raise Unlowerable(f"{n.target} of arrays in a loop nest")
+    if all(isinstance(o, Const) and o.dtype is None or isinstance(o, V) and o.weak for o in operands):
+        operands = [_python_operand(o) for o in operands]   # Python arithmetic: int64, float64 or bool
     fn = nest.fn
+    if all(isinstance(o, Const) for o in operands):   # a constant (a branch's `k = 0`: 0 * 1 in the graph)
+        value = ops.get(n.target).impl(*(o.value for o in operands), **n.kwargs)
+        return V(literal(value, n.dtype).ref, n.dtype, bool(n.meta.get("weak")))
     if n.meta.get("weak") and n.dtype.kind == "i" and n.target in _CHECKED | {"negative": None, "left_shift": None}:
         return _checked(nest, n, operands)
     value = scalar.emit(fn, n.target, operands, dict(n.kwargs), n.dtype)
     return V(value.ref, value.dtype, bool(n.meta.get("weak")))
+
+
+def _python_operand(o):
+    """An operand of Python arithmetic (a weak value or a Python constant) as the NumPy value
+    Python's result agrees with: an int64, float64 or bool."""
+    if isinstance(o, V):
+        return V(o.ref, o.dtype)
+    return Const(o.value, np.dtype(np.int64) if type(o.value) is int else np.dtype(type(o.value)))
 
 
 def _checked(nest: _Nest, n: Node, operands: list) -> V:
@@ -316,6 +330,18 @@ def _checked(nest: _Nest, n: Node, operands: list) -> V:
     nest.check(fn.binary("xor", overflow, literal(True, BOOL)), OVERFLOW)
     value = fn.emit(f"extractvalue {{i64, i1}} {pair.ref}, 0", I64)
     return V(value.ref, I64, True)
+
+
+def _python_int(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> V:
+    """int() of a float: truncated, stopping with OVERFLOW where Python raises or the int leaves int64."""
+    x = nest.operand(n.args[0], env, sizes)
+    if not isinstance(x, V):
+        raise Unlowerable("int() of a constant in a loop nest")
+    fn = nest.fn
+    fits = fn.binary("and", fn.compare("fcmp", "oge", x, literal(-2.0**63, x.dtype)),
+                     fn.compare("fcmp", "olt", x, literal(2.0**63, x.dtype)))
+    nest.check(fits, OVERFLOW)
+    return V(fn.convert("fptosi", x, I64).ref, I64, True)
 
 
 def _loop(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> list:
@@ -377,4 +403,5 @@ def _tuple_getitem(nest: _Nest, n: Node, env: dict, sizes: Sizes):
     return value
 
 
-_CALLS = {"getitem": _getitem, "setitem": _setitem, "loop": _loop, "cond": _cond, "tuple_getitem": _tuple_getitem}
+_CALLS = {"getitem": _getitem, "index": _getitem, "setitem": _setitem, "loop": _loop, "cond": _cond, "tuple_getitem": _tuple_getitem,
+          "python_int": _python_int}

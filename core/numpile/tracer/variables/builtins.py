@@ -9,7 +9,9 @@ import operator
 
 import numpy as np
 
+from ... import ops
 from ...exc import Unsupported
+from ..liveness import in_for_loop
 from .arrays import ArrayVariable
 from .base import IteratorVariable, Variable
 from .containers import DictVariable, ListVariable, TupleVariable, constant_result, dict_items, make_slice
@@ -122,7 +124,30 @@ def _slice(tx, args, kwargs):
 def _float(tx, args, kwargs):
     if len(args) == 1 and not kwargs and isinstance(args[0], ArrayVariable) and args[0].python_type() is float:
         return args[0]  # a Python float in the graph is already one
+    if _in_loop_body(tx, args, kwargs) and args[0].node.dtype.kind in "biuf":
+        return tx.output.call_op(ops.get("astype"), (args[0], ConstantVariable(np.dtype(np.float64))), {}, weak=True)
     return _data_dependent("float")(tx, args, kwargs)
+
+
+def _int(tx, args, kwargs):
+    if _in_loop_body(tx, args, kwargs) and args[0].python_type() is not int:
+        kind = args[0].node.dtype.kind
+        if kind == "f":
+            return tx.output.call_op(ops.get("python_int"), (args[0],), {}, weak=True)
+        if kind in "biu" and args[0].node.dtype != np.uint64:   # exact in int64
+            return tx.output.call_op(ops.get("astype"), (args[0], ConstantVariable(np.dtype(np.int64))), {}, weak=True)
+    if len(args) == 1 and not kwargs and isinstance(args[0], ArrayVariable) and args[0].python_type() is int:
+        return args[0]  # a Python int in the graph is already one
+    return _data_dependent("int")(tx, args, kwargs)
+
+
+def _in_loop_body(tx, args, kwargs) -> bool:
+    """Whether int()/float() of this one graph value stays in the graph: in a loop body (being
+    captured, or a first iteration unrolled before the rest is), on a backend that runs branches
+    on such values (Backend.supports_conditionals)."""
+    out = tx.output
+    return len(args) == 1 and not kwargs and isinstance(args[0], ArrayVariable) and args[0].node.shape == () \
+        and out.dynamic.conditionals and (out.graph is not out.root_graph or in_for_loop(tx))
 
 
 def _side_effect(name):
@@ -136,8 +161,8 @@ BUILTINS = {
     enumerate: _enumerate, reversed: _reversed, tuple: _tuple, list: _list, dict: _dict,
     sum: _sum, getattr: _getattr, hasattr: _hasattr,
     print: _side_effect("print"), input: _side_effect("input"), open: _side_effect("open"),
-    float: _float,
-    **{fn: _data_dependent(fn.__name__) for fn in (int, bool, complex, str, min, max, round,
+    float: _float, int: _int,
+    **{fn: _data_dependent(fn.__name__) for fn in (bool, complex, str, min, max, round,
                                                    sorted, repr, divmod, any, all, hash)},
     range: _range, slice: _slice,
 }

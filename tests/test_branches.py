@@ -1,0 +1,239 @@
+"""Branches on data in loop bodies (tracer/branches.py: cond nodes) and loop nests of element code
+(numpile_llvm/nest.py), differentially against NumPy on fresh random inputs: values, dtypes,
+Python types, in-place updates, graph and break counts."""
+
+import numpy as np
+import pytest
+
+import numpile
+
+BACKENDS = ["eager", "llvm"]
+
+
+def clip_in_place(x, t):
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            x[i] = t
+    return x
+
+
+def signed_sum(x):
+    s = x[0] * 0.0
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            s = s + x[i]
+        else:
+            s = s - 2.0 * x[i]
+    return s
+
+
+def ternary(x):
+    out = np.zeros_like(x)
+    for i in range(x.shape[0]):
+        out[i] = x[i] if x[i] > 0 else -0.5 * x[i]
+    return out
+
+
+def both_conditions(x, y):
+    count = 0
+    for i in range(x.shape[0]):
+        if x[i] > 0 and y[i] < 0.5:
+            count = count + 1
+    return count
+
+
+def either_value(x, y):
+    out = np.empty_like(x)
+    for i in range(x.shape[0]):
+        out[i] = x[i] > 0.5 or y[i] > 0.5
+    return out
+
+
+def with_continue(x):
+    total = x[0] * 0
+    for i in range(x.shape[0]):
+        if x[i] < 0:
+            continue
+        total = total + x[i] * x[i]
+    return total
+
+
+def nested(x):
+    out = np.zeros(x.shape[0], dtype=np.int64)
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            if x[i] > 1:
+                out[i] = 2
+            else:
+                out[i] = 1
+        elif x[i] < -1:
+            out[i] = -2
+    return out
+
+
+def _pick(a, b):
+    if a > b:
+        return a - b
+    return b - a
+
+
+def inlined_returns(x, y):
+    out = np.empty_like(x)
+    for i in range(x.shape[0]):
+        out[i] = _pick(x[i], y[i])
+    return out
+
+
+def floyd(D):
+    n = D.shape[0]
+    for k in range(n):
+        for i in range(n):
+            for j in range(n):
+                if D[i, k] + D[k, j] < D[i, j]:
+                    D[i, j] = D[i, k] + D[k, j]
+    return D
+
+
+def crc16(data):
+    crc = 0xFFFF
+    for b in data:
+        crc ^= int(b)
+        for _ in range(8):
+            if crc & 1:
+                crc = (crc >> 1) ^ 0xA001
+            else:
+                crc >>= 1
+    return crc
+
+
+def bins(x, n):
+    counts = np.zeros(n, dtype=np.int64)
+    for v in x:
+        k = int(v * n)
+        if k >= n:
+            k = n - 1
+        counts[k] += 1
+    return counts
+
+
+def uint8_wraps(a):
+    for i in range(a.shape[0]):
+        if a[i] > 100:
+            a[i] = a[i] + a[i]   # uint8 arithmetic wraps, as NumPy's does
+    return a
+
+
+def gauss_seidel(A):
+    for i in range(1, A.shape[0] - 1):
+        for j in range(1, A.shape[1] - 1):
+            A[i, j] = (A[i - 1, j] + A[i + 1, j] + A[i, j - 1] + A[i, j + 1] + A[i, j]) / 5.0
+    return A
+
+
+def _inputs(rng, name):
+    n = int(rng.integers(5, 40))
+    x, y = rng.standard_normal(n) * 2, rng.random(n)
+    return {
+        "clip_in_place": (x, 0.5), "signed_sum": (x,), "ternary": (x,), "both_conditions": (x, y),
+        "either_value": (rng.random(n), y), "with_continue": (x,), "nested": (x,), "inlined_returns": (x, y),
+        "floyd": (rng.random((7, 7)) * 10,), "crc16": (rng.integers(0, 256, n, dtype=np.uint8),),
+        "bins": (np.append(rng.random(n), 1.0), 6), "uint8_wraps": (rng.integers(0, 256, n, dtype=np.uint8),),
+        "gauss_seidel": (rng.random((9, 8)),),
+    }[name]
+
+
+PROGRAMS = [clip_in_place, signed_sum, ternary, both_conditions, either_value, with_continue, nested,
+            inlined_returns, floyd, crc16, bins, uint8_wraps, gauss_seidel]
+
+
+def _copies(args):
+    return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+
+
+def _same(expected, got):
+    assert type(got) is type(expected), (type(got), type(expected))
+    if isinstance(expected, np.ndarray) or isinstance(expected, np.generic):
+        assert got.dtype == expected.dtype and np.shape(got) == np.shape(expected)
+        np.testing.assert_array_equal(got, expected)
+    else:
+        assert got == expected
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", PROGRAMS, ids=lambda f: f.__name__)
+def test_captured_whole_and_same_as_numpy(fn, backend):
+    rng = np.random.default_rng()
+    compiled = numpile.compile(fn, backend=backend, fullgraph=True)
+    for _ in range(3):   # fresh inputs each call: one compiled entry serves them
+        args = _inputs(rng, fn.__name__)
+        expected_args, got_args = _copies(args), _copies(args)
+        expected = fn(*expected_args)
+        got = compiled(*got_args)
+        _same(expected, got)
+        for e, g in zip(expected_args, got_args):   # in-place updates, exactly where NumPy makes them
+            if isinstance(e, np.ndarray):
+                np.testing.assert_array_equal(g, e)
+
+
+def test_branch_is_a_cond_node_and_explained():
+    rng = np.random.default_rng(1)
+    report = numpile.explain(clip_in_place)(rng.standard_normal(12), 0.5)
+    assert report.graph_count == 1 and report.graph_break_count == 0
+    body = report.graphs[0].loops()[0].args[0]
+    assert [n.target for n in body.calls if n.target == "cond"] == ["cond"]
+    assert "then of cond" in str(report.graphs[0]) and "else of cond" in str(report.graphs[0])
+
+
+def test_untaken_side_does_not_run():
+    def guarded(x, k):
+        out = np.zeros(x.shape[0])
+        for i in range(x.shape[0]):
+            if x[i] > 0:
+                out[i] = 1.0 / x[i]    # the untaken side would divide by zero
+        return out
+    x = np.array([0.0, 2.0, -1.0, 0.0, 4.0, 0.5])
+    for backend in BACKENDS:
+        with np.errstate(divide="raise"):
+            np.testing.assert_array_equal(numpile.compile(guarded, backend=backend)(x.copy(), 1), guarded(x, 1))
+
+
+def test_type_that_depends_on_the_branch_breaks_and_stays_right():
+    def unstable(x):
+        s = 0.0                       # a Python float, or a NumPy float64 once a positive is added
+        for i in range(x.shape[0]):
+            if x[i] > 0:
+                s = s + x[i]
+        return s
+    for x in (np.array([-1.0, -2.0, -3.0, -4.0, -5.0]), np.array([-1.0, 2.0, -3.0, 4.0, 5.0])):
+        for backend in BACKENDS:
+            got = numpile.compile(unstable, backend=backend)(x)
+            assert type(got) is type(unstable(x)) and got == unstable(x)
+
+
+def test_index_out_of_range_raises_numpys_error():
+    def shifted(x, k):
+        out = np.zeros(x.shape[0], dtype=np.int64)
+        for i in range(x.shape[0]):
+            if x[i] > 0:
+                out[i] = x[x[i] + k]
+        return out
+    x = np.array([1, 0, 2, 3, 0, 1], dtype=np.int64)
+    for backend in BACKENDS:
+        compiled = numpile.compile(shifted, backend=backend)
+        np.testing.assert_array_equal(compiled(x, 1), shifted(x, 1))
+        with pytest.raises(IndexError):
+            compiled(x, 3)
+
+
+def test_int_of_nan_raises_as_python():
+    def truncs(x):
+        out = np.zeros(x.shape[0], dtype=np.int64)
+        for i in range(x.shape[0]):
+            out[i] = int(x[i])
+        return out
+    x = np.array([1.5, -2.5, 3.9, 7.0, 0.1])
+    for backend in BACKENDS:
+        compiled = numpile.compile(truncs, backend=backend)
+        np.testing.assert_array_equal(compiled(x), truncs(x))
+        with pytest.raises(ValueError):
+            compiled(np.array([1.5, np.nan, 3.0, 4.0, 5.0]))
