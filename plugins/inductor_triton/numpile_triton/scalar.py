@@ -226,6 +226,7 @@ def _sincos(x):
         c = {cos}(x)
     else:
         {quadrant}
+        qf = q.to(tl.float32)   # from the integer, as libdevice: +0 for x = -0 (rint(-0) is -0: sin(-0) would be +0)
         r = tl.fma(qf, -1.570796251296997, x)
         r = tl.fma(qf, -7.549789415861596e-08, r)
         r = tl.fma(qf, -5.390302953474238e-15, r)
@@ -242,10 +243,10 @@ def _sincos(x):
         c = tl.where(((q + 1) & 2) != 0, -c, c)
     return s, c
 '''
-# the quadrant: libdevice rounds to nearest; the interpreter, which has no rint, rounds half up
+# the quadrant: libdevice rounds to nearest; the interpreter, which has no libdevice, rounds half up
 # (another quadrant only for x * 2/pi within rounding of a half: a reduction as accurate)
-_QUADRANT = {False: "qf = libdevice.rint(x * 0.6366197466850281)\n        q = qf.to(tl.int32)",
-             True: "qf = tl.floor(x * 0.6366197466850281 + 0.5)\n        q = tl.where(x == x, qf, 0.0).to(tl.int32)   # (NaN)"}
+_QUADRANT = {False: "q = libdevice.float2int_rn(x * 0.6366197466850281)",
+             True: "q = tl.where(x == x, tl.floor(x * 0.6366197466850281 + 0.5), 0.0).to(tl.int32)   # (NaN: the interpreter warns)"}
 
 
 def helpers(interpreting: bool) -> str:
