@@ -217,8 +217,8 @@ def _sin_cos(which: int):
 # polynomials, constants read from libdevice.10.bc) for |x| < 105615, the reduction done once for
 # both. A block holding a larger |x|, inf or NaN takes the library's functions, whose Payne-Hanek
 # reduction this does not repeat: one test per block (the largest |x|'s bits), not a branch per
-# element as libdevice has. On the H100 the test costs about 8% of the chain's time: the kernel is
-# bound by instructions there, each one per element about 1.5%.
+# element as libdevice has. On the H100 the chain's kernel is bound by instructions (about 1.5% of its
+# time for each one per element): 222 us with libdevice's two reductions, 196 with this, 183 without the test.
 SINCOS = '''@triton.jit
 def _sincos(x):
     if tl.max((x.to(tl.int32, bitcast=True) & 0x7FFFFFFF) + tl.zeros([1], tl.int32)) >= 0x47CE4780:   # 105615.0
