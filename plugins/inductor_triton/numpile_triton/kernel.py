@@ -183,15 +183,30 @@ class Renderer:
         self.rows: dict[str, Val] = {}               # a reduce stage's row value
         self.stored: dict[tuple, Val] = {}           # (buffer, index, space) -> the value stored there
         self.spaces: list[IndexSpace] = []               # the blocks of values made so far
+        self.scopes = [0]                            # the loop bodies open where lines go now, outermost first
+        self.shared_values: dict = {}                # key -> (scope, values): see `shared`
         self.int64 = self._needs_int64()
         self.index_dtype = np.dtype(np.int64 if self.int64 else np.int32)
 
     # -- the emitter the op table writes through ----------------------------------------------
     def let(self, text: str, dtype) -> Val:
-        self.counter += 1
-        name = f"t{self.counter}"
-        self.emit(f"{name} = {text}")
-        return Val(name, np.dtype(dtype))
+        return self.let_all(text, (dtype,))[0]
+
+    def let_all(self, text: str, dtypes: tuple) -> list[Val]:
+        """Temporaries bound to the values of `text`, a tuple of one value per dtype."""
+        names = [f"t{self.counter + 1 + k}" for k in range(len(dtypes))]
+        self.counter += len(dtypes)
+        self.emit(f"{', '.join(names)} = {text}")
+        return [Val(n, np.dtype(d)) for n, d in zip(names, dtypes)]
+
+    def shared(self, key, make):
+        """What op renders share (sin and cos's reduction of one value): `make()` once per key,
+        again where its first values are out of scope (made inside a loop body since closed)."""
+        scope, values = self.shared_values.get(key, (None, None))
+        if scope not in self.scopes:
+            values = make()
+            self.shared_values[key] = (self.scopes[-1], values)
+        return values
 
     def emit(self, line: str) -> None:
         self.lines.append("    " * self.indent + line)
@@ -299,8 +314,10 @@ class Renderer:
         start, end = ("start", "end") if split else ("0", self.size(length))
         self.emit(f"for offset in range({start}, {end}, RBLOCK):")
         self.indent += 1
+        self.scopes.append(len(self.lines))
         space = self._row_space(stage, outer_vars, "offset", "end" if split else length, self.kp.kernel.stages.index(stage))
         self._stage(stage, space, looped=True)
+        self.scopes.pop()
         self.indent -= 1
         if stage.reduce:
             self._finish(stage, Val("acc", acc), "nan" if _tracks_nan(stage) else None, space)

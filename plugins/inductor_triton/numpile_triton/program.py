@@ -30,7 +30,7 @@ from .kernel import HELPERS, KernelPlan, Renderer, plan
 from .autotune import Tuner
 from .launch import Launch
 from .matmul import MatmulKernel, MatmulRenderer, matmul_plan, with_templates
-from .scalar import Unlowerable
+from .scalar import Unlowerable, helpers
 
 HEADER = '''import triton
 import triton.language as tl
@@ -114,7 +114,7 @@ class CompiledProgram:
                 except (Unlowerable, NewGuard) as e:
                     self.fallbacks[step.name] = str(e)
                     logs.get("perf").debug("triton: %s of %s runs with NumPy on the host: %s", step.name, graph_name, e)
-        self.kernel_source = HEADER + "\n\n" + HELPERS + "".join(f"\n\n{r.source}" for r in rendered.values())
+        self.kernel_source = HEADER + "\n\n" + HELPERS + "\n\n" + helpers(interpreting) + "".join(f"\n\n{r.source}" for r in rendered.values())
         module = _load_module(self.kernel_source) if rendered else None
         direct = None if interpreting else self.arrays   # the interpreter launches through the JIT
         if tune and interpreting:

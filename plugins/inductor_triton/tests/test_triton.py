@@ -180,6 +180,29 @@ def test_float_to_int_casts_like_numpy():
             check(lambda a: a.astype(dtype), src)
 
 
+def sin_and_cos_in_three_loops(a):
+    m = a.max(axis=-1, keepdims=True)
+    return (a * np.sin(m)).sum(axis=-1, keepdims=True) + a * np.cos(m)
+
+
+def test_float32_sin_and_cos_of_one_value_share_their_reduction(layout):
+    """One `_sincos` call gives both (the interpreter runs the same reduction and polynomials as
+    the GPU), again in a later loop body (the first one's names are out of scope there); a block
+    with a value past the reduction's range (1e5, 1e30, inf) takes the library's sin and cos; NaN,
+    -0.0 and subnormals come out as NumPy's."""
+    fns = [lambda a: np.sin(a) * np.cos(a) + np.cos(a), lambda a: (np.sin(a), np.cos(a * 2)), sin_and_cos_in_three_loops]
+    wide = np.concatenate([rng.standard_normal(44) * 10, np.arange(-40, 40) * (np.pi / 2), [0.0, -0.0, 1e-40, np.nan]])
+    for x in (wide, np.concatenate([wide, [1e5, 105615.0, -105614.99, 2e5, 1e6, -1e30, np.inf, -np.inf]])):
+        x = x.astype(np.float32).reshape(-1, 8)
+        for fn, calls in zip(fns, (1, 2, 1 if layout == "persistent" else 2)):   # (a * 2's is another)
+            compile_triton, made = programs()
+            check(fn, x, backend=compile_triton)
+            kernels = made[0].kernel_source.split("def triton_")[1:]
+            assert len(kernels) == 1 and kernels[0].count("= _sincos(") == calls and "libdevice.sin" not in kernels[0]
+    signs = numpile.compile(lambda a: (np.sin(a), np.cos(a)), backend="triton")(np.array([-0.0, 0.0], np.float32))
+    assert list(np.signbit(signs[0])) == [True, False]
+
+
 def test_bools_and_mixed_dtypes():
     p, q = rng.random(9) < 0.5, rng.random(9) < 0.5
     i = rng.integers(-5, 5, 9).astype(np.int16)

@@ -132,6 +132,30 @@ def test_views_at_any_alignment_after_aligned_calls():
         close(compiled(x, x[::-1]), foo(base[start:start + n], base[start:start + n][::-1]))
 
 
+def test_launch_hooks_see_direct_launches():
+    """Launches after the first skip Triton's JIT; a profiler's launch hooks still see them, with
+    the kernel's metadata (none registered: None is what the launcher gets)."""
+    from triton import knobs
+    seen = []
+    hook = lambda metadata: seen.append(metadata.get()["name"])   # noqa: E731  (a LazyDict)
+    compiled = numpile.compile(foo, backend="triton")
+    x = cupy.asarray(rng.standard_normal(100).astype(np.float32))
+    compiled(x, x)
+    chain = knobs.runtime.launch_enter_hook
+    if hasattr(chain, "add"):   # triton 3.5 and newer: a HookChain
+        chain.add(hook)
+    else:
+        knobs.runtime.launch_enter_hook = hook
+    try:
+        close(compiled(x, x), foo(cupy.asnumpy(x), cupy.asnumpy(x)))
+    finally:
+        if hasattr(chain, "remove"):
+            chain.remove(hook)
+        else:
+            knobs.runtime.launch_enter_hook = chain
+    assert len(seen) == 1 and "triton_kernel" in seen[0]
+
+
 def test_externs_run_on_the_device_through_cupy():
     def f(a, b):
         return np.tanh(a @ b) + np.concatenate([a, a], axis=0)[: a.shape[0], : b.shape[1]]
