@@ -19,6 +19,7 @@ import operator
 
 import numpy as np
 
+from .. import ops
 from ..exc import Unsupported
 from ..shapes import loop_dependent
 from .variables import ArrayVariable, ConstantVariable
@@ -116,3 +117,14 @@ def _bitwise_bound(fn, args: list, bounds: list) -> int:
     if fn is operator.and_ and masks:
         return min(masks)
     return (1 << max(bounds).bit_length()) - 1
+
+
+def compared_in_graph(output, fn, args: list):
+    """A comparison of loop-index expressions (`i < j - 1` in a loop nest) whose answer is not the
+    same for every index, as a graph value (a weak bool a branch can test: tracer/branches.py), or
+    None where it cannot be one."""
+    values = [a.as_constant() for a in args]
+    if fn not in _COMPARISONS or not output.dynamic.conditionals or not any(map(loop_dependent, values)):
+        return None
+    operands = [output.loop_index_value(v) if loop_dependent(v) else a for a, v in zip(args, values)]
+    return output.call_op(ops.lookup_callable(fn), tuple(operands), {}, weak=True)

@@ -23,7 +23,7 @@ from ..graph import SourceLoc
 from ..shapes import DataDependent
 from . import bytecode_compat as bc
 from .dispatch import BREAKS, DISPATCH
-from .python_scalars import operator_result_is_weak, unspecialised_operands
+from .python_scalars import compared_in_graph, operator_result_is_weak, unspecialised_operands
 from .output_graph import OutputGraph
 from .sources import AttrSource, ItemSource, Source
 from .variables import (
@@ -154,7 +154,13 @@ class InstructionTranslator:
                 result.node.meta["bound"] = bound
             return result
         if all(a.is_constant() for a in args):
-            return constant_result(fn(*(a.as_constant() for a in args)))
+            try:
+                return constant_result(fn(*(a.as_constant() for a in args)))
+            except DataDependent:
+                found = compared_in_graph(self.output, fn, args)
+                if found is None:
+                    raise
+                return found
         return call_builtin(self, fn, args, {}) or _raise(
             Unsupported(f"operator {fn.__name__} on {', '.join(a.describe() for a in args)}"))
 

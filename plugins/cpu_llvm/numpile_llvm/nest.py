@@ -267,6 +267,8 @@ def _getitem(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> V:
     array, index = n.args
     if n.shape:
         raise Unlowerable("a getitem of more than one element in a loop nest")
+    if isinstance(env[array], V) and index == ():   # x[()] of a 0-d value: the value (a NumPy scalar)
+        return V(env[array].ref, n.dtype, bool(n.meta.get("weak")))
     a = nest._version(array, env[array])
     address = nest.address(n, a, index, env, sizes)
     value = nest.fn.emit(f"load {mem_type(a.dtype)}, ptr {address.ref}", a.dtype if a.dtype.kind != "b" else np.dtype(np.int8))

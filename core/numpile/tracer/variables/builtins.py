@@ -141,6 +141,23 @@ def _int(tx, args, kwargs):
     return _data_dependent("int")(tx, args, kwargs)
 
 
+def _extremum(name: str, better):
+    """max()/min() of graph values of one meta in a loop body: Python keeps the first of the best,
+    `b if b > a else a`, a choice in the graph (np.where); else as before (it needs their data)."""
+    def handler(tx, args, kwargs):
+        metas = {a.node.array_meta for a in args if isinstance(a, ArrayVariable)}
+        if len(args) < 2 or kwargs or not all(isinstance(a, ArrayVariable) for a in args) or len(metas) > 1 \
+                or not _in_loop_body(tx, args[:1], kwargs):
+            return _data_dependent(name)(tx, args, kwargs)
+        out, (meta,) = tx.output, metas
+        best = args[0]
+        for item in args[1:]:
+            chosen = out.call_op(ops.get("where"), (tx.apply_operator(better, [item, best]), item, best), {})
+            best = out.call_op(ops.get("getitem"), (chosen, ConstantVariable(())), {}, weak=meta.weak)
+        return best
+    return handler
+
+
 def _in_loop_body(tx, args, kwargs) -> bool:
     """Whether int()/float() of this one graph value stays in the graph: in a loop body (being
     captured, or a first iteration unrolled before the rest is), on a backend that runs branches
@@ -161,8 +178,8 @@ BUILTINS = {
     enumerate: _enumerate, reversed: _reversed, tuple: _tuple, list: _list, dict: _dict,
     sum: _sum, getattr: _getattr, hasattr: _hasattr,
     print: _side_effect("print"), input: _side_effect("input"), open: _side_effect("open"),
-    float: _float, int: _int,
-    **{fn: _data_dependent(fn.__name__) for fn in (bool, complex, str, min, max, round,
+    float: _float, int: _int, max: _extremum("max", operator.gt), min: _extremum("min", operator.lt),
+    **{fn: _data_dependent(fn.__name__) for fn in (bool, complex, str, round,
                                                    sorted, repr, divmod, any, all, hash)},
     range: _range, slice: _slice,
 }
