@@ -17,6 +17,7 @@ LEFT_TO_NUMPY = {
     "lcm": "Euclid's loop per element",
     "ldexp": "mixed float and int operands",
     "spacing": "no LLVM intrinsic; rare",
+    "python_int": "Python raises for NaN and inf, which a kernel cannot (nest.py's loop nests check it)",
 }
 
 
