@@ -158,6 +158,42 @@ def running_extremes(x):
     return lo, hi
 
 
+def escape_counts(xs, ys, maxiter):
+    counts = np.zeros((ys.shape[0], xs.shape[0]), dtype=np.int64)
+    for i in range(ys.shape[0]):
+        for j in range(xs.shape[0]):
+            x, y, k = 0.0, 0.0, 0
+            while x * x + y * y <= 4.0 and k < maxiter:
+                x, y = x * x - y * y + xs[j], 2.0 * x * y + ys[i]
+                k += 1
+            counts[i, j] = k
+    return counts
+
+
+def insertion_sort(a):
+    a = a.copy()
+    for i in range(1, a.shape[0]):
+        key = a[i]
+        j = i - 1
+        while j >= 0 and a[j] > key:
+            a[j + 1] = a[j]
+            j -= 1
+        a[j + 1] = key
+    return a
+
+
+def halvings(x):
+    steps = np.zeros(x.shape[0], dtype=np.int64)
+    for i in range(x.shape[0]):
+        v = x[i]
+        while True:            # a break on data: the while loop's flag
+            if v < 1.0:
+                break
+            v = v / 2.0
+            steps[i] += 1
+    return steps
+
+
 def _inputs(rng, name):
     n = int(rng.integers(5, 40))
     x, y = rng.standard_normal(n) * 2, rng.random(n)
@@ -168,11 +204,14 @@ def _inputs(rng, name):
         "bins": (np.append(rng.random(n), 1.0), 6), "uint8_wraps": (rng.integers(0, 256, n, dtype=np.uint8),),
         "gauss_seidel": (rng.random((9, 8)),), "nussinov": (rng.integers(0, 4, n // 2 + 3),),
         "running_extremes": (np.where(rng.random(n) < 0.2, np.nan, x),),
+        "escape_counts": (np.linspace(-2, 1, n // 3 + 2), rng.random(4) - 0.5, 25), "insertion_sort": (x,),
+        "halvings": (np.abs(x) * 10,),
     }[name]
 
 
 PROGRAMS = [clip_in_place, signed_sum, ternary, both_conditions, either_value, with_continue, nested,
-            inlined_returns, floyd, crc16, bins, uint8_wraps, gauss_seidel, running_extremes]
+            inlined_returns, floyd, crc16, bins, uint8_wraps, gauss_seidel, running_extremes, escape_counts,
+            insertion_sort, halvings]
 
 
 def _copies(args):

@@ -201,6 +201,12 @@ class Graph:
         return self.call("loop", (body, start, stop, step, tuple(carried), tuple(free)), {},
                          tuple(n.array_meta for n in body.outputs), loc)
 
+    def while_loop(self, body: "Graph", carried: tuple, free: tuple, loc: SourceLoc | None = None) -> Node:
+        """A while loop running `body` (whose first output says whether to go on) at least once
+        (see ops/control.py); its results are the carried values after the last run."""
+        return self.call("while_loop", (body, tuple(carried), tuple(free)), {},
+                         tuple(n.array_meta for n in body.outputs[1:]), loc)
+
     def cond(self, pred: Node, then_body: "Graph", else_body: "Graph", operands: tuple,
              loc: SourceLoc | None = None) -> Node:
         """The results of `then_body` where `pred` holds, else of `else_body` (see ops/control.py)."""
@@ -523,5 +529,13 @@ def _render_cond(n: Node, sym) -> list[str]:
     return lines + [f"    {n.name} = {n.name}_then({args}) if {_render_arg(pred, sym)} else {n.name}_else({args})"]
 
 
-_RENDER_CONTROL = {"loop": _render_loop, "cond": _render_cond}
-_BODY_NAMES = {"loop": ("body",), "cond": ("then", "else")}
+def _render_while(n: Node, sym) -> list[str]:
+    """A while_loop node as Python: its body as a nested function, run by ops/control.py's run_while."""
+    body, carried, free = n.args
+    lines = ["    " + line for line in body.python_code(f"{n.name}_run").splitlines()]
+    return lines + [f"    {n.name} = impl_while_loop({n.name}_body, {_render_arg(carried, sym)}, "
+                    f"{_render_arg(free, sym)}, run={n.name}_run)"]
+
+
+_RENDER_CONTROL = {"loop": _render_loop, "cond": _render_cond, "while_loop": _render_while}
+_BODY_NAMES = {"loop": ("body",), "cond": ("then", "else"), "while_loop": ("body",)}

@@ -1,5 +1,6 @@
 """Structured control flow: `loop`, a Python `for` over a range captured with its body as a Graph,
-and `cond`, an `if` on a graph value captured with both of its sides as Graphs.
+`cond`, an `if` on a graph value captured with both of its sides as Graphs, and `while_loop`, a
+`while` whose test is a graph value.
 
 A loop node is `loop(body, start, stop, step, carried, free)`: `body` is a Graph whose inputs
 are the loop index (a weak int, the symbol the body's sizes and indices use for it), then the
@@ -17,6 +18,12 @@ A cond node is `cond(pred, then_body, else_body, operands)`: two Graphs taking t
 the tuple of the results of the side `pred` (a 0-d bool) picks. Only that side runs: a side that
 would raise, or index out of bounds, raises only where it is taken. A side never changes its
 inputs (an array it updates is a result of its own).
+
+A while_loop node is `while_loop(body, carried, free)`: `body` takes the carried values, then the
+free ones, and gives whether to go on (a 0-d bool) and then the carried values' next values; it
+runs at least once (the tracer captures a `while` after its first test was taken: CPython tests
+again at the end of the body), and until it says stop. Its value is the tuple of the carried values
+after the last run; `body.write_back` (output positions counting the flag) as for loops.
 """
 
 from __future__ import annotations
@@ -80,11 +87,7 @@ class CompiledLoop:
     def _run(self, body, values: range, carried, free):
         key = active_loop_ranges()   # this loop's range and the enclosing loops'
         if key not in self.compiled:
-            try:
-                self.compiled[key] = self.compile_body(body, [values[0], *_carried(body, carried), *free])
-            except NewGuard as e:   # a size the lowering cannot decide for every index: NumPy runs the body
-                logs.get("perf").debug("loop body %s runs with NumPy: %s", repr(body), e)
-                self.compiled[key] = body.compile_python()
+            self.compiled[key] = _compiled(self.compile_body, body, [values[0], *_carried(body, carried), *free])
         compiled = self.compiled[key]
         if getattr(compiled, "iterate", None) is None or len(values) < 2:
             return run_loop(body, values.start, values.stop, values.step, carried, free, run=compiled)
@@ -125,14 +128,15 @@ def symbolic_range(start, stop, step) -> tuple | None:
     return (start, stop - 1) if step > 0 else (start, stop + 1)
 
 
-def _carried(body, carried: tuple) -> tuple:
+def _carried(body, carried: tuple, first: int = 1) -> tuple:
     """The initial carried values as the body hands them on: the arrays it updates in place copied
     (the loop owns them), a NumPy scalar where the body's outputs are NumPy scalars (a backend may
-    hold them as 0-d arrays)."""
+    hold them as 0-d arrays). `first`: the body's first carried input (a loop's index comes before)."""
     if body not in _CARRIED:
-        owned = {body.inputs.index(node) - 1 for _, node in body.write_back}
-        _CARRIED[body] = [("copy" if k in owned else "scalar" if node.meta["scalar"] else None)
-                          for k, node in enumerate(body.inputs[1:1 + len(body.outputs)])]
+        owned = {id(node) for _, node in body.write_back}
+        placeholders = body.inputs[first:first + len(carried)]
+        _CARRIED[body] = [("copy" if id(node) in owned else "scalar" if node.meta["scalar"] else None)
+                          for node in placeholders]
     return tuple(v.copy() if how == "copy" else v[()] if how == "scalar" and isinstance(v, np.ndarray) else v
                  for how, v in zip(_CARRIED[body], carried))
 
@@ -158,6 +162,50 @@ def _loop_meta(body, start, stop, step, carried, free):
     return tuple(node.array_meta for node in body.outputs)
 
 
+def run_while(body, carried: tuple, free: tuple, *, run=None) -> tuple:
+    """The carried values after running the body graph (or `run`, it compiled by a backend) until
+    the flag it gives first says stop; at least once. The arrays it updates in place are copied
+    first, as for `run_loop`."""
+    run = run or body
+    values = _carried(body, carried, first=0)
+    go = True
+    while go:
+        go, *values = run(*values, *free)
+    return tuple(values)
+
+
+class CompiledWhile:
+    """The extern a compiling backend runs for a while_loop node: `run_while` with the body compiled
+    by `compile_body(body, example_inputs)` on first use (once per range of enclosing loops)."""
+
+    def __init__(self, compile_body):
+        self.compile_body = compile_body
+        self.compiled: dict[tuple, object] = {}
+
+    def __call__(self, body, carried, free):
+        key = active_loop_ranges()
+        if key not in self.compiled:
+            self.compiled[key] = _compiled(self.compile_body, body, [*_carried(body, carried, first=0), *free])
+        return run_while(body, carried, free, run=self.compiled[key])
+
+
+def _while_sig(body, carried, free): ...
+
+
+def _while_meta(body, carried, free):
+    return tuple(node.array_meta for node in body.outputs[1:])
+
+
+def _compiled(compile_body, graph, inputs: list):
+    """graph compiled by a backend, or where a size needs a decision the lowering cannot take for
+    every index of the loops around it, as NumPy code."""
+    try:
+        return compile_body(graph, inputs)
+    except NewGuard as e:
+        logs.get("perf").debug("%s runs with NumPy: %s", repr(graph), e)
+        return graph.compile_python()
+
+
 def run_cond(pred, then_body, else_body, operands: tuple, *, run_then=None, run_else=None) -> tuple:
     """The results of the side `pred` picks, run eagerly or by `run_then` / `run_else`, the sides
     compiled by a backend (same arguments and results)."""
@@ -177,11 +225,7 @@ class CompiledCond:
         side = then_body if taken else else_body
         key = (taken, active_loop_ranges())
         if key not in self.compiled:
-            try:
-                self.compiled[key] = self.compile_body(side, list(operands))
-            except NewGuard as e:
-                logs.get("perf").debug("cond side %s runs with NumPy: %s", repr(side), e)
-                self.compiled[key] = side.compile_python()
+            self.compiled[key] = _compiled(self.compile_body, side, list(operands))
         return self.compiled[key](*operands)
 
 
@@ -194,5 +238,7 @@ def _cond_meta(pred, then_body, else_body, operands):
 
 register("cond", CONTROL, impl=run_cond, meta=_cond_meta, signature=_cond_sig,
          doc="an if on a graph value with both sides as Graphs, emitted by the tracer")
+register("while_loop", CONTROL, impl=run_while, meta=_while_meta, signature=_while_sig,
+         doc="a while loop on a graph value with its body (and test) as a Graph, emitted by the tracer")
 register("loop", CONTROL, impl=run_loop, meta=_loop_meta, signature=_loop_sig,
          doc="a for loop over a range with its body as a Graph, emitted by the tracer")

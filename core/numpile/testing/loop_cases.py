@@ -1,4 +1,4 @@
-"""Conformance cases of `loop` and `cond` (ops/control.py): loop and cond nodes as the tracer
+"""Conformance cases of `loop`, `cond` and `while_loop` (ops/control.py): such nodes as the tracer
 captures them, their bodies and sides built here as Graphs."""
 
 from __future__ import annotations
@@ -65,3 +65,24 @@ def cond_cases() -> list[Case]:
     updated = _side([row, value], lambda call, a, v: [call("setitem", a, (1, 2), v), call("negative", v)])
     return [Case("cond", (pred, scaled, updated, (Arr((5, 3)), Arr((), scalar=True)))) for pred in (True, False)] + \
         [Case("cond", (pred, updated, scaled, (Arr((5, 3), layout="T"), Arr((), scalar=True)))) for pred in (True, False)]
+
+
+def while_cases() -> list[Case]:
+    """While loops as the tracer captures them: a carried NumPy scalar halved until small, beside an
+    array updated in place at an element, and an array rebound; free inputs; one run only too."""
+    value, row = ArrayMeta((), np.dtype(np.float64), scalar=True), ArrayMeta((5, 3), np.dtype(np.float64))
+
+    def halve(call, v, a, x):
+        smaller = call("multiply", v, 0.5)
+        return [call("greater", smaller, 0.01), smaller, call("setitem", a, (1, 2), call("add", smaller, x))]
+    in_place = _side([value, row, value], halve)
+    in_place.write_back = [(2, in_place.inputs[1])]
+    in_place.write_back_owned = True
+    def shrink(call, a, x):   # until the sum of magnitudes is small: it halves each run
+        smaller = call("add", call("multiply", a, 0.5), call("multiply", x, 0.0))
+        return [call("greater", call("sum", call("absolute", smaller)), 0.01), smaller]
+    rebound = _side([row, value], shrink)
+    return [Case("while_loop", (in_place, (Arr((), scalar=True), Arr((5, 3))), (Arr((), scalar=True),))),
+            Case("while_loop", (in_place, (Arr((), scalar=True), Arr((5, 3), layout="T")), (Arr((), scalar=True),))),
+            Case("while_loop", (rebound, (Arr((5, 3)),), (Arr((), scalar=True),))),
+            Case("while_loop", (rebound, (Arr((5, 3), "float64"),), (Arr((), scalar=True),)))]

@@ -25,7 +25,7 @@ from ..exc import Unsupported
 from ..graph import Graph, Node
 from ..ops import ArrayMeta
 from ..shapes import SYMBOL_PATTERN, SymInt
-from .liveness import in_for_loop, live_at, successors
+from .liveness import live_at, peeling, successors
 from .loops import FrameState, bind_symbols, lift_outer, reorder_inputs, same_constant
 from .variables import ArrayVariable, ConstantVariable
 
@@ -42,18 +42,29 @@ def capture(tx, inst, jump_when: bool, keep_on_jump: bool) -> bool:
     out = tx.output
     value = tx.stack[-1]
     if not isinstance(value, ArrayVariable) or not out.dynamic.conditionals or value.node.shape != () \
-            or out.graph is out.root_graph and not in_for_loop(tx):   # a loop's first iteration, unrolled
+            or out.graph is out.root_graph and not peeling(tx):
         return False
     state = FrameState(tx)
+    frame = _loop_frame(tx)
+    cell = frame[4] if frame is not None and len(frame) > 4 else None   # a while loop's: go on?
+    saved = cell[0] if cell else None
     try:
         meet = _meeting_point(tx, tx.index_of[inst.offset])
         sides = []
         for truth in (True, False):
-            side = _Side(tx, inst, truth == jump_when, keep_on_jump, meet)
-            sides.append(side.trace())
+            if cell:
+                cell[0] = saved
+            side = _Side(tx, inst, truth == jump_when, keep_on_jump, meet).trace()
+            side.flag = None if cell is None or meet != HEAD else \
+                cell[0] if cell[0] is not None else ConstantVariable(tx.ip == frame[1])
+            sides.append(side)
             state.restore()
+        if cell:
+            cell[0] = saved
         _merge(tx, value, sides, meet, state)
     except Unsupported as e:
+        if cell:
+            cell[0] = saved
         state.restore()
         logs.get("graph").debug("%s: the branch on %s breaks: %s", tx.loc, value.describe(), e.reason)
         return False
@@ -64,15 +75,14 @@ def _meeting_point(tx, k: int) -> int:
     """Where the paths from the jump at instruction k meet first: its immediate post-dominator,
     with the loop's head (HEAD) and the frame's end (END) as ends of paths; Unsupported if a side
     leaves the loop first."""
-    frames = tx.output.loop_frames
-    region = frames[-1][1:] if frames and frames[-1][0] is tx else None   # (head, FOR_ITER, exit)
+    frame = _loop_frame(tx)
 
     def succ(j: int) -> list[int]:
         found = successors(tx, j, tx.instructions[j]) or [END]
-        if region is None:
+        if frame is None:
             return found
-        head, loop_ip, exit_ip = region
-        return [HEAD if head <= n <= loop_ip else OUT if n >= 0 and not head <= n < exit_ip else n for n in found]
+        head, exit_ip = frame[1], frame[3]
+        return [HEAD if _ends_iteration(frame, n) else OUT if n >= 0 and not head <= n < exit_ip else n for n in found]
 
     reach, todo = {}, [k]
     while todo:
@@ -96,6 +106,20 @@ def _meeting_point(tx, k: int) -> int:
     if meet is None or meet == OUT:
         raise Unsupported("the two sides of the branch do not meet again inside the loop (a break or return)")
     return meet
+
+
+def _loop_frame(tx):
+    """The innermost loop being traced, where its body is this frame's code: (frame, head, FOR_ITER,
+    exit), and for a while loop (tracer/whiles.py) a cell for whether it goes on."""
+    frames = tx.output.loop_frames
+    return frames[-1] if frames and frames[-1][0] is tx else None
+
+
+def _ends_iteration(frame, k: int) -> bool:
+    """Whether control at instruction k has ended an iteration: back at the head, or for a while
+    loop at its exit too (the iteration then says stop)."""
+    head, loop_ip, exit_ip = frame[1:4]
+    return head <= k <= loop_ip or len(frame) > 4 and k == exit_ip
 
 
 class _Side:
@@ -138,14 +162,13 @@ class _Side:
 
     def _run(self) -> None:
         tx, meet = self.tx, self.meet
-        frames = tx.output.loop_frames
-        head, loop_ip = frames[-1][1:3] if frames and frames[-1][0] is tx else (None, None)
+        frame = _loop_frame(tx)
         for _ in range(MAX_STEPS):
             if tx.return_value is not None:
                 if meet == END:
                     return
                 raise Unsupported("one side of the branch returns and the other goes on")
-            if meet == HEAD and head <= tx.ip <= loop_ip or tx.ip == meet:
+            if meet == HEAD and _ends_iteration(frame, tx.ip) or tx.ip == meet:
                 return
             if tx.ip <= self.jump_at:
                 raise Unsupported("the branch is a while loop's test (a while loop on a graph value)")
@@ -159,7 +182,8 @@ def _merge(tx, value: ArrayVariable, sides: list, meet: int, state: FrameState) 
     then, other = sides
     if len(then.stack) != len(other.stack):
         raise Unsupported("the sides of the branch leave stacks of different depths")
-    slots = [("stack", k) for k in range(len(then.stack))] + [("return", None)] * (meet == END)
+    slots = [("stack", k) for k in range(len(then.stack))] + [("return", None)] * (meet == END) \
+        + [("flag", None)] * (then.flag is not None)
     for name in sorted(set(then.locals) | set(other.locals)):
         if name in then.locals and name in other.locals:
             slots.append(("local", name))
@@ -210,7 +234,8 @@ def _merge(tx, value: ArrayVariable, sides: list, meet: int, state: FrameState) 
 
 def _value(side: _Side, slot):
     kind, key = slot
-    return side.stack[key] if kind == "stack" else side.return_value if kind == "return" else side.locals[key]
+    return {"stack": lambda: side.stack[key], "return": lambda: side.return_value, "flag": lambda: side.flag,
+            "local": lambda: side.locals[key]}[kind]()
 
 
 def _assign(tx, slot, var) -> None:
@@ -219,6 +244,8 @@ def _assign(tx, slot, var) -> None:
         tx.stack[key] = var
     elif kind == "return":
         tx.return_value = var
+    elif kind == "flag":
+        _loop_frame(tx)[4][0] = var
     else:
         tx.locals[key] = var
 
@@ -230,25 +257,31 @@ def _equal_constants(t, f) -> bool:
 def _as_node(out, side: _Side, var, other, slot) -> Node:
     """The node of the side's graph for `var`, a result of a branch whose other side leaves `other`:
     an array's node, or a Python number (of the same type as the other side's) as a weak value."""
-    what = f"{slot[1]}" if slot[0] == "local" else "a value on the stack" if slot[0] == "stack" else "the value returned"
+    what = {"local": slot[1], "stack": "a value on the stack", "return": "the value returned",
+            "flag": "whether the while loop goes on"}[slot[0]]
     if isinstance(var, ArrayVariable):
         if isinstance(other, ArrayVariable) and other.node.array_meta != var.node.array_meta:
             raise Unsupported(f"{what} is {var.node.array_meta} on one side of the branch and {other.node.array_meta} "
                               "on the other")
         if not isinstance(other, ArrayVariable) and not (var.node.meta.get("weak") and _number(other) is not None
-                                                         and type(_number(other)) is var.node.array_meta.python_type):
+                                                         and _python_type(other) is var.node.array_meta.python_type):
             raise Unsupported(f"{what} is {var.describe()} on one side of the branch and {other.describe()} on the other")
         return side.node(var)
     number = _number(var)
     if isinstance(number, SymInt):
         return out.loop_index_value(number).node
-    if number is None or not (isinstance(other, ArrayVariable) or type(_number(other)) is type(number)):
+    if number is None or not (isinstance(other, ArrayVariable) or _python_type(other) is type(number)):
         raise Unsupported(f"{what} is {var.describe()} on one side of the branch and {other.describe()} on the other")
     if type(number) is int and not -2**62 <= number < 2**62:
         raise Unsupported(f"{what} ({number}) may not stay in int64")
     # number * 1 (one), not a constant node: what the lowering schedules (as a kernel of no operands)
     one = ConstantVariable(type(number)(1))
     return out.call_op(ops.get("multiply"), (ConstantVariable(number), one), {}, weak=True).node
+
+
+def _python_type(var) -> type:
+    """The Python type of the number a Variable holds (an index expression's: int)."""
+    return int if isinstance(_number(var), SymInt) else type(_number(var))
 
 
 def _number(var):

@@ -8,6 +8,8 @@ import dis
 
 from . import bytecode_compat as bc
 
+PEELS = 2   # iterations of a loop unrolled before it is captured, at most (tracer/loops.py)
+
 
 def live_after_loop(tx, name: str, inst) -> bool:
     """Whether local `name` may be read after the loop at FOR_ITER `inst` before it is stored again
@@ -17,15 +19,24 @@ def live_after_loop(tx, name: str, inst) -> bool:
     return live_at(tx, name, end, outside=range(start, end))
 
 
-def in_for_loop(tx) -> bool:
-    """Whether the instruction being traced is in the body of a `for` loop of its frame, or of a
-    frame it was inlined from."""
+def innermost_for(tx):
+    """(frame, FOR_ITER instruction) of the innermost `for` loop whose body holds the instruction
+    being traced, in its frame or a frame it was inlined from; None outside loops."""
     while tx is not None:
         k = tx.ip - 1
-        if any(i.opname == "FOR_ITER" and j < k < tx.index_of.get(i.argval, j) for j, i in enumerate(tx.instructions)):
-            return True
+        found = [i for j, i in enumerate(tx.instructions) if i.opname == "FOR_ITER" and j < k < tx.index_of.get(i.argval, j)]
+        if found:
+            return tx, found[-1]
         tx = tx.parent
-    return False
+    return None
+
+
+def peeling(tx) -> bool:
+    """Whether the trace is in an iteration of a `for` loop unrolled before the rest is captured
+    (tracer/loops.py), not in one unrolled for good: there branches on data break the graph, and
+    element code stays out of it, as in every other iteration."""
+    found = innermost_for(tx)
+    return found is not None and tx.output.loop_attempts.get((found[0].code, found[1].offset), 0) <= PEELS
 
 
 def live_at(tx, name: str, k: int, outside: range = range(0)) -> bool:

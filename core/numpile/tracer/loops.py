@@ -32,15 +32,14 @@ from ..graph import Graph, Node, map_nodes
 from ..ops import ArrayMeta
 from ..shapes import SYMBOL_PATTERN, SymInt, lone_symbol, loop_range, substitute_index
 from . import bytecode_compat as bc
-from .liveness import live_after_loop
+from .liveness import PEELS, live_after_loop
 from .variables import (
     NULL, ArrayIteratorVariable, ArrayVariable, CellVariable, ConstantVariable, DictVariable, ListVariable, TupleVariable,
 )
 
-PEELS = 2   # iterations unrolled before a loop whose values settle late is given up on
 
 
-class _Unstable(Exception):
+class Unstable(Exception):
     """A value the body changes in a way a loop node cannot carry; `peel` if unrolling one more
     iteration may settle it. `rebound` (locals rebound to arrays), `stale` (arrays the body
     updates whose views made before the loop it reads) and `period` (iterations after which the
@@ -65,33 +64,39 @@ def capture(tx, inst, it) -> bool:
         return False   # a SymbolicRange that is not captured raises as it is unrolled
     out.loop_attempts[key] = attempts + 1
     state = FrameState(tx)
-    rebound, stale, period = {}, set(), 1
-    for _ in range(4):   # a pass finds what must be carried differently; the next carries it
-        try:
-            loop = _Body(tx, inst, it, rebound, stale, period).trace()
-            break
-        except _Unstable as e:
-            state.restore()
-            if not e.rebound and not e.stale and e.period == period:
-                return _give_up(tx, key, e.reason, peel=e.peel)
-            rebound.update(e.rebound)
-            stale |= e.stale
-            period = e.period
-        except Unsupported as e:
-            state.restore()
-            return _give_up(tx, key, e.reason, peel=False)
-    else:
-        state.restore()
-        return _give_up(tx, key, "its values do not settle", peel=False)
+    loop = trace_passes(tx, key, state, lambda rebound, stale, period: LoopBody(tx, inst, it, rebound, stale, period))
+    if loop is None:
+        return False
     if loop.small():
         state.restore()
-        return _give_up(tx, key, f"{loop.count} iterations of {len(loop.body.calls)} ops are fewer than "
+        return give_up(tx, key, f"{loop.count} iterations of {len(loop.body.calls)} ops are fewer than "
                                  f"config.loop_unroll_ops={config.loop_unroll_ops}: its kernels fuse unrolled", peel=False)
     loop.finish(tx, inst)
     return True
 
 
-def _give_up(tx, key, reason: str, peel: bool) -> bool:
+def trace_passes(tx, key, state, make_body):
+    """The body `make_body(rebound, stale, period).trace()` gives once what must be carried has
+    settled (a pass finds it; the next carries it), or None (given up; the trace is as it was)."""
+    rebound, stale, period = {}, set(), 1
+    for _ in range(4):
+        try:
+            return make_body(rebound, stale, period).trace()
+        except Unstable as e:
+            state.restore()
+            if not e.rebound and not e.stale and e.period == period:
+                return give_up(tx, key, e.reason, peel=e.peel) or None
+            rebound.update(e.rebound)
+            stale |= e.stale
+            period = e.period
+        except Unsupported as e:
+            state.restore()
+            return give_up(tx, key, e.reason, peel=False) or None
+    state.restore()
+    return give_up(tx, key, "its values do not settle", peel=False) or None
+
+
+def give_up(tx, key, reason: str, peel: bool) -> bool:
     if not peel:
         tx.output.loop_attempts[key] = PEELS + 1
     logs.get("graph").debug("%s: the loop %s: %s", tx.loc, "is peeled (its first iteration unrolled)" if peel
@@ -131,7 +136,7 @@ class FrameState:
         return any(_contents(c) != items for c, items in self.containers)
 
 
-class _Body:
+class LoopBody:
     """One pass over the body of the loop at FOR_ITER `inst`, for the index values `remaining`."""
 
     def __init__(self, tx, inst, it, rebound: dict, stale: set, period: int = 1):
@@ -149,19 +154,37 @@ class _Body:
             self.stop = self.first + self.groups * period * self.step
         self.index = tx.output.shape_env.new_loop_symbol(self.first)
 
-    def trace(self) -> "_Body":
+    def _initial(self, value, meta):
+        """A rebound local's value before the loop (an array: a for loop carries no Python scalar)."""
+        return value
+
+    def _iterations(self) -> None:
+        """Trace the body's instructions for an iteration (`period` of them) with the index symbolic."""
+        tx = self.tx
+        with loop_range(self.index, self.first, self.last):
+            for k in range(self.period):
+                if k:   # the next iteration of the period starts after FOR_ITER, as FOR_ITER would
+                    tx.ip = tx.index_of[self.inst.offset] + 1
+                tx.push(self.it.at(self.index + k * self.step))
+                self._run()
+
+    def _enter(self) -> None:
+        """The index: the local the loop binds it to, its input of the body."""
+        self.target = _index_name(self.tx, self.inst)
+        self.index_node = self.body.input(self.target, ArrayMeta((), np.dtype(np.int64), True, True))
+        self.tx.output.loop_indices[self.index.expr] = self.index_node
+
+    def trace(self) -> "LoopBody":
         tx, out = self.tx, self.tx.output
         self.state_locals = dict(tx.locals)
-        self.target = _index_name(tx, self.inst)   # the local the loop binds its value to
-        self.index_node = self.body.input(self.target, ArrayMeta((), np.dtype(np.int64), True, True))
-        out.loop_indices[self.index.expr] = self.index_node
+        self._enter()
         out.graph = self.body
         try:
             self.names = {}    # local rebound to an array -> (node before the loop, its placeholder)
             self.fresh = {}    # local rebound to an array -> the Variable it starts each iteration as
             self.held = {}     # local rebound to an array -> the Variable it held before the loop
             for name, meta in self.rebound.items():
-                before = self.held[name] = tx.locals[name]
+                before = self.held[name] = self._initial(tx.locals[name], meta)
                 out.refresh(before)
                 placeholder = self.body.input(name, meta)
                 self.names[name] = (before.node, placeholder)
@@ -177,19 +200,14 @@ class _Body:
                 v.node, v.version = placeholder, v.version + (id(v) in self.stale)
             views = [(w, w.node) for w in reachable_arrays(tx, views=True) if w.base is not None]
             containers = FrameState(tx)
-            with loop_range(self.index, self.first, self.last):
-                for k in range(self.period):
-                    if k:   # the next iteration of the period starts after FOR_ITER, as FOR_ITER would
-                        tx.ip = tx.index_of[self.inst.offset] + 1
-                    tx.push(self.it.at(self.index + k * self.step))
-                    self._run()
-                for name in self.rebound:   # a view whose base the body updated is made again from it
-                    if isinstance(tx.locals.get(name), ArrayVariable):
-                        out.refresh(tx.locals[name])
+            self._iterations()
+            for name in self.rebound:   # a view whose base the body updated is made again from it
+                if isinstance(tx.locals.get(name), ArrayVariable):
+                    out.refresh(tx.locals[name])
             self._check_views(views)
             if containers.changed_containers() or len(out.mutated) != len(containers.out[1]) \
                     or out.attr_writes != containers.out[2]:
-                raise _Unstable("changes a list, dict or object attribute", peel=False)
+                raise Unstable("changes a list, dict or object attribute", peel=False)
             self._check_locals()
         finally:
             out.graph = self.outer
@@ -197,13 +215,13 @@ class _Body:
 
     def _check_views(self, views: list) -> None:
         """A view made before the loop, of an array the body updates, must not be read at its
-        value before the loop (_Unstable: the next pass makes it again in the body)."""
+        value before the loop (Unstable: the next pass makes it again in the body)."""
         read = {id(n) for b in self.body for n in (b.inputs if b.op != "output" else b.args[0])
                 if isinstance(n, Node) and n.graph is not self.body}
         updated = {id(v) for v, (_, placeholder) in self.arrays.items() if v.node is not placeholder}
         stale = {id(base_array(w)) for w, node in views if id(node) in read and id(base_array(w)) in updated}
         if stale - self.stale:
-            raise _Unstable("reads views of arrays it updates", peel=False, stale=stale)
+            raise Unstable("reads views of arrays it updates", peel=False, stale=stale)
 
     def small(self) -> bool:
         """Whether the loop unrolled is small enough to be better so (no loop inside it)."""
@@ -233,52 +251,60 @@ class _Body:
         fresh = {id(v) for v in self.fresh.values()}
         for name, v in self.fresh.items():
             if v.node is not self.names[name][1] and v.version:
-                raise _Unstable(f"{name} is rebound in the loop and also updated in place", peel=False)
+                raise Unstable(f"{name} is rebound in the loop and also updated in place", peel=False)
             held = base_array(self.held[name])
             if held in self.arrays and held.node is not self.arrays[held][1]:
                 # in the first iteration the local is that array, and sees the update: that one unrolled
-                raise _Unstable(f"{name} is rebound in the loop, and the array it held is updated in it", peel=True)
+                raise Unstable(f"{name} is rebound in the loop, and the array it held is updated in it", peel=True)
         for name, var in list(tx.locals.items()):
             before = self.state_locals.get(name)
             if name in self.names:
                 if not isinstance(var, ArrayVariable) or var.node.array_meta != self.names[name][1].array_meta:
-                    raise _Unstable(f"{name} changes type, shape or dtype in the loop", peel=True)
+                    raise Unstable(f"{name} changes type, shape or dtype in the loop", peel=True)
                 continue
             if var is before:
                 continue
             if name == self.target and isinstance(var, ArrayVariable):   # the row the loop takes
-                if live_after_loop(tx, name, self.inst):
-                    raise _Unstable(f"{name}, the row the loop takes, is read after it", peel=False)
+                if self._live_after(name):
+                    raise Unstable(f"{name}, the row the loop takes, is read after it", peel=False)
                 continue
             if before is None:
-                if live_after_loop(tx, name, self.inst):
-                    raise _Unstable(f"{name} is first bound in the loop and read after it", peel=True)
+                if self._live_after(name):
+                    raise Unstable(f"{name} is first bound in the loop and read after it", peel=True)
                 continue
             if isinstance(var, ArrayVariable) and isinstance(before, ArrayVariable):
                 if var in self.arrays and before in self.arrays:
                     swapped[before] = var
                     continue
                 if var in self.arrays or id(var) in fresh or base_array(var) in self.arrays:
-                    raise _Unstable(f"{name} is rebound to another array of the frame (a view)", peel=False)
+                    raise Unstable(f"{name} is rebound to another array of the frame (a view)", peel=False)
                 if var.node.array_meta != before.node.array_meta:
-                    raise _Unstable(f"{name} changes shape or dtype in the loop", peel=True)
+                    raise Unstable(f"{name} changes shape or dtype in the loop", peel=True)
                 new_rebound[name] = var.node.array_meta
             elif var.is_constant() and before.is_constant() and same_constant(var.as_constant(), before.as_constant()):
                 continue
             elif var.is_constant() and self._of_index(var.as_constant()):
-                if self.count is None and live_after_loop(tx, name, self.inst):
-                    raise _Unstable(f"{name}, read after the loop, is its index, whose last value is not known", peel=False)
+                if self.count is None and self._live_after(name):
+                    raise Unstable(f"{name}, read after the loop, is its index, whose last value is not known", peel=False)
                 continue
             else:
-                raise _Unstable(f"{name} ({before.describe()} before the iteration, {var.describe()} after) "
-                                "changes from one iteration to the next", peel=True)
+                new_rebound[name] = self._changed(name, before, var)
         if swapped:
-            raise _Unstable("swaps arrays between locals", False, period=self._period_of(swapped))
+            raise Unstable("swaps arrays between locals", False, period=self._period_of(swapped))
         if new_rebound:
-            raise _Unstable("rebinds locals to new arrays", False, new_rebound)  # carried in the next pass
+            raise Unstable("rebinds locals to new arrays", False, new_rebound)  # carried in the next pass
         for v, (_, placeholder) in self.arrays.items():
             if v.node is not placeholder and v.node.array_meta != placeholder.array_meta:
-                raise _Unstable(f"{v.describe()} changes shape or dtype in the loop", peel=True)
+                raise Unstable(f"{v.describe()} changes shape or dtype in the loop", peel=True)
+
+    def _live_after(self, name: str) -> bool:
+        return live_after_loop(self.tx, name, self.inst)
+
+    def _changed(self, name: str, before, var):
+        """A local holding another value after the iteration than before, not an array of the same
+        meta: the meta to carry it as (a while loop's Python numbers), or Unstable."""
+        raise Unstable(f"{name} ({before.describe()} before the iteration, {var.describe()} after) "
+                       "changes from one iteration to the next", peel=True)
 
     def _period_of(self, swapped: dict) -> int:
         """The iterations after which arrays that locals swap (`u, v = v, u`) are back where they

@@ -21,7 +21,7 @@ from .. import ops
 from ..exc import Unsupported
 from ..graph import SourceLoc
 from ..shapes import DataDependent
-from . import bytecode_compat as bc
+from . import bytecode_compat as bc, whiles
 from .dispatch import BREAKS, DISPATCH
 from .python_scalars import compared_in_graph, operator_result_is_weak, unspecialised_operands
 from .output_graph import OutputGraph
@@ -63,6 +63,7 @@ class InstructionTranslator:
         self.return_value: Variable | None = None
         self.yields: list[Variable] = []  # what a generator frame yielded
         self.loop_counts: dict[int, int] = {}
+        self.while_heads = whiles.heads(self)   # where while loops' bodies start -> where they end
         self.lineno = code.co_firstlineno
 
     # -- the loop ------------------------------------------------------------------------
@@ -81,7 +82,10 @@ class InstructionTranslator:
         return self.return_value
 
     def step(self) -> None:
-        """Run the instruction at `ip`."""
+        """Run the instruction at `ip`; at the start of a while loop's body, the loop as one node
+        where it can be (tracer/whiles.py)."""
+        if self.ip in self.while_heads and whiles.capture(self, self.ip, self.while_heads[self.ip]):
+            return
         inst = self.instructions[self.ip]
         self.ip += 1
         if inst.positions is not None and inst.positions.lineno is not None:

@@ -27,12 +27,15 @@ import numpy as np
 import numpile
 from numpile import logs, ops
 from numpile.lowering import BufferArg, Extern, Kernel, Program, schedule
-from numpile.ops.control import CompiledCond, CompiledLoop, IterationsStopped
+from numpile.ops.control import CompiledCond, CompiledLoop, CompiledWhile, IterationsStopped
 from numpile.lowering.reference import run_kernel, symbol_values
 from numpile.shapes import SYMBOL_PATTERN, NewGuard, SymInt, identical, no_new_guards, read_symbol
 
 from . import allocator, chain, codegen, jit, loop, nest, pairwise, plan, pycall, sizes, team
 from .irbuilder import Module, Unlowerable
+
+# the externs of conds and while loops: their bodies compiled when first run (a loop's: _loop)
+_CONTROL = {"cond": CompiledCond, "while_loop": CompiledWhile}
 
 # below this many elements of work a kernel runs on the calling thread: a hand-off costs ~20 µs
 PARALLEL_MIN_WORK = 1 << 17
@@ -478,7 +481,7 @@ class CompiledProgram:
         for i, step in enumerate(program.steps):
             if isinstance(step, Extern):
                 env[f"extern{i}"] = self._loop(step) if step.op == "loop" else \
-                    CompiledCond(self.compile_body) if step.op == "cond" else ops.get(step.op).impl
+                    _CONTROL[step.op](self.compile_body) if step.op in _CONTROL else ops.get(step.op).impl
                 args = ", ".join(_render_arg(a, names, env) for a in step.args)
                 kwargs = "".join(f", {k}={_render_arg(v, names, env)}" for k, v in step.kwargs.items())
                 call = f"extern{i}({args}{kwargs})"

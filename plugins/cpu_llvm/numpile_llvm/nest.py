@@ -165,6 +165,8 @@ class _Nest:
         for k, s in enumerate(graph.symbols):
             if s is not None:
                 node, dim = s
+                if node not in env:
+                    raise Unlowerable("a size known only when a loop nest's body runs")
                 value = env[node]
                 params[f"s{k}"] = _as_index(self.fn, value) if dim is None else \
                     (literal(value.dims[dim], I64) if isinstance(value.dims[dim], int) else value.dims[dim])
@@ -334,6 +336,45 @@ def _checked(nest: _Nest, n: Node, operands: list) -> V:
     return V(value.ref, I64, True)
 
 
+def _while(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> list:
+    """A while_loop: its body run, then again while its first result says so (a do-while)."""
+    body, carried, free = n.args
+    fn = nest.fn
+    values = [nest.operand(c, env, sizes) for c in carried]
+    for c, value in zip(carried, values):
+        if isinstance(value, _Array):
+            nest._version(c, value)
+    free_values = [nest.operand(f, env, sizes) for f in free]
+    inputs = body.inputs
+    carried_in, free_in = inputs[:len(carried)], inputs[len(carried):]
+    scalars = [k for k, v in enumerate(values) if not isinstance(v, _Array)]
+    inits = [scalar.cast(fn, values[k], carried_in[k].dtype) for k in scalars]
+    pre, head, done = fn.block, fn.label("while"), fn.label("wend")
+    fn.emit(f"br label %{head}")
+    fn.start_block(head)
+    phis = [V(fn.fresh("w"), init.dtype) for init in inits]
+    phi_at = len(fn.lines)
+    current = list(values)
+    for k, phi in zip(scalars, phis):
+        current[k] = nest._weak(carried_in[k], phi)
+    body_env = {node: nest._enter(node, value) for node, value in zip(carried_in, current)}
+    body_env |= {node: nest._enter(node, value) for node, value in zip(free_in, free_values)}
+    go, *outs = nest.graph(body, body_env)
+    for k, out in enumerate(outs):
+        if isinstance(values[k], _Array) and (not isinstance(out, _Array) or out.root != values[k].root):
+            raise Unlowerable("a while loop's carried array is not updated in place")
+    nexts = [scalar.cast(fn, outs[k], carried_in[k].dtype) for k in scalars]
+    latch = fn.block
+    fn.emit(f"br i1 {scalar.cast(fn, go, BOOL).ref}, label %{head}, label %{done}")
+    fn.lines[phi_at:phi_at] = [f"  {p.ref} = phi {reg_type(p.dtype)} [ {i.ref}, %{pre} ], [ {x.ref}, %{latch} ]"
+                               for p, i, x in zip(phis, inits, nexts)]
+    fn.start_block(done)
+    results = list(values)
+    for k, x in zip(scalars, nexts):
+        results[k] = nest._weak(carried_in[k], x)
+    return results
+
+
 def _python_int(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> V:
     """int() of a float: truncated, stopping with OVERFLOW where Python raises or the int leaves int64."""
     x = nest.operand(n.args[0], env, sizes)
@@ -406,4 +447,4 @@ def _tuple_getitem(nest: _Nest, n: Node, env: dict, sizes: Sizes):
 
 
 _CALLS = {"getitem": _getitem, "index": _getitem, "setitem": _setitem, "loop": _loop, "cond": _cond, "tuple_getitem": _tuple_getitem,
-          "python_int": _python_int}
+          "python_int": _python_int, "while_loop": _while}

@@ -22,7 +22,7 @@ import numpy as np
 from numpile import config, logs, ops
 from numpile.lowering import BufferArg, Extern, Kernel, Program
 from numpile.lowering.reference import run_kernel
-from numpile.ops.control import CompiledCond, CompiledLoop
+from numpile.ops.control import CompiledCond, CompiledLoop, CompiledWhile
 from numpile.shapes import SYMBOL_PATTERN, NewGuard, SymInt, read_symbol
 
 from . import device
@@ -278,7 +278,8 @@ class _RunnerWriter:
                 return f"slice({arg(v.start)}, {arg(v.stop)}, {arg(v.step)})"
             return self.constant(v)
         impl = CompiledLoop(self.compiled.compile_body, step.args[1:4]) if step.op == "loop" else \
-            CompiledCond(self.compiled.compile_body) if step.op == "cond" else ops.get(step.op).impl
+            CompiledCond(self.compiled.compile_body) if step.op == "cond" else \
+            CompiledWhile(self.compiled.compile_body) if step.op == "while_loop" else ops.get(step.op).impl
         self.env[f"extern{i}"] = _DeviceExtern(impl, step.op, self.compiled) if on_device else impl
         args = ", ".join(arg(a) for a in step.args)
         kwargs = "".join(f", {k}={arg(v)}" for k, v in step.kwargs.items())

@@ -11,7 +11,7 @@ import numpy as np
 
 from ... import ops
 from ...exc import Unsupported
-from ..liveness import in_for_loop
+from ..liveness import peeling
 from .arrays import ArrayVariable
 from .base import IteratorVariable, Variable
 from .containers import DictVariable, ListVariable, TupleVariable, constant_result, dict_items, make_slice
@@ -160,11 +160,11 @@ def _extremum(name: str, better):
 
 def _in_loop_body(tx, args, kwargs) -> bool:
     """Whether int()/float() of this one graph value stays in the graph: in a loop body (being
-    captured, or a first iteration unrolled before the rest is), on a backend that runs branches
+    captured, or an iteration unrolled before the rest is), on a backend that runs branches
     on such values (Backend.supports_conditionals)."""
     out = tx.output
     return len(args) == 1 and not kwargs and isinstance(args[0], ArrayVariable) and args[0].node.shape == () \
-        and out.dynamic.conditionals and (out.graph is not out.root_graph or in_for_loop(tx))
+        and out.dynamic.conditionals and (out.graph is not out.root_graph or peeling(tx))
 
 
 def _side_effect(name):

@@ -1,0 +1,166 @@
+"""While loops on graph values kept as loops: a `while` whose test is a graph value, traced once
+into a while_loop node (ops/control.py).
+
+CPython compiles `while test: body` as the test, then the body followed by the test again, whose
+last jump goes back to the start of the body (`while True:` has no test; its `break` jumps past
+the loop). So when the trace arrives at the start of such a body (the target of a backward jump
+that is not a `for` loop's), the test before it has been taken, and the body with the test after
+it is a do-while: the loop node's body runs from there until control is back at the start (go
+on) or past the loop (stop). A branch on a graph value there whose paths end the iteration
+(tracer/branches.py) gives its cond a result saying which: the node's flag.
+
+What the body carries is found as for a `for` loop (tracer/loops.py), and Python numbers that
+change (`k += 1`, `x = 0.0` made a NumPy float by the body) are carried as graph values: ints and
+floats as Python's (weak), a Python float the body makes a NumPy float64 as that (the loop runs at
+least once, so after it the value is one). A test the trace decides (on Python values) is no
+while loop node: the loop is unrolled as before.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import logs, ops
+from ..exc import Unsupported
+from ..graph import Graph
+from ..ops import ArrayMeta
+from ..shapes import SymInt, loop_dependent
+
+from .liveness import PEELS, live_at
+from .loops import FrameState, LoopBody, Unstable, bind_symbols, reorder_inputs, trace_passes
+from .variables import ArrayVariable, ConstantVariable
+
+_BACKWARD = ("JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "POP_JUMP_BACKWARD_IF_TRUE", "POP_JUMP_BACKWARD_IF_FALSE")
+_PYTHON = {bool: np.dtype(bool), int: np.dtype(np.int64), float: np.dtype(np.float64)}
+
+
+def heads(tx) -> dict[int, int]:
+    """The while loops of a frame's code: the instruction their body starts at -> the one after it."""
+    found = {}
+    for k, inst in enumerate(tx.instructions):
+        if inst.opname in _BACKWARD:
+            head = tx.index_of.get(inst.argval)
+            if head is not None and not _for_head(tx, head):
+                found.setdefault(head, k + 1)
+    return found
+
+
+def _for_head(tx, k: int) -> bool:
+    while k < len(tx.instructions) and tx.instructions[k].opname == "EXTENDED_ARG":
+        k += 1
+    return tx.instructions[k].opname == "FOR_ITER"
+
+
+def capture(tx, head: int, exit_ip: int) -> bool:
+    """At the start of a while loop's body: trace it as a while_loop node and go on after the loop;
+    False to run the body as it is (unrolled)."""
+    out = tx.output
+    key = (tx.code, head)
+    if not out.dynamic.conditionals or out.loop_attempts.get(key, 0) > PEELS or key in out.while_active:
+        return False
+    out.loop_attempts[key] = out.loop_attempts.get(key, 0) + 1
+    state = FrameState(tx)
+    out.while_active.add(key)
+    try:
+        loop = trace_passes(tx, key, state, lambda rebound, stale, period: WhileBody(tx, head, exit_ip, rebound, stale))
+    finally:
+        out.while_active.discard(key)
+    if loop is None:
+        return False
+    loop.finish(tx)
+    return True
+
+
+class WhileBody(LoopBody):
+    """One pass over a while loop's body and test (see LoopBody: what it carries, what it refuses)."""
+
+    def __init__(self, tx, head: int, exit_ip: int, rebound: dict, stale: set):
+        self.tx, self.inst, self.it, self.rebound, self.stale, self.period = tx, None, None, rebound, stale, 1
+        self.head, self.exit = head, exit_ip
+        self.outer = tx.output.graph
+        self.body = Graph(self.outer)
+        self.count = None
+        self.go = [None]   # whether it goes on, as a branch at the end of an iteration leaves it
+
+    def _enter(self) -> None:
+        self.target = None
+
+    def _initial(self, value, meta):
+        """A Python number carried: its graph value (of the meta the body gives it) before the loop."""
+        if isinstance(value, ArrayVariable):
+            return value
+        out = self.tx.output
+        saved, out.graph = out.graph, self.outer
+        try:
+            if isinstance(value.as_constant(), SymInt):   # an expression of enclosing loops' indices
+                return out.loop_index_value(value.as_constant())
+            number = value.as_constant() if meta.weak else meta.dtype.type(value.as_constant())
+            one = ConstantVariable(type(value.as_constant())(1) if meta.weak else meta.dtype.type(1))
+            return out.call_op(ops.get("multiply"), (ConstantVariable(number), one), {}, weak=meta.weak)
+        finally:
+            out.graph = saved
+
+    def _iterations(self) -> None:
+        tx = self.tx
+        frames = tx.output.loop_frames
+        frames.append((tx, self.head, self.head, self.exit, self.go))
+        try:
+            tx.step()
+            while tx.ip != self.head and tx.ip != self.exit:
+                if not self.head <= tx.ip < self.exit or tx.return_value is not None:
+                    raise Unsupported("control leaves the while loop from inside its body (a return, or a break "
+                                      "past it)")
+                tx.step()
+        finally:
+            frames.pop()
+        self.goes_on = self.go[0] if self.go[0] is not None else ConstantVariable(tx.ip == self.head)
+        if not isinstance(self.goes_on, ArrayVariable):
+            raise Unsupported("its test is decided while tracing (on Python values): it is unrolled")
+
+    def _of_index(self, value) -> bool:
+        return False
+
+    def _live_after(self, name: str) -> bool:
+        return live_at(self.tx, name, self.exit, outside=range(self.head, self.exit))
+
+    def _changed(self, name: str, before, var):
+        number = before.as_constant() if before.is_constant() else None
+        if isinstance(number, SymInt) and loop_dependent(number):
+            number = 0   # an expression of an enclosing loop's index: carried as a Python int
+        if type(number) not in _PYTHON:
+            return super()._changed(name, before, var)
+        if var.is_constant() and (type(var.as_constant()) is type(number) or type(number) is int
+                                   and isinstance(var.as_constant(), SymInt) and loop_dependent(var.as_constant())):
+            return ArrayMeta((), _PYTHON[type(number)], True, True)
+        if isinstance(var, ArrayVariable) and var.node.shape == () and var.node.dtype == _PYTHON[type(number)] \
+                and (not var.node.meta.get("weak") or var.node.array_meta.python_type is type(number)):
+            return var.node.array_meta   # a Python number, or the NumPy scalar the body makes of it
+        return super()._changed(name, before, var)
+
+    def finish(self, tx) -> None:
+        """Put the while_loop node in the enclosing graph, give the frame the values after it, and
+        go on after the loop."""
+        body = self.body
+        carried = [(v, before, placeholder) for v, (before, placeholder) in self.arrays.items() if v.node is not placeholder]
+        renamed = [(name, before, placeholder) for name, (before, placeholder) in self.names.items()]
+        body.output([self.goes_on.node] + [v.node for v, _, _ in carried] + [tx.locals[name].node for name, _, _ in renamed])
+        body.write_back = [(k + 1, placeholder) for k, (_, _, placeholder) in enumerate(carried)]
+        body.write_back_owned = True
+        free = [(before, placeholder) for v, (before, placeholder) in self.arrays.items() if v.node is placeholder]
+        free_inits = self._lift(free)
+        reorder_inputs(body, [p for _, _, p in carried] + [p for _, _, p in renamed] + [p for _, p in free_inits])
+        bind_symbols(body, tx.output.shape_env, {}, free_inits)
+        inits = [before for _, before, _ in carried] + [before for _, before, _ in renamed]
+        node = self.outer.while_loop(body, tuple(inits), tuple(before for before, _ in free_inits), tx.loc)
+        for k, (v, _, _) in enumerate(carried):
+            v.node, v.version = self.outer.result(node, k), v.version + 1
+        for v, (before, placeholder) in self.arrays.items():
+            if v.node is placeholder:
+                v.node = before
+        for k, (name, _, _) in enumerate(renamed):
+            tx.locals[name] = ArrayVariable(self.outer.result(node, len(carried) + k))
+        for name in set(tx.locals) - set(self.state_locals):
+            del tx.locals[name]   # bound in the loop, read nowhere after it
+        tx.ip = self.exit
+        logs.get("graph").debug("%s: the while loop is captured as %s (body of %d ops)", tx.loc, node.name,
+                                len(body.calls))
