@@ -74,8 +74,8 @@ def choose_by_norm(a, b):
 
 # -- while and breaks on data -------------------------------------------------------------------
 def halve_until_small(x):
-    """The test in every iteration needs data: the root graph ends at the first test; the loop body
-    and the next test are one resumed graph (reused by later iterations); the exit is another."""
+    """The test needs data: the root graph ends at the first test (a break); the resumed graph holds
+    the loop as a while_loop node (its body and the test after it) and what follows it."""
     while np.abs(x).max() > 1:
         x = x * 0.5
     return x * 2
@@ -217,7 +217,7 @@ CASES = [
     Case(assert_finite_rewritten, lambda rng, c: (rand(rng, (n(c),)),), 2, 1),
     Case(clamp_in_place_if_negative, lambda rng, c: (np.abs(rand(rng, (n(c),))) * sign(c) - 0.5 * sign(c),), 2, 1),
     Case(choose_by_norm, lambda rng, c: (rand(rng, (n(c),)) * (3 if c != 1 else 0.2), rand(rng, (n(c),))), 2, 1),
-    Case(halve_until_small, lambda rng, c: (np.concatenate([[9.0], rand(rng, (n(c) - 1,))]),), 3, 2),
+    Case(halve_until_small, lambda rng, c: (np.concatenate([[9.0], rand(rng, (n(c) - 1,))]),), 2, 1),
     # positive data never takes the branch; the root graph ends at the first test, the resumed
     # false branch goes back to the range iterator (run natively: a break), the resumed body traces the
     # next iteration to its test (a graph, a break); later iterations reuse these entries

@@ -85,4 +85,4 @@ def while_cases() -> list[Case]:
     return [Case("while_loop", (in_place, (Arr((), scalar=True), Arr((5, 3))), (Arr((), scalar=True),))),
             Case("while_loop", (in_place, (Arr((), scalar=True), Arr((5, 3), layout="T")), (Arr((), scalar=True),))),
             Case("while_loop", (rebound, (Arr((5, 3)),), (Arr((), scalar=True),))),
-            Case("while_loop", (rebound, (Arr((5, 3), "float64"),), (Arr((), scalar=True),)))]
+            Case("while_loop", (rebound, (Arr((5, 3), layout="T"),), (Arr((), scalar=True),)))]

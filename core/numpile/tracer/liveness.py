@@ -33,10 +33,12 @@ def innermost_for(tx):
 
 def peeling(tx) -> bool:
     """Whether the trace is in an iteration of a `for` loop unrolled before the rest is captured
-    (tracer/loops.py), not in one unrolled for good: there branches on data break the graph, and
-    element code stays out of it, as in every other iteration."""
+    (tracer/loops.py), or of one unrolled as small; not in one unrolled because it could not be
+    captured: there branches on data break the graph, and element code stays out of it, as in every
+    other iteration."""
     found = innermost_for(tx)
-    return found is not None and tx.output.loop_attempts.get((found[0].code, found[1].offset), 0) <= PEELS
+    key = None if found is None else (found[0].code, found[1].offset)
+    return found is not None and (tx.output.loop_attempts.get(key, 0) <= PEELS or key in tx.output.small_loops)
 
 
 def live_at(tx, name: str, k: int, outside: range = range(0)) -> bool:

@@ -69,6 +69,7 @@ def capture(tx, inst, it) -> bool:
         return False
     if loop.small():
         state.restore()
+        out.small_loops.add(key)
         return give_up(tx, key, f"{loop.count} iterations of {len(loop.body.calls)} ops are fewer than "
                                  f"config.loop_unroll_ops={config.loop_unroll_ops}: its kernels fuse unrolled", peel=False)
     loop.finish(tx, inst)
@@ -343,13 +344,7 @@ class LoopBody:
         self._bind_symbols(free_inits)
         node = self.outer.loop(body, self.first, self.stop, self.step * self.period, tuple(inits),
                                tuple(before for before, _ in free_inits), tx.loc)
-        for k, (v, _, _) in enumerate(carried):
-            v.node, v.version = self.outer.result(node, k), v.version + 1
-        for v, (before, placeholder) in self.arrays.items():
-            if v.node is placeholder:
-                v.node = before
-        for k, (name, _, _) in enumerate(renamed):
-            tx.locals[name] = ArrayVariable(self.outer.result(node, len(carried) + k))
+        self._hand_on(node, carried, renamed)
         for name, var in list(tx.locals.items()):
             if var.is_constant() and self._of_index(var.as_constant()) and self.count is not None:
                 with loop_range(self.index, self.first, self.last):
@@ -368,6 +363,17 @@ class LoopBody:
                                 self.count if self.count is not None else f"range({self.first}, {self.stop})",
                                 f", {self.period} in each pass of its body (locals swap arrays)" if self.period > 1 else "",
                                 len(body.calls))
+
+    def _hand_on(self, node, carried: list, renamed: list) -> None:
+        """The frame's arrays and rebound locals after the loop: the node's results (carried
+        arrays, then rebound locals), the free arrays as they were."""
+        for k, (v, _, _) in enumerate(carried):
+            v.node, v.version = self.outer.result(node, k), v.version + 1
+        for v, (before, placeholder) in self.arrays.items():
+            if v.node is placeholder:
+                v.node = before
+        for k, (name, _, _) in enumerate(renamed):
+            self.tx.locals[name] = ArrayVariable(self.outer.result(node, len(carried) + k))
 
     def _lift(self, free: list) -> list:
         """(enclosing node, body input) for each value of the enclosing graph the body reads: the

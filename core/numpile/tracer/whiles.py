@@ -152,13 +152,7 @@ class WhileBody(LoopBody):
         bind_symbols(body, tx.output.shape_env, {}, free_inits)
         inits = [before for _, before, _ in carried] + [before for _, before, _ in renamed]
         node = self.outer.while_loop(body, tuple(inits), tuple(before for before, _ in free_inits), tx.loc)
-        for k, (v, _, _) in enumerate(carried):
-            v.node, v.version = self.outer.result(node, k), v.version + 1
-        for v, (before, placeholder) in self.arrays.items():
-            if v.node is placeholder:
-                v.node = before
-        for k, (name, _, _) in enumerate(renamed):
-            tx.locals[name] = ArrayVariable(self.outer.result(node, len(carried) + k))
+        self._hand_on(node, carried, renamed)
         for name in set(tx.locals) - set(self.state_locals):
             del tx.locals[name]   # bound in the loop, read nowhere after it
         tx.ip = self.exit
