@@ -39,10 +39,8 @@ def capture(tx, inst, jump_when: bool, keep_on_jump: bool) -> bool:
     keeping the value on the stack when it jumps if `keep_on_jump`), trace both sides into a cond
     node and go on where they meet; False where that is not tried or fails (the trace is then as
     it was, and the jump needs the value as before)."""
-    out = tx.output
     value = tx.stack[-1]
-    if not isinstance(value, ArrayVariable) or not out.dynamic.conditionals or value.node.shape != () \
-            or out.graph is out.root_graph and not peeling(tx):
+    if not _testable(tx, value):
         return False
     state = FrameState(tx)
     frame = _loop_frame(tx)
@@ -71,6 +69,23 @@ def capture(tx, inst, jump_when: bool, keep_on_jump: bool) -> bool:
     return True
 
 
+def _testable(tx, value) -> bool:
+    """Whether a branch on `value` may be a cond: one graph value, in a loop captured or peeled."""
+    out = tx.output
+    return isinstance(value, ArrayVariable) and out.dynamic.conditionals and value.node.shape == () \
+        and (out.graph is not out.root_graph or peeling(tx))
+
+
+def truth_value(tx, value, negate: bool = False):
+    """bool(value) (or `not value`) of a graph value a cond may test, as a graph value; else None."""
+    if not _testable(tx, value):
+        return None
+    if value.node.dtype == np.bool_ and not negate:
+        return value
+    test = "equal" if negate else "not_equal"
+    return tx.output.call_op(ops.get(test), (value, ConstantVariable(0)), {}, weak=bool(value.node.meta.get("weak")))
+
+
 def _meeting_point(tx, k: int) -> int:
     """Where the paths from the jump at instruction k meet first: its immediate post-dominator,
     with the loop's head (HEAD) and the frame's end (END) as ends of paths; Unsupported if a side
@@ -81,8 +96,8 @@ def _meeting_point(tx, k: int) -> int:
         found = successors(tx, j, tx.instructions[j]) or [END]
         if frame is None:
             return found
-        head, exit_ip = frame[1], frame[3]
-        return [HEAD if _ends_iteration(frame, n) else OUT if n >= 0 and not head <= n < exit_ip else n for n in found]
+        head, end = frame[1], frame[3]
+        return [HEAD if _ends_iteration(frame, n) else OUT if n >= 0 and not head <= n < end else n for n in found]
 
     reach, todo = {}, [k]
     while todo:
@@ -110,7 +125,8 @@ def _meeting_point(tx, k: int) -> int:
 
 def _loop_frame(tx):
     """The innermost loop being traced, where its body is this frame's code: (frame, head, FOR_ITER,
-    exit), and for a while loop (tracer/whiles.py) a cell for whether it goes on."""
+    the end of its body), and for a while loop (tracer/whiles.py) a cell for whether it goes on and
+    where control goes when it ends."""
     frames = tx.output.loop_frames
     return frames[-1] if frames and frames[-1][0] is tx else None
 
@@ -118,8 +134,8 @@ def _loop_frame(tx):
 def _ends_iteration(frame, k: int) -> bool:
     """Whether control at instruction k has ended an iteration: back at the head, or for a while
     loop at its exit too (the iteration then says stop)."""
-    head, loop_ip, exit_ip = frame[1:4]
-    return head <= k <= loop_ip or len(frame) > 4 and k == exit_ip
+    head, loop_ip = frame[1:3]
+    return head <= k <= loop_ip or len(frame) > 4 and k == frame[5]
 
 
 class _Side:
@@ -208,8 +224,7 @@ def _merge(tx, value: ArrayVariable, sides: list, meet: int, state: FrameState) 
     for k, side in enumerate(sides):
         side.graph.output(outputs[k])
     operands = _operands(out, sides)
-    pred = value if value.node.dtype == np.bool_ else \
-        out.call_op(ops.get("not_equal"), (value, ConstantVariable(0)), {})
+    pred = truth_value(tx, value)
     node = out.graph.cond(pred.node, then.graph, other.graph, tuple(operands), tx.loc)
     tx.stack[:] = then.stack   # as the sides leave it (the jump popped its value); results below
     for k, (slot, _, _) in enumerate(results):

@@ -225,12 +225,16 @@ def unary_negative(tx: Tx, inst):   # and UNARY_INVERT, UNARY_POSITIVE
 
 @handles("UNARY_NOT")
 def unary_not(tx: Tx, inst):
-    tx.push(ConstantVariable(not tx.pop().truth(tx)))
+    value = tx.pop()
+    truth = branches.truth_value(tx, value, negate=True)   # a graph value where a cond may test it
+    tx.push(truth if truth is not None else ConstantVariable(not value.truth(tx)))
 
 
 @handles("TO_BOOL")
 def to_bool(tx: Tx, inst):
-    tx.push(ConstantVariable(tx.pop().truth(tx)))
+    value = tx.pop()
+    truth = branches.truth_value(tx, value)
+    tx.push(truth if truth is not None else ConstantVariable(value.truth(tx)))
 
 
 @handles("COMPARE_OP")

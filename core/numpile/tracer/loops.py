@@ -73,6 +73,8 @@ def capture(tx, inst, it) -> bool:
         return give_up(tx, key, f"{loop.count} iterations of {len(loop.body.calls)} ops are fewer than "
                                  f"config.loop_unroll_ops={config.loop_unroll_ops}: its kernels fuse unrolled", peel=False)
     loop.finish(tx, inst)
+    if out.loop_attempts[key] <= PEELS:   # the next time the loop runs (an enclosing loop unrolled): afresh
+        del out.loop_attempts[key]        # (not for iterations past a swap's whole periods: unrolled)
     return True
 
 

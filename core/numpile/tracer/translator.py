@@ -84,7 +84,7 @@ class InstructionTranslator:
     def step(self) -> None:
         """Run the instruction at `ip`; at the start of a while loop's body, the loop as one node
         where it can be (tracer/whiles.py)."""
-        if self.ip in self.while_heads and whiles.capture(self, self.ip, self.while_heads[self.ip]):
+        if self.ip in self.while_heads and whiles.capture(self, self.ip, *self.while_heads[self.ip]):
             return
         inst = self.instructions[self.ip]
         self.ip += 1

@@ -26,7 +26,7 @@ from ..graph import Graph
 from ..ops import ArrayMeta
 from ..shapes import SymInt, loop_dependent
 
-from .liveness import PEELS, live_at
+from .liveness import PEELS, live_at, successors
 from .loops import FrameState, LoopBody, Unstable, bind_symbols, reorder_inputs, trace_passes
 from .variables import ArrayVariable, ConstantVariable
 
@@ -34,14 +34,19 @@ _BACKWARD = ("JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "POP_JUMP_BACKWARD_I
 _PYTHON = {bool: np.dtype(bool), int: np.dtype(np.int64), float: np.dtype(np.float64)}
 
 
-def heads(tx) -> dict[int, int]:
-    """The while loops of a frame's code: the instruction their body starts at -> the one after it."""
+def heads(tx) -> dict[int, tuple]:
+    """The while loops of a frame's code: the instruction their body starts at -> (the one after
+    the body, where control goes when the loop ends). Control leaves a body one way only (after the
+    loop, or where a `break` at its end goes: the enclosing loop's head); one with several ways out
+    is not a while loop node."""
     found = {}
     for k, inst in enumerate(tx.instructions):
-        if inst.opname in _BACKWARD:
-            head = tx.index_of.get(inst.argval)
-            if head is not None and not _for_head(tx, head):
-                found.setdefault(head, k + 1)
+        head = tx.index_of.get(inst.argval) if inst.opname in _BACKWARD else None
+        if head is None or _for_head(tx, head) or head in found:
+            continue
+        exits = {n for j in range(head, k + 1) for n in successors(tx, j, tx.instructions[j]) if not head <= n <= k}
+        if len(exits) == 1:
+            found[head] = (k + 1, exits.pop())
     return found
 
 
@@ -51,7 +56,7 @@ def _for_head(tx, k: int) -> bool:
     return tx.instructions[k].opname == "FOR_ITER"
 
 
-def capture(tx, head: int, exit_ip: int) -> bool:
+def capture(tx, head: int, end: int, exit_ip: int) -> bool:
     """At the start of a while loop's body: trace it as a while_loop node and go on after the loop;
     False to run the body as it is (unrolled)."""
     out = tx.output
@@ -62,21 +67,23 @@ def capture(tx, head: int, exit_ip: int) -> bool:
     state = FrameState(tx)
     out.while_active.add(key)
     try:
-        loop = trace_passes(tx, key, state, lambda rebound, stale, period: WhileBody(tx, head, exit_ip, rebound, stale))
+        loop = trace_passes(tx, key, state, lambda rebound, stale, period: WhileBody(tx, head, end, exit_ip, rebound, stale))
     finally:
         out.while_active.discard(key)
     if loop is None:
         return False
     loop.finish(tx)
+    del out.loop_attempts[key]
     return True
 
 
 class WhileBody(LoopBody):
     """One pass over a while loop's body and test (see LoopBody: what it carries, what it refuses)."""
 
-    def __init__(self, tx, head: int, exit_ip: int, rebound: dict, stale: set):
+    def __init__(self, tx, head: int, end: int, exit_ip: int, rebound: dict, stale: set):
+        """The body is instructions [head, end); control goes to `exit_ip` when the loop ends."""
         self.tx, self.inst, self.it, self.rebound, self.stale, self.period = tx, None, None, rebound, stale, 1
-        self.head, self.exit = head, exit_ip
+        self.head, self.end, self.exit = head, end, exit_ip
         self.outer = tx.output.graph
         self.body = Graph(self.outer)
         self.count = None
@@ -103,11 +110,11 @@ class WhileBody(LoopBody):
     def _iterations(self) -> None:
         tx = self.tx
         frames = tx.output.loop_frames
-        frames.append((tx, self.head, self.head, self.exit, self.go))
+        frames.append((tx, self.head, self.head, self.end, self.go, self.exit))
         try:
             tx.step()
             while tx.ip != self.head and tx.ip != self.exit:
-                if not self.head <= tx.ip < self.exit or tx.return_value is not None:
+                if not self.head <= tx.ip < self.end or tx.return_value is not None:
                     raise Unsupported("control leaves the while loop from inside its body (a return, or a break "
                                       "past it)")
                 tx.step()
@@ -121,7 +128,7 @@ class WhileBody(LoopBody):
         return False
 
     def _live_after(self, name: str) -> bool:
-        return live_at(self.tx, name, self.exit, outside=range(self.head, self.exit))
+        return live_at(self.tx, name, self.exit, outside=range(self.head, self.end))
 
     def _changed(self, name: str, before, var):
         number = before.as_constant() if before.is_constant() else None
