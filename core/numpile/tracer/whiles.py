@@ -27,7 +27,7 @@ from ..ops import ArrayMeta
 from ..shapes import SymInt, loop_dependent
 
 from .liveness import PEELS, live_at, successors
-from .loops import FrameState, LoopBody, Unstable, bind_symbols, reorder_inputs, trace_passes
+from .loops import FrameState, LoopBody, bind_symbols, reorder_inputs, trace_passes
 from .variables import ArrayVariable, ConstantVariable
 
 _BACKWARD = ("JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "POP_JUMP_BACKWARD_IF_TRUE", "POP_JUMP_BACKWARD_IF_FALSE")
