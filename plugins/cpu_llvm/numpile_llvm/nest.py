@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from numpile import ops
+from numpile import logs, ops
 from numpile.graph import Graph, Node
 from numpile.lowering import Const
 from numpile.shapes import SymInt
@@ -71,7 +71,10 @@ class NativeNest:
         ir = _render(Module(cpu_features), "nest", body, step)
         symbol = f"npk_nest_{jit.cache_key(ir)[:16]}"   # one name per nest: all share one JIT
         self.ir = ir.replace("@nest(", f"@{symbol}(")
-        addresses, _ = jit.compile_ir(self.ir, [symbol])
+        addresses, origin = jit.compile_ir(self.ir, [symbol])
+        if logs.get("output_code").isEnabledFor(10):
+            logs.get("output_code").debug("llvm loop nest %s (%s):\n%s", symbol, origin, jit.optimized_ir(self.ir))
+        logs.get("perf").debug("llvm: a loop of element code is one native function, %s", symbol)
         proto = ctypes.CFUNCTYPE(ctypes.c_int32, *[ctypes.py_object] * len(self.metas), ctypes.c_int64, ctypes.c_int64)
         self.native = proto(addresses[symbol])
 
