@@ -318,3 +318,45 @@ def test_int_of_nan_raises_as_python():
         np.testing.assert_array_equal(compiled(x), truncs(x))
         with pytest.raises(ValueError):
             compiled(np.array([1.5, np.nan, 3.0, 4.0, 5.0]))
+
+
+def test_branch_binding_an_existing_array_keeps_its_identity():
+    # the local is one of the caller's arrays after the branch: updates through it reach that array
+    def pick_and_update(x, y, z):
+        for i in range(x.shape[0]):
+            if x[i] > 0:
+                w = y
+            else:
+                w = z
+            w[i] = -1.0
+        return w
+    rng = np.random.default_rng()
+    for backend in BACKENDS:
+        x, y, z = rng.standard_normal(6), rng.random(6), rng.random(6)
+        expected_args, got_args = _copies((x, y, z)), _copies((x, y, z))
+        expected = pick_and_update(*expected_args)
+        got = numpile.compile(pick_and_update, backend=backend)(*got_args)
+        np.testing.assert_array_equal(got, expected)
+        for e, g in zip(expected_args, got_args):
+            np.testing.assert_array_equal(g, e)
+        assert (got is got_args[1]) == (expected is expected_args[1])
+
+
+def test_fuzz_program_returning_an_argument_bound_in_a_branch():
+    # found by CI's random programs (y is x): the branch bound x to the argument y, returned as is
+    def f(x, y, n):
+        for k0 in range(n):
+            x[k0 % len(x)] = x[k0 % len(x)] * 0.5 + k0
+            x = (x * 0.5)
+            if (x + np.ones_like(x) * 0.5).sum() > 0:
+                x = y
+            else:
+                x = x
+        return x
+    for backend in BACKENDS:
+        a = np.array([0.75])
+        b = np.array([0.75])
+        got, expected = numpile.compile(f, backend=backend)(b, b, 1), f(a, a, 1)
+        np.testing.assert_array_equal(got, expected)
+        np.testing.assert_array_equal(b, a)
+        assert (got is b) == (expected is a)

@@ -206,10 +206,15 @@ def _merge(tx, value: ArrayVariable, sides: list, meet: int, state: FrameState) 
         elif live_at(tx, name, meet if meet >= 0 else len(tx.instructions)) and meet != END:
             raise Unsupported(f"{name} is bound on one side of the branch only and read after it")
     results = []   # (slot, then value, else value)
+    existing = {id(v) for v, *_ in state.arrays}
     for slot in slots:
         t, f = _value(then, slot), _value(other, slot)
         if t is f or _equal_constants(t, f):   # an array updated in place is merged below, its views made again
             continue
+        for v in (t, f):
+            if isinstance(v, ArrayVariable) and not v.node.meta.get("scalar") and (id(v) in existing or v.base is not None):
+                raise Unsupported(f"{slot[1] if slot[0] == 'local' else 'a value'} is {v.describe()} on one side of "
+                                  "the branch, an array that exists apart from it (a cond's result would be a copy)")
         results.append((slot, t, f))
     arrays = [(v, before) for v, before, *_ in state.arrays if v.base is None and
               (then.nodes[id(v)][0] is not before or other.nodes[id(v)][0] is not before)]

@@ -16,4 +16,9 @@ UNSUPPORTED = {
     **pointwise.UNSUPPORTED, **reductions.UNSUPPORTED, **shape_ops.UNSUPPORTED, **products.UNSUPPORTED,
     "tuple_getitem": "",   # handled by the driver (convert.py): it picks one result of an op with several
     "loop": "",            # handled by the driver (convert.py, loops.py): its body is a graph it converts
+    "cond": "a branch on a graph value is not exported yet (ONNX If); the exporter does not declare "
+            "supports_conditionals, so capture breaks there instead",
+    "while_loop": "a while loop on a graph value is not exported yet (ONNX Loop with a condition); the exporter "
+                  "does not declare supports_conditionals",
+    "python_int": "int() of a float as Python's int (raising on NaN and inf) has no ONNX operator",
 }
