@@ -206,15 +206,14 @@ def _merge(tx, value: ArrayVariable, sides: list, meet: int, state: FrameState) 
         elif live_at(tx, name, meet if meet >= 0 else len(tx.instructions)) and meet != END:
             raise Unsupported(f"{name} is bound on one side of the branch only and read after it")
     results = []   # (slot, then value, else value)
-    existing = {id(v) for v, *_ in state.arrays}
     for slot in slots:
         t, f = _value(then, slot), _value(other, slot)
         if t is f or _equal_constants(t, f):   # an array updated in place is merged below, its views made again
             continue
         for v in (t, f):
-            if isinstance(v, ArrayVariable) and not v.node.meta.get("scalar") and (id(v) in existing or v.base is not None):
+            if isinstance(v, ArrayVariable) and not v.node.meta.get("scalar") and _shared(tx, state, v, slot):
                 raise Unsupported(f"{slot[1] if slot[0] == 'local' else 'a value'} is {v.describe()} on one side of "
-                                  "the branch, an array that exists apart from it (a cond's result would be a copy)")
+                                  "the branch, an array held apart from it too (a cond's result would be a copy)")
         results.append((slot, t, f))
     arrays = [(v, before) for v, before, *_ in state.arrays if v.base is None and
               (then.nodes[id(v)][0] is not before or other.nodes[id(v)][0] is not before)]
@@ -250,6 +249,22 @@ def _merge(tx, value: ArrayVariable, sides: list, meet: int, state: FrameState) 
         tx.ip = meet
     logs.get("graph").debug("%s: the branch on %s is captured as %s (%d results)", tx.loc, value.describe(),
                             node.name, len(results) + len(arrays))
+
+
+def _shared(tx, state: FrameState, v: ArrayVariable, slot) -> bool:
+    """Whether array v is seen apart from this slot before the branch (the caller's, a view or
+    viewed, in another local of this frame or of one it was inlined from, in a container): then a
+    copy of it as a cond's result would lose what updates through it reach, and its identity."""
+    if v.source is not None or v.base is not None or any(w.base is v for w, *_ in state.arrays):
+        return True
+    if any(w is v and not (slot[0] == "local" and name == slot[1]) for name, w in state.locals.items()):
+        return True
+    frame = tx.parent
+    while frame is not None:
+        if any(w is v for w in (*frame.locals.values(), *frame.stack)):
+            return True
+        frame = frame.parent
+    return any(id(v) in (items if isinstance(items, list) else items.values()) for _, items in state.containers)
 
 
 def _value(side: _Side, slot):
