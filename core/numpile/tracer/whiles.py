@@ -38,10 +38,16 @@ def heads(tx) -> dict[int, tuple]:
     """The while loops of a frame's code: the instruction their body starts at -> (the one after
     the body, where control goes when the loop ends). Control leaves a body one way only (after the
     loop, or where a `break` at its end goes: the enclosing loop's head); one with several ways out
-    is not a while loop node."""
-    found = {}
+    is not a while loop node. Backward jumps of exception handlers (a `with` block's exit, 3.12)
+    are not loops: only jumps reached without an exception count."""
+    found, normal, todo = {}, set(), [0]
+    while todo:   # the instructions control reaches without raising
+        k = todo.pop()
+        if k not in normal and k < len(tx.instructions):
+            normal.add(k)
+            todo += successors(tx, k, tx.instructions[k])
     for k, inst in enumerate(tx.instructions):
-        head = tx.index_of.get(inst.argval) if inst.opname in _BACKWARD else None
+        head = tx.index_of.get(inst.argval) if inst.opname in _BACKWARD and k in normal else None
         if head is None or _for_head(tx, head) or head in found:
             continue
         exits = {n for j in range(head, k + 1) for n in successors(tx, j, tx.instructions[j]) if not head <= n <= k}
