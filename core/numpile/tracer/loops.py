@@ -164,7 +164,7 @@ class LoopBody:
     def _iterations(self) -> None:
         """Trace the body's instructions for an iteration (`period` of them) with the index symbolic."""
         tx = self.tx
-        with loop_range(self.index, self.first, self.last):
+        with loop_range(self.index, self.first, self.last, self.step):
             for k in range(self.period):
                 if k:   # the next iteration of the period starts after FOR_ITER, as FOR_ITER would
                     tx.ip = tx.index_of[self.inst.offset] + 1
@@ -349,7 +349,7 @@ class LoopBody:
         self._hand_on(node, carried, renamed)
         for name, var in list(tx.locals.items()):
             if var.is_constant() and self._of_index(var.as_constant()) and self.count is not None:
-                with loop_range(self.index, self.first, self.last):
+                with loop_range(self.index, self.first, self.last, self.step):
                     tx.locals[name] = ConstantVariable(substitute_index(var.as_constant(), self.index, self.last))
             elif name not in self.state_locals or var.is_constant() and self._of_index(var.as_constant()) \
                     or name == self.target and isinstance(var, ArrayVariable):
