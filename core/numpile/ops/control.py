@@ -76,6 +76,7 @@ class CompiledLoop:
         self.ready: dict[tuple, object] = {}
 
     def __call__(self, body, start, stop, step, carried, free):
+        start, stop = int(start), int(stop)   # bounds computed in the graph come as 0-d arrays
         values = range(start, stop, step)
         if not values:
             return tuple(carried)

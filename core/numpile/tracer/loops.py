@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-from .. import config, logs
+from .. import config, logs, ops
 from ..exc import Unsupported
 from ..graph import Graph, Node, map_nodes
 from ..ops import ArrayMeta
@@ -34,9 +34,14 @@ from ..shapes import SYMBOL_PATTERN, SymInt, lone_symbol, loop_range, substitute
 from . import bytecode_compat as bc
 from .liveness import PEELS, live_after_loop
 from .variables import (
-    NULL, ArrayIteratorVariable, ArrayVariable, CellVariable, ConstantVariable, DictVariable, ListVariable, TupleVariable,
+    NULL, ArrayIteratorVariable, ArrayVariable, CellVariable, ConstantVariable, DataRange, DictVariable, ListVariable,
+    TupleVariable,
 )
 
+
+
+# Python numbers as graph values: NumPy's dtype for each (weak, NEP 50)
+PYTHON_NUMBERS = {bool: np.dtype(bool), int: np.dtype(np.int64), float: np.dtype(np.float64)}
 
 
 class Unstable(Exception):
@@ -64,7 +69,8 @@ def capture(tx, inst, it) -> bool:
         return False   # a SymbolicRange that is not captured raises as it is unrolled
     out.loop_attempts[key] = attempts + 1
     state = FrameState(tx)
-    loop = trace_passes(tx, key, state, lambda rebound, stale, period: LoopBody(tx, inst, it, rebound, stale, period))
+    kind = DataRangeBody if isinstance(getattr(it, "range", None), DataRange) else LoopBody
+    loop = trace_passes(tx, key, state, lambda rebound, stale, period: kind(tx, inst, it, rebound, stale, period))
     if loop is None:
         return False
     if loop.small():
@@ -344,7 +350,7 @@ class LoopBody:
         free_nodes = [p for _, p in free_inits]
         reorder_inputs(body, order + free_nodes)
         self._bind_symbols(free_inits)
-        node = self.outer.loop(body, self.first, self.stop, self.step * self.period, tuple(inits),
+        node = self.outer.loop(body, *self._bounds(), self.step * self.period, tuple(inits),
                                tuple(before for before, _ in free_inits), tx.loc)
         self._hand_on(node, carried, renamed)
         for name, var in list(tx.locals.items()):
@@ -362,9 +368,13 @@ class LoopBody:
         else:
             _exhaust(tx, inst)
         logs.get("graph").debug("%s: the loop is captured as %s (%s iterations%s, body of %d ops)", tx.loc, node.name,
-                                self.count if self.count is not None else f"range({self.first}, {self.stop})",
+                                self.count if self.count is not None else self.it.range,
                                 f", {self.period} in each pass of its body (locals swap arrays)" if self.period > 1 else "",
                                 len(body.calls))
+
+    def _bounds(self) -> tuple:
+        """The loop node's start and stop."""
+        return self.first, self.stop
 
     def _hand_on(self, node, carried: list, renamed: list) -> None:
         """The frame's arrays and rebound locals after the loop: the node's results (carried
@@ -390,6 +400,65 @@ class LoopBody:
 
     def _bind_symbols(self, free_inits: list) -> None:
         bind_symbols(self.body, self.tx.output.shape_env, {lone_symbol(self.index): (self.index_node, None)}, free_inits)
+
+
+class DataRangeBody(LoopBody):
+    """The body of a loop over a DataRange (`range(indptr[i], indptr[i + 1])`): its bounds are
+    graph values, so its index is one too (a Python int input of the body), not a loop symbol:
+    what the body does with it is decided when it runs (an element's index checked then)."""
+
+    def __init__(self, tx, inst, it, rebound: dict, stale: set, period: int = 1):
+        self.tx, self.inst, self.it, self.rebound, self.stale, self.period = tx, inst, it, rebound, stale, 1
+        self.outer = tx.output.graph
+        self.body = Graph(self.outer)
+        self.first, self.last, self.stop, self.step, self.count = it.remaining()
+
+    def _iterations(self) -> None:
+        self.tx.push(self.it.at(ArrayVariable(self.index_node)))
+        self._run()
+
+    def _enter(self) -> None:
+        self.target = _index_name(self.tx, self.inst)
+        self.index_node = self.body.input(self.target, ArrayMeta((), np.dtype(np.int64), True, True))
+
+    def _of_index(self, value) -> bool:
+        return False
+
+    def _bounds(self) -> tuple:
+        return tuple(self.tx.output.graph_arg(v) for v in (self.first, self.stop))
+
+    def _bind_symbols(self, free_inits: list) -> None:
+        bind_symbols(self.body, self.tx.output.shape_env, {}, free_inits)
+
+    def _initial(self, value, meta):
+        return number_before(self.tx, self.outer, value, meta)
+
+    def _changed(self, name: str, before, var):
+        """A number the body changes is carried where it keeps its type (a Python int stays one, a
+        NumPy float64 stays one): the loop may run no iteration, and then the value is as before."""
+        number = before.as_constant() if before.is_constant() else None
+        if isinstance(var, ArrayVariable) and var.node.shape == () and var.python_type() is type(number):
+            return var.node.array_meta
+        if var.is_constant() and type(var.as_constant()) is type(number) in PYTHON_NUMBERS:   # `c += 1`
+            return ArrayMeta((), PYTHON_NUMBERS[type(number)], True, True)
+        return super()._changed(name, before, var)
+
+
+def number_before(tx, outer: Graph, value, meta):
+    """A number a loop carries (`value`, a constant, or already a graph value) as a graph value of
+    the enclosing graph `outer`, of the meta the body gives it."""
+    if isinstance(value, ArrayVariable):
+        return value
+    out = tx.output
+    saved, out.graph = out.graph, outer
+    try:
+        if isinstance(value.as_constant(), SymInt):   # an expression of enclosing loops' indices
+            return out.loop_index_value(value.as_constant())
+        number = value.as_constant() if meta.weak else meta.dtype.type(value.as_constant())
+        one = ConstantVariable(type(value.as_constant())(1) if meta.weak else meta.dtype.type(1))
+        return out.call_op(ops.get("multiply"), (ConstantVariable(number), one), {}, weak=meta.weak)
+    finally:
+        out.graph = saved
 
 
 def lift_outer(body: Graph, lifted: list) -> None:
