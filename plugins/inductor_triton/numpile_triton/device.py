@@ -15,6 +15,7 @@ import os
 
 import numpy as np
 
+from .reuse import cupy_holders
 from .staging import PinnedStaging
 
 
@@ -133,6 +134,10 @@ class TorchArrays:
     def pointer(tensor) -> int:
         return tensor.data_ptr()
 
+    pointer_source = "{}.data_ptr()"   # `pointer` as runner source
+    # no `holders`: a view of a tensor need not hold its base's Python object, so a bound runner
+    # cannot tell who holds a tensor's memory and allocates every buffer (reuse.py)
+
     @staticmethod
     def tensor(array):
         return array
@@ -186,6 +191,9 @@ class CupyArrays:
     @staticmethod
     def pointer(array) -> int:
         return array.data.ptr
+
+    pointer_source = "{}.data.ptr"   # `pointer` as runner source
+    holders = staticmethod(cupy_holders)   # who can reach an array's memory (reuse.py)
 
     @staticmethod
     def tensor(array):

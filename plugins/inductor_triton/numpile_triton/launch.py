@@ -101,6 +101,19 @@ class Launch:
         else:
             self._launch(launch, arrays, sizes)
 
+    def bound(self) -> tuple | None:
+        """What a bound runner (program.py) calls for this launch: (Triton's launcher, the grid, the
+        kernel's function and packed metadata, the block values), for a launch of fixed configuration
+        taking no sizes once its kernel for 16-byte-aligned buffers is compiled; else None."""
+        if self.arrays is None or self.static is None or self.fixed in (_PENDING, None):
+            return None
+        grid, blocks, warps = self.fixed
+        values = tuple(blocks.values())
+        kernel = self.kernels.get((warps, values, False))   # _launch's key for aligned buffers
+        if kernel is None:
+            return None
+        return kernel.run, (*grid, 1, 1)[:3], kernel.function, kernel.packed_metadata, values
+
     def _launch(self, launch, arrays: tuple, sizes: tuple) -> None:
         grid, blocks, warps = launch
         pointer = self.arrays.pointer
@@ -124,6 +137,13 @@ class Launch:
         metadata = kernel.launch_metadata(grid, stream, *args) if enter is not None or exit is not None else None
         kernel.run(grid[0], grid[1], grid[2], stream, kernel.function, kernel.packed_metadata, metadata, enter, exit,
                    *args)
+
+
+def hooked() -> bool:
+    """Whether a profiler set a launch hook (a bound runner then launches through `Launch`, which
+    hands the hooks their metadata)."""
+    runtime = knobs.runtime
+    return _hook(runtime.launch_enter_hook) is not None or _hook(runtime.launch_exit_hook) is not None
 
 
 def _hook(hook):

@@ -485,3 +485,30 @@ def test_loops_run_as_loop_nodes(fn, make):
     got = numpile.compile(fn, backend="triton")(*args)
     for g, w in zip(got, want) if isinstance(want, tuple) else [(got, want)]:
         assert_same_result(g, w, what=fn.__name__)
+
+
+def test_a_reused_slot_hands_back_only_a_buffer_no_one_else_holds():
+    """reuse.py's slot, NumPy arrays as carriers (a view holds its base, as CuPy's do): the same
+    buffer again only once the caller dropped it and every view of it, and on the same stream."""
+    import sys
+    from numpile_triton.reuse import Reused
+    slot = Reused(np.empty, lambda a: (sys.getrefcount(a),), (4, 3), np.dtype(np.float32))
+    first = slot(1)
+    assert first.shape == (4, 3) and first.dtype == np.float32
+    address = first.ctypes.data
+    held = slot(1)                       # the caller still holds `first`
+    assert held is not first
+    del held
+    again = slot(1)                      # dropped: taken again
+    assert again.ctypes.data != address and slot(1) is not again
+    kept = slot(1)
+    view = kept[1:]
+    del kept
+    assert slot(1).ctypes.data != view.ctypes.data - 12   # a view keeps its base from reuse
+    del view
+    a = slot(1)
+    address = a.ctypes.data
+    del a
+    assert slot(2).ctypes.data != address   # another stream: allocated
+    b = slot(2)
+    assert b is not None

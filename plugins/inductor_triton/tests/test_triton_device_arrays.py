@@ -311,3 +311,64 @@ def test_reduce_overhead_reads_the_same_weights_in_place(capsys):
     finally:
         numpile.set_logs()
     assert "replays a CUDA graph that reads w, b where they are" in capsys.readouterr().err
+
+
+def chain(x):
+    return np.sin(x) * np.cos(x) + np.exp(-x * x) * 0.5 + np.tanh(x)
+
+
+def test_buffers_are_reused_only_once_the_caller_and_every_view_dropped_them():
+    """After the first call a bound runner takes its buffers from slots (reuse.py): a result the
+    caller holds, or reaches through a view, `.data`, DLPack or `__cuda_array_interface__`, is never
+    written by a later call; one dropped is written again (no allocation)."""
+    compiled = numpile.compile(chain, backend="triton")
+    xs = [rng.standard_normal(1024).astype(np.float32) for _ in range(4)]
+    first = compiled(cupy.asarray(xs[0]))                       # the first call: unbound
+    second = compiled(cupy.asarray(xs[1]))                      # bound: a slot's buffer, held
+    dropped = compiled(cupy.asarray(xs[2]))
+    address = dropped.data.ptr
+    del dropped
+    reused = compiled(cupy.asarray(xs[3]))
+    assert reused.data.ptr == address                           # dropped: taken again
+    close(reused, chain(xs[3]))
+    del reused
+    holders = {"a view": lambda a: a[3:], "its memory pointer": lambda a: a.data,
+               "a DLPack tensor": lambda a: torch.from_dlpack(a),
+               "a __cuda_array_interface__ tensor": lambda a: torch.as_tensor(a, device="cuda")}
+    held = []
+    for i, (what, hold) in enumerate(holders.items()):
+        result = compiled(cupy.asarray(xs[i]))
+        address = result.data.ptr
+        held.append((hold(result), chain(xs[i])))
+        del result
+        other = compiled(cupy.asarray(xs[3 - i]))
+        assert other.data.ptr != address, what
+        close(other, chain(xs[3 - i]))
+        del other
+    close(first, chain(xs[0]))
+    close(second, chain(xs[1]))
+    for h, want in held:                                        # each still reads its call's values
+        if isinstance(h, torch.Tensor):
+            h = cupy.asarray(h)
+        if isinstance(h, cupy.ndarray):
+            close(h, want[-h.size:])
+
+
+def test_a_bound_runner_launches_directly_and_still_takes_views_at_odd_addresses():
+    """Static shapes: after the first call, Triton's launcher is called directly by the bound runner
+    (no `Launch`), while the addresses are 16-byte aligned; a view at an odd address of the same
+    shape goes through `Launch`, which compiles a kernel for it."""
+    from numpile_triton.launch import Launch
+    compiled = numpile.compile(foo, backend="triton")
+    base = rng.standard_normal(600).astype(np.float32)
+    on_device = cupy.asarray(base)
+    calls = []
+    original = Launch.__call__
+    Launch.__call__ = lambda self, *a, **k: (calls.append(1), original(self, *a, **k))[1]
+    try:
+        for start in (0, 0, 4, 1, 3, 0):
+            x = on_device[start:start + 512]
+            close(compiled(x, x[::-1]), foo(base[start:start + 512], base[start:start + 512][::-1]))
+    finally:
+        Launch.__call__ = original
+    assert len(calls) == 3, calls   # the first call and the two views at odd addresses
