@@ -147,6 +147,12 @@ class TorchArrays:
         return torch.cuda.current_stream().cuda_stream
 
     @staticmethod
+    def capability() -> str:
+        """The current device's compute capability, as "90"."""
+        import torch
+        return "%d%d" % torch.cuda.get_device_capability()
+
+    @staticmethod
     def synchronize() -> None:
         import torch
         torch.cuda.synchronize()
@@ -203,6 +209,10 @@ class CupyArrays:
 
     def stream(self) -> int:
         return self.cupy.cuda.get_current_stream().ptr
+
+    def capability(self) -> str:
+        """The current device's compute capability, as "90" (without starting torch's CUDA state)."""
+        return self.cupy.cuda.Device().compute_capability
 
     def synchronize(self) -> None:
         self.cupy.cuda.Device().synchronize()

@@ -28,6 +28,7 @@ from numpile.shapes import SYMBOL_PATTERN, NewGuard, SymInt, read_symbol
 from . import device
 from .kernel import HELPERS, KernelPlan, Renderer, plan
 from .autotune import Tuner
+from .binaries import Records
 from .launch import Launch, hooked
 from .matmul import MatmulKernel, MatmulRenderer, matmul_plan, with_templates
 from .reuse import Reused
@@ -62,16 +63,16 @@ class _Rendered:
         """The expressions of the main kernel's size parameters, in order."""
         return list(self.renderers[0].size_params)
 
-    def launch(self, module, arrays, tune: bool) -> Launch:
+    def launch(self, module, arrays, tune: bool, records) -> Launch:
         kp = self.kp
         combine = None
         if kp.combine is not None:
             combine = Launch(kp.combine, getattr(module, self.renderers[1].name), static=(1, tuple(kp.combine.cols)),
-                             arrays=arrays)
+                             arrays=arrays, records=records)
         dynamic = isinstance(kp.rows, SymInt) or any(isinstance(c, SymInt) for c in kp.cols)
         tuner = Tuner(self.source, device.name(), arrays) if tune else None
         return Launch(kp, getattr(module, self.renderers[0].name), combine,
-                      None if dynamic else (kp.rows, tuple(kp.cols)), arrays=arrays, tuner=tuner)
+                      None if dynamic else (kp.rows, tuple(kp.cols)), arrays=arrays, tuner=tuner, records=records)
 
 
 def _load_module(source: str):
@@ -120,7 +121,8 @@ class CompiledProgram:
         direct = None if interpreting else self.arrays   # the interpreter launches through the JIT
         if tune and interpreting:
             logs.get("perf").debug("triton: %s is not autotuned: the interpreter's timings say nothing of a GPU's", graph_name)
-        self.launches = {name: r.launch(module, direct, tune and not interpreting) for name, r in rendered.items()}
+        records = Records(self.kernel_source, self.arrays.capability()) if direct is not None and rendered else None
+        self.launches = {name: r.launch(module, direct, tune and not interpreting, records) for name, r in rendered.items()}
         self.sizes = {name: r.sizes for name, r in rendered.items()}
         self.source, self.runner = self._runner()
         self.run = self._first_run
@@ -247,6 +249,10 @@ class _RunnerWriter:
         self.env[name] = value
         return name
 
+    def literal(self, value) -> str:
+        """`value` as runner source: written in where it is None, a bool or an int; else a constant."""
+        return repr(value) if value is None or type(value) in (bool, int) else self.constant(value)
+
     def write(self):
         program = self.program
         for i, step in enumerate(program.steps):
@@ -361,10 +367,10 @@ class _RunnerWriter:
 
         def launches(call):
             out = lines + [f"        {call}", "    else:"]
-            for (run, grid, function, packed, values), (_, given) in zip(bound, chain):
-                args = ", ".join([*(pointers[d] for d in given), *map(repr, values)])
-                out.append(f"        {self.constant(run)}({', '.join(map(str, grid))}, stream, {self.constant(function)}, "
-                           f"{self.constant(packed)}, None, None, None, {args})")
+            for (run, grid, fixed, values), (_, given) in zip(bound, chain):
+                args = [*map(str, grid), "stream", *map(self.literal, fixed), *(pointers[d] for d in given),
+                        *map(repr, values)]
+                out.append(f"        {self.constant(run)}({', '.join(args)})")
             return out
         return launches
 

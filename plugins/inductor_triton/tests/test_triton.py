@@ -512,3 +512,22 @@ def test_a_reused_slot_hands_back_only_a_buffer_no_one_else_holds():
     assert slot(2).ctypes.data != address   # another stream: allocated
     b = slot(2)
     assert b is not None
+
+
+def test_kernel_records_are_keyed_by_source_device_launch_and_triton_environment(monkeypatch):
+    """binaries.py: a record made for one kernel source, device, launch key or Triton environment is
+    never found for another (a new process would launch a stale kernel)."""
+    from numpile_triton import binaries
+
+    class Fn:
+        __name__ = "triton_kernel0"
+    fn = Fn()
+    base = binaries.Records("src", "90")._name(fn, (4, (1024,), False))
+    others = [binaries.Records("src2", "90")._name(fn, (4, (1024,), False)),
+              binaries.Records("src", "80")._name(fn, (4, (1024,), False)),
+              binaries.Records("src", "90")._name(fn, (8, (1024,), False)),
+              binaries.Records("src", "90")._name(fn, (4, (1024,), (True, False)))]
+    assert base == binaries.Records("src", "90")._name(fn, (4, (1024,), False))
+    assert len({base, *others}) == 5
+    monkeypatch.setenv("TRITON_DEFAULT_FP_FUSION", "0")   # one of Triton's cache-invalidating variables
+    assert binaries.Records("src", "90")._name(fn, (4, (1024,), False)) != base
