@@ -6,7 +6,8 @@ call on the H100 box, once per process), imports its gluon packages to specialis
 (0.1 s) and starts torch's CUDA state for the tensors it reads dtypes from. So when the JIT has
 compiled (or loaded) a kernel, numpile records which entry of Triton's cache holds it and how it
 was specialised, under a key of its own: the kernel module's source and the kernel's name, the
-launch's configuration and specialisation (launch.py's key: warps, block values, integers,
+dtypes of its arrays (Triton types pointers by the arguments, not by the source), the launch's
+configuration and specialisation (launch.py's key: warps, block values, integers,
 alignment), Triton's version and the size and time of its library (two builds of one version
 differ), Triton's cache-invalidating environment and debug settings, and the device's compute
 capability. A later process with that key builds Triton's `CompiledKernel` from the entry's files
@@ -43,10 +44,11 @@ def _environment() -> str:
 
 
 class Records:
-    """The records of one kernel module's kernels on a device of compute capability `capability`."""
+    """The records of a kernel of module `source` taking arrays of `dtypes`, on a device of compute
+    capability `capability`."""
 
-    def __init__(self, source: str, capability: str):
-        self.prefix = "\0".join((source, capability, _triton_build()))
+    def __init__(self, source: str, capability: str, dtypes: tuple):
+        self.prefix = "\0".join((source, capability, repr(dtypes), _triton_build()))
 
     def _name(self, fn, key) -> str:
         text = "\0".join((self.prefix, _environment(), fn.__name__, repr(key)))

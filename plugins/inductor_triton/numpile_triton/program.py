@@ -50,6 +50,7 @@ class _Rendered:
 
     def __init__(self, kp: KernelPlan, program: Program, interpreting: bool):
         self.kp = kp
+        self.dtypes = [tuple(program.buffers[b].dtype.str for b in p.arrays) for p in (kp, kp.combine) if p is not None]
         renderer = MatmulRenderer if kp.mode == "matmul" else Renderer
         self.renderers = [renderer(kp, program, f"triton_{kp.kernel.name}", interpreting)]
         if kp.combine is not None:
@@ -64,15 +65,16 @@ class _Rendered:
         return list(self.renderers[0].size_params)
 
     def launch(self, module, arrays, tune: bool, records) -> Launch:
+        """`records(dtypes)`: the binaries.Records of a kernel taking arrays of these dtypes, or None."""
         kp = self.kp
         combine = None
         if kp.combine is not None:
             combine = Launch(kp.combine, getattr(module, self.renderers[1].name), static=(1, tuple(kp.combine.cols)),
-                             arrays=arrays, records=records)
+                             arrays=arrays, records=records(self.dtypes[1]))
         dynamic = isinstance(kp.rows, SymInt) or any(isinstance(c, SymInt) for c in kp.cols)
         tuner = Tuner(self.source, device.name(), arrays) if tune else None
         return Launch(kp, getattr(module, self.renderers[0].name), combine,
-                      None if dynamic else (kp.rows, tuple(kp.cols)), arrays=arrays, tuner=tuner, records=records)
+                      None if dynamic else (kp.rows, tuple(kp.cols)), arrays=arrays, tuner=tuner, records=records(self.dtypes[0]))
 
 
 def _load_module(source: str):
@@ -121,7 +123,8 @@ class CompiledProgram:
         direct = None if interpreting else self.arrays   # the interpreter launches through the JIT
         if tune and interpreting:
             logs.get("perf").debug("triton: %s is not autotuned: the interpreter's timings say nothing of a GPU's", graph_name)
-        records = Records(self.kernel_source, self.arrays.capability()) if direct is not None and rendered else None
+        capability = self.arrays.capability() if direct is not None and rendered else None
+        records = lambda dtypes: None if capability is None else Records(self.kernel_source, capability, dtypes)  # noqa: E731
         self.launches = {name: r.launch(module, direct, tune and not interpreting, records) for name, r in rendered.items()}
         self.sizes = {name: r.sizes for name, r in rendered.items()}
         self.source, self.runner = self._runner()
@@ -201,7 +204,7 @@ class _RunnerWriter:
 
     def __init__(self, compiled: CompiledProgram, bound: bool = False):
         self.compiled = compiled
-        self.bound = bound
+        self.binding = bound
         self.streamed = False   # whether the runner reads the current stream (a bound runner's launches, slots)
         self.program = program = compiled.program
         self.index = {n: i for i, n in enumerate(program.buffers)}
@@ -331,7 +334,7 @@ class _RunnerWriter:
         dynamic = "" if launch.static is not None else \
             f", {_python(kp.rows)}, ({''.join(_python(c) + ', ' for c in kp.cols)})"
         call = f"kernel{i}(({', '.join(arrays)},), ({sizes}){dynamic})"
-        direct = self.direct(launch, arrays) if self.bound and not sizes else None
+        direct = self.direct(launch, arrays) if self.binding and not sizes else None
         self.lines += [f"    {call}"] if direct is None else direct(call)
         self.wrote(step.outputs, self.on_device, self.on_host)
 
@@ -341,7 +344,7 @@ class _RunnerWriter:
         buffer = self.program.buffers[name]
         d = f"d{self.index[name]}"
         holders = getattr(self.compiled.arrays, "holders", None)
-        if self.bound and holders is not None and not any(isinstance(n, SymInt) for n in buffer.shape):
+        if self.binding and holders is not None and not any(isinstance(n, SymInt) for n in buffer.shape):
             slot = self.constant(Reused(self.compiled.arrays.empty, holders, tuple(buffer.shape), buffer.dtype))
             self.lines.append(f"    {d} = {slot}(stream)")
             self.streamed = True

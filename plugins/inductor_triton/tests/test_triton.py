@@ -514,20 +514,21 @@ def test_a_reused_slot_hands_back_only_a_buffer_no_one_else_holds():
     assert b is not None
 
 
-def test_kernel_records_are_keyed_by_source_device_launch_and_triton_environment(monkeypatch):
-    """binaries.py: a record made for one kernel source, device, launch key or Triton environment is
-    never found for another (a new process would launch a stale kernel)."""
+def test_kernel_records_are_keyed_by_source_device_dtypes_launch_and_triton_environment(monkeypatch):
+    """binaries.py: a record made for one kernel source, device, array dtypes, launch key or Triton
+    environment is never found for another (a new process would launch a stale kernel)."""
     from numpile_triton import binaries
 
     class Fn:
         __name__ = "triton_kernel0"
-    fn = Fn()
-    base = binaries.Records("src", "90")._name(fn, (4, (1024,), False))
-    others = [binaries.Records("src2", "90")._name(fn, (4, (1024,), False)),
-              binaries.Records("src", "80")._name(fn, (4, (1024,), False)),
-              binaries.Records("src", "90")._name(fn, (8, (1024,), False)),
-              binaries.Records("src", "90")._name(fn, (4, (1024,), (True, False)))]
-    assert base == binaries.Records("src", "90")._name(fn, (4, (1024,), False))
-    assert len({base, *others}) == 5
+    fn, f4, launch = Fn(), ("<f4", "<f4"), (4, (1024,), False)
+    base = binaries.Records("src", "90", f4)._name(fn, launch)
+    others = [binaries.Records("src2", "90", f4)._name(fn, launch),
+              binaries.Records("src", "80", f4)._name(fn, launch),
+              binaries.Records("src", "90", ("<f8", "<f4"))._name(fn, launch),
+              binaries.Records("src", "90", f4)._name(fn, (8, (1024,), False)),
+              binaries.Records("src", "90", f4)._name(fn, (4, (1024,), (True, False)))]
+    assert base == binaries.Records("src", "90", f4)._name(fn, launch)
+    assert len({base, *others}) == 6
     monkeypatch.setenv("TRITON_DEFAULT_FP_FUSION", "0")   # one of Triton's cache-invalidating variables
-    assert binaries.Records("src", "90")._name(fn, (4, (1024,), False)) != base
+    assert binaries.Records("src", "90", f4)._name(fn, launch) != base
