@@ -23,8 +23,8 @@ def heuristic(kp: KernelPlan, rows: int, cols: tuple) -> tuple[dict, int]:
     longest = max(max(cols, default=1), 1)
     if kp.mode == "matmul":
         return matmul.heuristic(rows, *cols)
-    if kp.mode == "pointwise":   # blocks small enough for FILL programs, 128 to 1024 elements
-        block = min(POINTWISE_BLOCK, max(SMALL_BLOCK, next_power_of_2(math.ceil(rows / FILL))))
+    if kp.mode == "pointwise":
+        block = min(POINTWISE_BLOCK, next_power_of_2(rows))
         return {"BLOCK": block}, _warps(block)
     if kp.mode == "split":
         rblock = min(SPLIT_RBLOCK, next_power_of_2(longest))
@@ -48,11 +48,6 @@ def configured(kp: KernelPlan, rows: int, cols: tuple, blocks: dict, warps: int)
     step = blocks["BLOCK"] if kp.mode == "pointwise" else blocks["XBLOCK"]
     return (math.ceil(rows / step),), blocks, warps
 
-
-# A small array in a few small blocks, each on an SM of its own, is done sooner than in one large
-# one: the 1024-element chain took 12.6 µs a call synchronised in 8 blocks of 128 (1 warp) on the
-# H100, 16.1 µs in one block of 1024 (4 warps). Large arrays keep blocks of 1024.
-FILL, SMALL_BLOCK = 128, 128
 
 _PENDING = object()   # a static launch's configuration before its first call
 
