@@ -4,15 +4,12 @@ A loop node (numpile.ops.control) whose body, and every loop body and cond side 
 reads and writes single elements of arrays (`A[i, j]`, `A[i, j] = v`), computes scalars with
 pointwise ops, and nests loops and conds, is compiled whole: its loops are native loops, its
 conds branches, its scalars registers, its carried scalars phis. No Python and no call runs per
-iteration or per element:
-
-    i32 @nest(PyArrayObject* values..., i64 start, i64 stop)   ; 0, or why it stopped
-
-`values` are the loop's carried then free values: arrays (read at their strides, updated in
-place: the carried ones are the caller's copies), and scalars as 0-d arrays (a carried one gets
-its value after the last iteration written back). Every version of an array in the nest is one
-buffer, so a nest is compiled only where each array is read and written at its newest version
-(the tracer's graphs of element code are so).
+iteration or per element (nestcall.py: its entry and the Python that calls it). Its values
+are the loop's carried then free values: arrays (read at their strides, updated in place: the
+carried ones are the nest's copies), and scalars (a carried one's value after the last iteration
+handed back). Every version of an array in the nest is one buffer, so a nest is compiled only
+where each array is read and written at its newest version (the tracer's graphs of element code
+are so).
 
 Where NumPy would raise, the nest stops with a status instead, and the graph raises (the frame
 then runs again as Python, which raises NumPy's error): 1, an index out of range (negative ones
@@ -23,7 +20,6 @@ scalar.py lacks) raises Unlowerable: the loop then runs as before (ops/control.p
 
 from __future__ import annotations
 
-import ctypes
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,12 +29,11 @@ from numpile.graph import Graph, Node
 from numpile.lowering import Const
 from numpile.shapes import SymInt
 
-from . import jit, scalar
-from .codegen import DATA_OFFSET, DIMENSIONS_OFFSET, STRIDES_OFFSET, array_field
+from . import jit, nestcall, scalar
 from .irbuilder import BOOL, I64, Function, Module, Unlowerable, V, literal, mem_type, reg_type
+from .nestcall import INDEX_ERROR, OVERFLOW
 from .sizes import Sizes
 
-INDEX_ERROR, OVERFLOW = 1, 2
 _CHECKED = {"add": "sadd", "subtract": "ssub", "multiply": "smul"}   # Python int arithmetic, overflow checked
 
 
@@ -60,59 +55,38 @@ class _Here(Sizes):
 
 
 class NativeNest:
-    """The extern run for a loop node of element code: its nest compiled, called once per run."""
+    """A loop node of element code compiled whole; `run` is the loop's extern (nestcall.py), its
+    nest called once per run."""
 
     def __init__(self, body: Graph, step, cpu_features: frozenset):
         if not isinstance(step, int) or step == 0:
             raise Unlowerable("a loop step that is not a constant")
-        self.body, self.step = body, step
-        self.metas = [n.array_meta for n in body.inputs[1:]]
-        self.carried = len(body.outputs)
-        ir = _render(Module(cpu_features), "nest", body, step)
+        metas = [n.array_meta for n in body.inputs[1:]]
+        ir = _render(Module(cpu_features), metas, body, step)
         symbol = f"npk_nest_{jit.cache_key(ir)[:16]}"   # one name per nest: all share one JIT
-        self.ir = ir.replace("@nest(", f"@{symbol}(")
+        self.ir = ir.replace("@nest", f"@{symbol}")
         addresses, origin = jit.compile_ir(self.ir, [symbol])
         if logs.get("output_code").isEnabledFor(10):
             logs.get("output_code").debug("llvm loop nest %s (%s):\n%s", symbol, origin, jit.optimized_ir(self.ir))
         logs.get("perf").debug("llvm: a loop of element code is one native function, %s", symbol)
-        proto = ctypes.CFUNCTYPE(ctypes.c_int32, *[ctypes.py_object] * len(self.metas), ctypes.c_int64, ctypes.c_int64)
-        self.native = proto(addresses[symbol])
-
-    def __call__(self, body, start, stop, step, carried, free):
-        values = [np.array(v, dtype=meta.dtype, copy=True) if k < self.carried or not meta.shape
-                  else np.asarray(v) for k, (meta, v) in enumerate(zip(self.metas, (*carried, *free)))]
-        status = self.native(*values, int(start), int(stop))
-        if status == INDEX_ERROR:
-            raise IndexError("an index of a compiled loop nest is out of bounds")
-        if status == OVERFLOW:
-            raise OverflowError("a Python int of a compiled loop nest left int64")
-        return tuple(_result(v, meta) for v, meta in zip(values, self.metas[:self.carried]))
+        self.run = nestcall.runner(addresses[symbol], metas, len(body.outputs))
 
 
-def _result(value: np.ndarray, meta) -> object:
-    if meta.shape:
-        return value
-    if meta.weak:
-        return meta.python_type(value[()])
-    return value[()] if meta.scalar else value
-
-
-def _render(module: Module, name: str, body: Graph, step: int) -> str:
+def _render(module: Module, metas: list, body: Graph, step: int) -> str:
+    """The nest's body function (@nest.body: the loops) and its entry (@nest: nestcall.py)."""
     fn = Function(module)
     nest = _Nest(fn)
-    values = []
-    for k, node in enumerate(body.inputs[1:]):
-        values.append(nest.parameter(k, node))
+    values = [nest.parameter(k, node) for k, node in enumerate(body.inputs[1:])]
     start, stop = V("%start", I64, True), V("%stop", I64, True)
     results = nest.loop(body, start, stop, step, values[:len(body.outputs)], values[len(body.outputs):])
     for k, (node, value) in enumerate(zip(body.inputs[1:], results)):
-        if isinstance(value, V):   # a carried scalar: its last value into its 0-d buffer
-            data = array_field(fn, k, DATA_OFFSET, "data")
-            fn.store(data.ref, literal(0, I64), scalar.cast(fn, value, node.dtype))
+        if isinstance(value, V):   # a carried scalar: its last value into its slot of `out`
+            fn.store("%out", literal(8 * k // node.dtype.itemsize, I64), scalar.cast(fn, value, node.dtype))
     fn.emit("ret i32 0")
-    params = ", ".join([f"ptr %a{k}" for k in range(len(body.inputs) - 1)] + ["i64 %start", "i64 %stop"])
-    module.functions.append(f"define i32 @{name}({params}) {module.attribute_group('nounwind')} {{\n"
-                            + "\n".join(["entry:"] + fn.lines) + "\n}\n")
+    attributes = module.attribute_group("alwaysinline nounwind")
+    module.functions.append(f"define internal i32 @nest.body({', '.join(nestcall.body_parameters(metas))}) "
+                            f"{attributes} {{\n" + "\n".join(["entry:"] + fn.lines) + "\n}\n")
+    nestcall.render_entry(module, "nest", "nest.body", metas)
     return module.render()
 
 
@@ -124,21 +98,17 @@ class _Nest:
 
     # -- values ------------------------------------------------------------------------
     def parameter(self, k: int, node: Node):
-        """Parameter k (an ndarray) as the nest reads it: an _Array, or a scalar's value."""
-        fn = self.fn
-        data = array_field(fn, k, DATA_OFFSET, "data")
+        """Parameter k (nestcall.body_parameters) as the nest reads it: an _Array, or a scalar's value."""
         if not node.shape:
-            return self._weak(node, fn.load(data.ref, literal(0, I64), node.dtype))
-        dims_at, strides_at = array_field(fn, k, DIMENSIONS_OFFSET), array_field(fn, k, STRIDES_OFFSET)
-        dims = tuple(d if isinstance(d, int) else self._field(dims_at, i) for i, d in enumerate(node.shape))
-        strides = tuple(self._field(strides_at, i) for i in range(len(node.shape)))
+            value = V(f"%a{k}", node.dtype)
+            if node.dtype.kind == "b":   # a byte, as ctypes passes a bool
+                value = self.fn.emit(f"icmp ne i8 %a{k}, 0", BOOL)
+            return self._weak(node, value)
+        dims = tuple(d if isinstance(d, int) else V(f"%n{k}_{i}", I64) for i, d in enumerate(node.shape))
+        strides = tuple(V(f"%s{k}_{i}", I64) for i in range(len(node.shape)))
         self.roots += 1
         self.current[self.roots] = node
-        return _Array(self.roots, data, dims, strides, node.dtype)
-
-    def _field(self, pointer: V, i: int) -> V:
-        at = self.fn.emit(f"getelementptr inbounds i64, ptr {pointer.ref}, i64 {i}", I64, "p")
-        return self.fn.emit(f"load i64, ptr {at.ref}", I64)
+        return _Array(self.roots, V(f"%d{k}", I64), dims, strides, node.dtype)
 
     @staticmethod
     def _weak(node: Node, value: V) -> V:
