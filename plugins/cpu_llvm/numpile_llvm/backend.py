@@ -368,7 +368,7 @@ class CompiledProgram:
         its body compiled as a program and run per iteration, or its iterations in one native
         call (loop.py)."""
         try:
-            return nest.NativeNest(step.args[0], step.args[3], jit.host_features()).run
+            return nest.NativeNest(step.args[0], step.args[1:4], jit.host_features()).run
         except Unlowerable as e:
             logs.get("perf").debug("llvm: a loop is not one native nest: %s", e)
             return CompiledLoop(self.compile_body, step.args[1:4])

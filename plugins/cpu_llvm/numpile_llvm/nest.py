@@ -58,27 +58,31 @@ class NativeNest:
     """A loop node of element code compiled whole; `run` is the loop's extern (nestcall.py), its
     nest called once per run."""
 
-    def __init__(self, body: Graph, step, cpu_features: frozenset):
+    def __init__(self, body: Graph, bounds: tuple, cpu_features: frozenset):
+        """`bounds`: the loop node's (start, stop, step); a start or stop the graph has as a constant
+        is one in the nest too (LLVM then knows every index's range: checks fold)."""
+        step = bounds[2]
         if not isinstance(step, int) or step == 0:
             raise Unlowerable("a loop step that is not a constant")
         metas = [n.array_meta for n in body.inputs[1:]]
-        ir = _render(Module(cpu_features), metas, body, step)
+        ir = _render(Module(cpu_features), metas, body, bounds)
         symbol = f"npk_nest_{jit.cache_key(ir)[:16]}"   # one name per nest: all share one JIT
-        self.ir = ir.replace("@nest", f"@{symbol}")
-        addresses, origin = jit.compile_ir(self.ir, [symbol])
+        self.ir = ir.replace("@nest", f"@{symbol}").replace('@"nest', f'@"{symbol}')
+        addresses, origin = jit.compile_ir(self.ir, [f"{symbol}.py"])
         if logs.get("output_code").isEnabledFor(10):
             logs.get("output_code").debug("llvm loop nest %s (%s):\n%s", symbol, origin, jit.optimized_ir(self.ir))
         logs.get("perf").debug("llvm: a loop of element code is one native function, %s", symbol)
-        self.run = nestcall.runner(addresses[symbol], metas, len(body.outputs))
+        self.run = nestcall.runner(addresses[f"{symbol}.py"], symbol, metas, len(body.outputs))
 
 
-def _render(module: Module, metas: list, body: Graph, step: int) -> str:
+def _render(module: Module, metas: list, body: Graph, bounds: tuple) -> str:
     """The nest's body function (@nest.body: the loops) and its entry (@nest: nestcall.py)."""
     fn = Function(module)
     nest = _Nest(fn)
     values = [nest.parameter(k, node) for k, node in enumerate(body.inputs[1:])]
-    start, stop = V("%start", I64, True), V("%stop", I64, True)
-    results = nest.loop(body, start, stop, step, values[:len(body.outputs)], values[len(body.outputs):])
+    start, stop = (V(literal(b, I64).ref if type(b) is int else f"%{name}", I64, True)
+                   for b, name in zip(bounds, ("start", "stop")))
+    results = nest.loop(body, start, stop, bounds[2], values[:len(body.outputs)], values[len(body.outputs):])
     for k, (node, value) in enumerate(zip(body.inputs[1:], results)):
         if isinstance(value, V):   # a carried scalar: its last value into its slot of `out`
             fn.store("%out", literal(8 * k // node.dtype.itemsize, I64), scalar.cast(fn, value, node.dtype))
@@ -87,6 +91,7 @@ def _render(module: Module, metas: list, body: Graph, step: int) -> str:
     module.functions.append(f"define internal i32 @nest.body({', '.join(nestcall.body_parameters(metas))}) "
                             f"{attributes} {{\n" + "\n".join(["entry:"] + fn.lines) + "\n}\n")
     nestcall.render_entry(module, "nest", "nest.body", metas)
+    nestcall.render_python_entry(module, "nest", "nest", metas)
     return module.render()
 
 

@@ -230,3 +230,25 @@ def test_empty_loops_hand_back_initial_values(nests):
     check(count_and_sum, np.zeros(0))
     check(total_of, np.array([2.5]))
     check(smooth_rows, rng.random((2, 7)))
+
+
+# -- loop ranges: constants in the nest, or known only when it runs ----------------------------------
+def around_zero(x):
+    s = 0.0
+    for i in range(-x.shape[0], x.shape[0]):
+        s = s + x[i] * (i + 0.5)
+    return s
+
+
+def test_range_through_negative_indices(nests):
+    check(around_zero, make=lambda: (rng.standard_normal(int(rng.integers(1, 30))),))
+    assert nests
+
+
+@pytest.mark.parametrize("fn", [from_the_end, around_zero, total_of])
+def test_range_known_only_when_the_nest_runs(nests, fn):
+    compiled = numpile.compile(fn, backend="llvm", dynamic=True)
+    for n in (1, 7, 30, 2):
+        x = rng.standard_normal(n)
+        same(compiled(x.copy()), fn(x.copy()))
+    assert nests
