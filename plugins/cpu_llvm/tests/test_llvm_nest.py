@@ -246,7 +246,7 @@ def test_range_through_negative_indices(nests):
 
 
 @pytest.mark.parametrize("fn", [from_the_end, around_zero, total_of])
-def test_range_known_only_when_the_nest_runs(nests, fn):
+def test_range_of_each_length_call_by_call(nests, fn):
     compiled = numpile.compile(fn, backend="llvm", dynamic=True)
     for n in (1, 7, 30, 2):
         x = rng.standard_normal(n)
