@@ -26,7 +26,7 @@ import numpy as np
 
 from numpile import logs, ops
 from numpile.graph import Graph, Node
-from numpile.lowering import Const
+from numpile.lowering import BufferArg, Const, Kernel, Program
 from numpile.shapes import SymInt
 
 from . import jit, nestcall, scalar
@@ -58,9 +58,10 @@ class NativeNest:
     """A loop node of element code compiled whole; `run` is the loop's extern (nestcall.py), its
     nest called once per run."""
 
-    def __init__(self, body: Graph, bounds: tuple, cpu_features: frozenset):
+    def __init__(self, body: Graph, bounds: tuple, cpu_features: frozenset, owned: tuple = ()):
         """`bounds`: the loop node's (start, stop, step); a start or stop the graph has as a constant
-        is one in the nest too (LLVM then knows every index's range: checks fold)."""
+        is one in the nest too (LLVM then knows every index's range: checks fold). `owned`: per
+        carried value, whether the nest may update the array it is given (`owned_carried`)."""
         step = bounds[2]
         if not isinstance(step, int) or step == 0:
             raise Unlowerable("a loop step that is not a constant")
@@ -72,7 +73,30 @@ class NativeNest:
         if logs.get("output_code").isEnabledFor(10):
             logs.get("output_code").debug("llvm loop nest %s (%s):\n%s", symbol, origin, jit.optimized_ir(self.ir))
         logs.get("perf").debug("llvm: a loop of element code is one native function, %s", symbol)
-        self.run = nestcall.runner(addresses[f"{symbol}.py"], symbol, metas, len(body.outputs))
+        self.run = nestcall.runner(addresses[f"{symbol}.py"], symbol, metas, len(body.outputs), owned)
+
+
+def owned_carried(program: Program, i: int, fresh: set) -> tuple:
+    """Per carried value of loop step i of program: whether its nest may update the buffer in place
+    instead of a copy. So where the buffer is one made fresh this run (`fresh`: by a kernel into
+    the runner's allocation, by a nest, by a copy: no view of an input or of another buffer), no
+    other step reads it, the program does not return it, and the step passes it once: nothing
+    else sees it (and where the nest stops, the frame runs again from its own inputs)."""
+    carried = program.steps[i].args[4]
+    passed = [b.name for b in _buffer_args(program.steps[i].args)]
+    read = {b for j, step in enumerate(program.steps) if j != i
+            for b in (step.inputs if isinstance(step, Kernel) else [a.name for a in _buffer_args((step.args, step.kwargs))])}
+    return tuple(isinstance(c, BufferArg) and c.name in fresh and c.name not in read and passed.count(c.name) == 1
+                 and c.name not in program.outputs for c in carried)
+
+
+def _buffer_args(value) -> list:
+    """The BufferArgs in an extern's arguments, at any depth."""
+    if isinstance(value, BufferArg):
+        return [value]
+    if isinstance(value, dict):
+        value = tuple(value.values())
+    return [b for v in value for b in _buffer_args(v)] if isinstance(value, (tuple, list)) else []
 
 
 def _render(module: Module, metas: list, body: Graph, bounds: tuple) -> str:

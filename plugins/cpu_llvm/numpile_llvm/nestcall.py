@@ -151,10 +151,11 @@ def _element(fn: Function, pointer: V, d: int) -> V:
     return fn.emit(f"load i64, ptr {at.ref}", I64)
 
 
-def runner(address: int, symbol: str, metas: list, carried: int):
+def runner(address: int, symbol: str, metas: list, carried: int, owned: tuple = ()):
     """The Python that runs the nest whose builtin entry is at `address`: run(body, start, stop,
     step, carried, free), the loop extern's signature (ops/control.py), returning the carried values
-    after the loop."""
+    after the loop. A carried array is copied for the nest to update, but where `owned` says the
+    nest may update the one it is given."""
     out = (ctypes.c_uint64 * max(carried, 1))()
     env = {"array": np.array, "asarray": np.asarray, "stopped": _stopped, "native": pycall.function(address, symbol),
            "out": ctypes.addressof(out), "keep": out}
@@ -167,7 +168,12 @@ def runner(address: int, symbol: str, metas: list, carried: int):
         env[f"d{k}"], env[f"t{k}"] = meta.dtype, meta.dtype.type
         if meta.shape:
             # the nest updates a carried array in place: its own copy (the loop's value is new)
-            lines.append(f"    {v} = array({v}, dtype=d{k}, copy=True)" if k < carried else f"    {v} = asarray({v})")
+            if k >= carried:
+                lines.append(f"    {v} = asarray({v})")
+            elif k < len(owned) and owned[k]:   # the runner's own fresh array: a copy only to convert
+                lines.append(f"    if {v}.dtype != d{k}: {v} = array({v}, dtype=d{k})")
+            else:
+                lines.append(f"    {v} = array({v}, dtype=d{k}, copy=True)")
             results.append(v)
             continue
         if meta.dtype.kind == "u":   # PyLong_AsUnsignedLongLong takes Python ints only

@@ -252,3 +252,75 @@ def test_range_of_each_length_call_by_call(nests, fn):
         x = rng.standard_normal(n)
         same(compiled(x.copy()), fn(x.copy()))
     assert nests
+
+
+# -- carried arrays updated in place where nothing else sees them --------------------------------------
+def total_then_scan(x):
+    a = x * 2.0              # a kernel's fresh array: the nest may update it, but its sum is read too
+    total = a.sum()
+    for i in range(1, a.shape[0]):
+        a[i] = a[i] + a[i - 1]
+    return total, a
+
+
+def scans(x, steps):
+    a = x.copy()             # a copy, then nests (the first step peeled) handing it on
+    b = a[::2]
+    for _ in range(steps):
+        for i in range(1, a.shape[0]):
+            a[i] = a[i] * 0.5 + a[i - 1]
+    return a, b
+
+
+def scan_of_argument(x):
+    for i in range(1, x.shape[0]):
+        x[i] = x[i] + x[i - 1]
+    return x
+
+
+@pytest.mark.parametrize("fn, make", [
+    (total_then_scan, lambda: (rng.standard_normal(int(rng.integers(2, 30))),)),
+    (scans, lambda: (rng.standard_normal(int(rng.integers(2, 30))), 3)),
+    (scan_of_argument, lambda: (rng.standard_normal(int(rng.integers(2, 30))),)),
+])
+def test_carried_arrays_updated_in_place_only_where_nothing_else_sees_them(nests, fn, make):
+    check(fn, make=make)
+    assert nests
+
+
+def test_argument_unchanged_where_the_nest_stops():
+    def scan_then_bad_index(x, k):
+        for i in range(1, x.shape[0]):
+            x[i] = x[i] + x[i - 1] + x[k * i]   # out of range from i = 2 for k = n // 2 + 1
+        return x
+    compiled = numpile.compile(scan_then_bad_index, backend="llvm")
+    x = rng.standard_normal(9)
+    with pytest.raises(IndexError):
+        scan_then_bad_index(x.copy(), 5)
+    before = x.copy()
+    with pytest.raises(IndexError):
+        compiled(x, 5)
+    want = before.copy()
+    with pytest.raises(IndexError):
+        scan_then_bad_index(want, 5)
+    same(x, want)   # NumPy's partial updates, as Python leaves them
+
+
+def test_owned_only_where_made_fresh_and_read_by_no_other_step():
+    from numpile.lowering import BufferArg, Extern, Kernel, Program
+    from numpile.lowering.ir import Buffer, Load, Stage
+    from numpile_llvm.nest import owned_carried
+
+    f8 = np.dtype(np.float64)
+
+    def program(after: bool, returned: bool):
+        make = Kernel("k0", (4,), [Stage((), Load("x", (), f8), output="a")])
+        loop = Extern("loop", (None, 0, 4, 1, (BufferArg("a"), BufferArg("x")), (BufferArg("y"),)), {}, ("l0", "l1"))
+        read = Kernel("k1", (4,), [Stage((), Load("a", (), f8), output="z")])
+        buffers = {n: Buffer(n, (4,), f8, "temp") for n in ("x", "y", "a", "l0", "l1", "z")}
+        return Program(buffers, ["x", "y"], [make, loop] + ([read] if after else []),
+                       ["l0", "a" if returned else "z"])
+    assert owned_carried(program(False, False), 1, {"a", "z"}) == (True, False)   # x: an input, not fresh
+    assert owned_carried(program(True, False), 1, {"a", "z"}) == (False, False)   # a read after the loop
+    assert owned_carried(program(False, True), 1, {"a", "z"}) == (False, False)   # a returned
+    assert owned_carried(program(False, False), 1, {"z"}) == (False, False)       # a not made fresh
