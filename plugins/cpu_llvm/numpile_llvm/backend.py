@@ -488,7 +488,9 @@ class CompiledProgram:
                 args = ", ".join(_render_arg(a, names, env) for a in step.args)
                 kwargs = "".join(f", {k}={_render_arg(v, names, env)}" for k, v in step.kwargs.items())
                 call = f"extern{i}({args}{kwargs})"
-                if isinstance(step.output, tuple):   # an op with several results: a buffer each
+                if getattr(env[f"extern{i}"], "returns_arrays", False):   # a nest's: ndarrays already
+                    lines.append(f"    ({''.join(names[o] + ', ' for o in step.outputs)}) = {call}")
+                elif isinstance(step.output, tuple):   # an op with several results: a buffer each
                     lines.append(f"    ({''.join(names[o] + ', ' for o in step.output)}) = map(asarray, {call})")
                 else:
                     lines.append(f"    {names[step.output]} = asarray({call})")

@@ -187,6 +187,7 @@ def runner(address: int, symbol: str, metas: list, carried: int, owned: tuple = 
               "    if status:", "        stopped(status)",
               f"    return ({''.join(r + ', ' for r in results[:carried])})"]
     exec(compile("\n".join(lines) + "\n", "<numpile-llvm loop nest>", "exec"), env)
+    env["run"].returns_arrays = all(meta.shape for meta in metas[:carried])   # the runner need not asarray them
     return env["run"]
 
 
