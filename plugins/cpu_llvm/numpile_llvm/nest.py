@@ -35,6 +35,9 @@ from .nestcall import INDEX_ERROR, OVERFLOW
 from .sizes import Sizes
 
 _CHECKED = {"add": "sadd", "subtract": "ssub", "multiply": "smul"}   # Python int arithmetic, overflow checked
+# a loop the vectoriser takes runs its last iterations in the vector body, masked: element loops are
+# short (a row of 30), and a scalar remainder there is a fifth of the row, branching on data
+_TAIL_FOLDED = '!{!"llvm.loop.vectorize.predicate.enable", i1 true}'
 
 
 @dataclass(frozen=True)
@@ -242,7 +245,7 @@ class _Nest:
                 if isinstance(carried[k], _Array) and (not isinstance(out, _Array) or out.root != carried[k].root):
                     raise Unlowerable("a loop nest's carried array is not updated in place")
             return [scalar.cast(fn, outs[k], carried_in[k].dtype) for k in scalars]
-        results = fn.loop(literal(0, I64), count, inits, iteration)
+        results = fn.loop(literal(0, I64), count, inits, iteration, fn.module.loop_properties(_TAIL_FOLDED))
         values = list(carried)
         for k, value in zip(scalars, results):
             values[k] = self._weak(carried_in[k], value)

@@ -324,3 +324,35 @@ def test_owned_only_where_made_fresh_and_read_by_no_other_step():
     assert owned_carried(program(True, False), 1, {"a", "z"}) == (False, False)   # a read after the loop
     assert owned_carried(program(False, True), 1, {"a", "z"}) == (False, False)   # a returned
     assert owned_carried(program(False, False), 1, {"z"}) == (False, False)       # a not made fresh
+
+
+# -- vectorised loops with masked last iterations (tail folded) -------------------------------------
+def shortest_paths(D):
+    n = D.shape[0]
+    for k in range(n):
+        for i in range(n):
+            for j in range(n):
+                if D[i, k] + D[k, j] < D[i, j]:
+                    D[i, j] = D[i, k] + D[k, j]
+
+
+def clip_and_count(x, y, t):
+    count = 0
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            y[i] = t
+            count = count + 1
+    return count
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.float64, np.int32, np.float32])
+def test_vectorised_nest_of_every_length(nests, dtype):
+    def make():
+        n = int(rng.integers(1, 40))
+        D = (rng.random((n, n)) * 100).astype(dtype)
+        D[rng.random((n, n)) < 0.6] = 10**6
+        return (D,)
+    check(shortest_paths, calls=6, make=make)
+    check(clip_and_count, calls=6, make=lambda: (rng.random(int(rng.integers(1, 70))),
+                                                 rng.random(int(rng.integers(70, 80))).astype(dtype), 0.6))
+    assert nests
