@@ -386,8 +386,8 @@ def _python_int(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> V:
     if not isinstance(x, V):
         raise Unlowerable("int() of a constant in a loop nest")
     fn = nest.fn
-    fits = fn.binary("and", fn.compare("fcmp", "oge", x, literal(-2.0**63, x.dtype)),
-                     fn.compare("fcmp", "olt", x, literal(2.0**63, x.dtype)))
+    # |x| < 2**63: one compare (false for NaN and inf); -2**63 itself stops too, and Python gets it right
+    fits = fn.compare("fcmp", "olt", fn.intrinsic("fabs", [x], x.dtype), literal(2.0**63, x.dtype))
     nest.check(fits, OVERFLOW)
     return V(fn.convert("fptosi", x, I64).ref, I64, True)
 

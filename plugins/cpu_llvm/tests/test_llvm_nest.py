@@ -356,3 +356,26 @@ def test_vectorised_nest_of_every_length(nests, dtype):
     check(clip_and_count, calls=6, make=lambda: (rng.random(int(rng.integers(1, 70))),
                                                  rng.random(int(rng.integers(70, 80))).astype(dtype), 0.6))
     assert nests
+
+
+def int_parts(x):
+    t = 0
+    for i in range(x.shape[0]):
+        t = t ^ int(x[i])
+    return t
+
+
+@pytest.mark.parametrize("edge", [None, -2.0**63, 2.0**63, -2.0**62, np.nan, np.inf, -np.inf, 1e30])
+def test_int_of_a_float_at_and_past_int64(edge):
+    compiled = numpile.compile(int_parts, backend="llvm")
+    x = rng.standard_normal(12) * 1e6
+    same(compiled(x.copy()), int_parts(x.copy()))
+    if edge is not None:
+        x[int(rng.integers(0, 12))] = edge
+        try:
+            want = int_parts(x.copy())
+        except (ValueError, OverflowError) as e:
+            with pytest.raises(type(e)):
+                compiled(x)
+        else:
+            same(compiled(x), want)
