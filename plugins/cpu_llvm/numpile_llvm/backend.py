@@ -363,12 +363,12 @@ class CompiledProgram:
         arrays, symbols = loop.render(module, name, self.program, kernels, carried, names)
         return name, arrays, symbols, carried
 
-    def _loop(self, step: Extern):
+    def _loop(self, step: Extern, owned: tuple = ()):
         """A loop node's extern: its whole nest native where it is element code (nest.py), else
         its body compiled as a program and run per iteration, or its iterations in one native
         call (loop.py)."""
         try:
-            return nest.NativeNest(step.args[0], step.args[3], jit.host_features())
+            return nest.NativeNest(step.args[0], step.args[1:4], jit.host_features(), owned).run
         except Unlowerable as e:
             logs.get("perf").debug("llvm: a loop is not one native nest: %s", e)
             return CompiledLoop(self.compile_body, step.args[1:4])
@@ -478,14 +478,19 @@ class CompiledProgram:
                     alloc = "cached_empty" if nbytes >= allocator.MIN_BYTES else "empty"
                 lines.append(f"    {names[n]} = {alloc}({shape}, dt_{names[n]})")
         allocate()
+        fresh = allocated_buffers(program)   # arrays made this run, for nests to update in place
         for i, step in enumerate(program.steps):
             if isinstance(step, Extern):
-                env[f"extern{i}"] = self._loop(step) if step.op == "loop" else \
+                env[f"extern{i}"] = self._loop(step, nest.owned_carried(program, i, fresh)) if step.op == "loop" else \
                     _CONTROL[step.op](self.compile_body) if step.op in _CONTROL else ops.get(step.op).impl
+                if step.op == "copy" or step.op == "loop" and not isinstance(env[f"extern{i}"], CompiledLoop):
+                    fresh |= set(step.outputs)
                 args = ", ".join(_render_arg(a, names, env) for a in step.args)
                 kwargs = "".join(f", {k}={_render_arg(v, names, env)}" for k, v in step.kwargs.items())
                 call = f"extern{i}({args}{kwargs})"
-                if isinstance(step.output, tuple):   # an op with several results: a buffer each
+                if getattr(env[f"extern{i}"], "returns_arrays", False):   # a nest's: ndarrays already
+                    lines.append(f"    ({''.join(names[o] + ', ' for o in step.outputs)}) = {call}")
+                elif isinstance(step.output, tuple):   # an op with several results: a buffer each
                     lines.append(f"    ({''.join(names[o] + ', ' for o in step.output)}) = map(asarray, {call})")
                 else:
                     lines.append(f"    {names[step.output]} = asarray({call})")

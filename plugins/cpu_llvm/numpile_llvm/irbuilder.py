@@ -88,6 +88,13 @@ class Module:
         number = self.metadata_nodes.setdefault(text, len(self.metadata_nodes))
         return f"!{number}"
 
+    def loop_properties(self, *properties: str) -> str:
+        """A fresh `!llvm.loop` node (distinct: it names itself) holding these property nodes."""
+        refs = [self.metadata(p) for p in properties]
+        number = len(self.metadata_nodes)
+        self.metadata_nodes[f"distinct !{{!{number}{''.join(', ' + r for r in refs)}}}"] = number
+        return f"!{number}"
+
     def render(self) -> str:
         parts = list(self.declarations.values())
         if self.compiler_used:
@@ -192,10 +199,11 @@ class Function:
         self.emit(f"store {reg_type(value.dtype)} {value.ref}, ptr {address.ref}")
 
     # -- loops -----------------------------------------------------------------------------
-    def loop(self, start: V, end: V, carried: list[V], body) -> list[V]:
+    def loop(self, start: V, end: V, carried: list[V], body, properties: str | None = None) -> list[V]:
         """for i in [start, end): carried = body(i, carried); returns the carried values after the loop.
 
-        Rotated, with a guard, the shape LLVM's vectoriser expects."""
+        Rotated, with a guard, the shape LLVM's vectoriser expects; `properties`, an `!llvm.loop`
+        node (Module.loop_properties) on its latch."""
         pre, head, exit_ = self.block, self.label("loop"), self.label("done")
         enter = self.compare("icmp", "slt", start, end)
         self.emit(f"br i1 {enter.ref}, label %{head}, label %{exit_}")
@@ -207,7 +215,7 @@ class Function:
         latch = self.block
         nxt = self.emit(f"add nuw nsw i64 {i.ref}, 1", I64)
         again = self.compare("icmp", "slt", nxt, end)
-        self.emit(f"br i1 {again.ref}, label %{head}, label %{exit_}")
+        self.emit(f"br i1 {again.ref}, label %{head}, label %{exit_}" + (f", !llvm.loop {properties}" if properties else ""))
         header = [f"  {i.ref} = phi i64 [ {start.ref}, %{pre} ], [ {nxt.ref}, %{latch} ]"]
         header += [f"  {p.ref} = phi {reg_type(p.dtype)} [ {c.ref}, %{pre} ], [ {r.ref}, %{latch} ]"
                    for p, c, r in zip(phis, carried, results)]

@@ -4,15 +4,12 @@ A loop node (numpile.ops.control) whose body, and every loop body and cond side 
 reads and writes single elements of arrays (`A[i, j]`, `A[i, j] = v`), computes scalars with
 pointwise ops, and nests loops and conds, is compiled whole: its loops are native loops, its
 conds branches, its scalars registers, its carried scalars phis. No Python and no call runs per
-iteration or per element:
-
-    i32 @nest(PyArrayObject* values..., i64 start, i64 stop)   ; 0, or why it stopped
-
-`values` are the loop's carried then free values: arrays (read at their strides, updated in
-place: the carried ones are the caller's copies), and scalars as 0-d arrays (a carried one gets
-its value after the last iteration written back). Every version of an array in the nest is one
-buffer, so a nest is compiled only where each array is read and written at its newest version
-(the tracer's graphs of element code are so).
+iteration or per element (nestcall.py: its entry and the Python that calls it). Its values
+are the loop's carried then free values: arrays (read at their strides, updated in place: the
+carried ones are the nest's copies), and scalars (a carried one's value after the last iteration
+handed back). Every version of an array in the nest is one buffer, so a nest is compiled only
+where each array is read and written at its newest version (the tracer's graphs of element code
+are so).
 
 Where NumPy would raise, the nest stops with a status instead, and the graph raises (the frame
 then runs again as Python, which raises NumPy's error): 1, an index out of range (negative ones
@@ -23,23 +20,24 @@ scalar.py lacks) raises Unlowerable: the loop then runs as before (ops/control.p
 
 from __future__ import annotations
 
-import ctypes
 from dataclasses import dataclass
 
 import numpy as np
 
 from numpile import logs, ops
 from numpile.graph import Graph, Node
-from numpile.lowering import Const
+from numpile.lowering import BufferArg, Const, Kernel, Program
 from numpile.shapes import SymInt
 
-from . import jit, scalar
-from .codegen import DATA_OFFSET, DIMENSIONS_OFFSET, STRIDES_OFFSET, array_field
+from . import jit, nestcall, scalar
 from .irbuilder import BOOL, I64, Function, Module, Unlowerable, V, literal, mem_type, reg_type
+from .nestcall import INDEX_ERROR, OVERFLOW
 from .sizes import Sizes
 
-INDEX_ERROR, OVERFLOW = 1, 2
 _CHECKED = {"add": "sadd", "subtract": "ssub", "multiply": "smul"}   # Python int arithmetic, overflow checked
+# a loop the vectoriser takes runs its last iterations in the vector body, masked: element loops are
+# short (a row of 30), and a scalar remainder there is a fifth of the row, branching on data
+_TAIL_FOLDED = '!{!"llvm.loop.vectorize.predicate.enable", i1 true}'
 
 
 @dataclass(frozen=True)
@@ -60,59 +58,67 @@ class _Here(Sizes):
 
 
 class NativeNest:
-    """The extern run for a loop node of element code: its nest compiled, called once per run."""
+    """A loop node of element code compiled whole; `run` is the loop's extern (nestcall.py), its
+    nest called once per run."""
 
-    def __init__(self, body: Graph, step, cpu_features: frozenset):
+    def __init__(self, body: Graph, bounds: tuple, cpu_features: frozenset, owned: tuple = ()):
+        """`bounds`: the loop node's (start, stop, step); a start or stop the graph has as a constant
+        is one in the nest too (LLVM then knows every index's range: checks fold). `owned`: per
+        carried value, whether the nest may update the array it is given (`owned_carried`)."""
+        step = bounds[2]
         if not isinstance(step, int) or step == 0:
             raise Unlowerable("a loop step that is not a constant")
-        self.body, self.step = body, step
-        self.metas = [n.array_meta for n in body.inputs[1:]]
-        self.carried = len(body.outputs)
-        ir = _render(Module(cpu_features), "nest", body, step)
+        metas = [n.array_meta for n in body.inputs[1:]]
+        ir = _render(Module(cpu_features), metas, body, bounds)
         symbol = f"npk_nest_{jit.cache_key(ir)[:16]}"   # one name per nest: all share one JIT
-        self.ir = ir.replace("@nest(", f"@{symbol}(")
-        addresses, origin = jit.compile_ir(self.ir, [symbol])
+        self.ir = ir.replace("@nest", f"@{symbol}").replace('@"nest', f'@"{symbol}')
+        addresses, origin = jit.compile_ir(self.ir, [f"{symbol}.py"])
         if logs.get("output_code").isEnabledFor(10):
             logs.get("output_code").debug("llvm loop nest %s (%s):\n%s", symbol, origin, jit.optimized_ir(self.ir))
         logs.get("perf").debug("llvm: a loop of element code is one native function, %s", symbol)
-        proto = ctypes.CFUNCTYPE(ctypes.c_int32, *[ctypes.py_object] * len(self.metas), ctypes.c_int64, ctypes.c_int64)
-        self.native = proto(addresses[symbol])
-
-    def __call__(self, body, start, stop, step, carried, free):
-        values = [np.array(v, dtype=meta.dtype, copy=True) if k < self.carried or not meta.shape
-                  else np.asarray(v) for k, (meta, v) in enumerate(zip(self.metas, (*carried, *free)))]
-        status = self.native(*values, int(start), int(stop))
-        if status == INDEX_ERROR:
-            raise IndexError("an index of a compiled loop nest is out of bounds")
-        if status == OVERFLOW:
-            raise OverflowError("a Python int of a compiled loop nest left int64")
-        return tuple(_result(v, meta) for v, meta in zip(values, self.metas[:self.carried]))
+        self.run = nestcall.runner(addresses[f"{symbol}.py"], symbol, metas, len(body.outputs), owned)
 
 
-def _result(value: np.ndarray, meta) -> object:
-    if meta.shape:
-        return value
-    if meta.weak:
-        return meta.python_type(value[()])
-    return value[()] if meta.scalar else value
+def owned_carried(program: Program, i: int, fresh: set) -> tuple:
+    """Per carried value of loop step i of program: whether its nest may update the buffer in place
+    instead of a copy. So where the buffer is one made fresh this run (`fresh`: by a kernel into
+    the runner's allocation, by a nest, by a copy: no view of an input or of another buffer), no
+    other step reads it, the program does not return it, and the step passes it once: nothing
+    else sees it (and where the nest stops, the frame runs again from its own inputs)."""
+    carried = program.steps[i].args[4]
+    passed = [b.name for b in _buffer_args(program.steps[i].args)]
+    read = {b for j, step in enumerate(program.steps) if j != i
+            for b in (step.inputs if isinstance(step, Kernel) else [a.name for a in _buffer_args((step.args, step.kwargs))])}
+    return tuple(isinstance(c, BufferArg) and c.name in fresh and c.name not in read and passed.count(c.name) == 1
+                 and c.name not in program.outputs for c in carried)
 
 
-def _render(module: Module, name: str, body: Graph, step: int) -> str:
+def _buffer_args(value) -> list:
+    """The BufferArgs in an extern's arguments, at any depth."""
+    if isinstance(value, BufferArg):
+        return [value]
+    if isinstance(value, dict):
+        value = tuple(value.values())
+    return [b for v in value for b in _buffer_args(v)] if isinstance(value, (tuple, list)) else []
+
+
+def _render(module: Module, metas: list, body: Graph, bounds: tuple) -> str:
+    """The nest's body function (@nest.body: the loops) and its entry (@nest: nestcall.py)."""
     fn = Function(module)
     nest = _Nest(fn)
-    values = []
-    for k, node in enumerate(body.inputs[1:]):
-        values.append(nest.parameter(k, node))
-    start, stop = V("%start", I64, True), V("%stop", I64, True)
-    results = nest.loop(body, start, stop, step, values[:len(body.outputs)], values[len(body.outputs):])
+    values = [nest.parameter(k, node) for k, node in enumerate(body.inputs[1:])]
+    start, stop = (V(literal(b, I64).ref if type(b) is int else f"%{name}", I64, True)
+                   for b, name in zip(bounds, ("start", "stop")))
+    results = nest.loop(body, start, stop, bounds[2], values[:len(body.outputs)], values[len(body.outputs):])
     for k, (node, value) in enumerate(zip(body.inputs[1:], results)):
-        if isinstance(value, V):   # a carried scalar: its last value into its 0-d buffer
-            data = array_field(fn, k, DATA_OFFSET, "data")
-            fn.store(data.ref, literal(0, I64), scalar.cast(fn, value, node.dtype))
+        if isinstance(value, V):   # a carried scalar: its last value into its slot of `out`
+            fn.store("%out", literal(8 * k // node.dtype.itemsize, I64), scalar.cast(fn, value, node.dtype))
     fn.emit("ret i32 0")
-    params = ", ".join([f"ptr %a{k}" for k in range(len(body.inputs) - 1)] + ["i64 %start", "i64 %stop"])
-    module.functions.append(f"define i32 @{name}({params}) {module.attribute_group('nounwind')} {{\n"
-                            + "\n".join(["entry:"] + fn.lines) + "\n}\n")
+    attributes = module.attribute_group("alwaysinline nounwind")
+    module.functions.append(f"define internal i32 @nest.body({', '.join(nestcall.body_parameters(metas))}) "
+                            f"{attributes} {{\n" + "\n".join(["entry:"] + fn.lines) + "\n}\n")
+    nestcall.render_entry(module, "nest", "nest.body", metas)
+    nestcall.render_python_entry(module, "nest", "nest", metas)
     return module.render()
 
 
@@ -124,21 +130,17 @@ class _Nest:
 
     # -- values ------------------------------------------------------------------------
     def parameter(self, k: int, node: Node):
-        """Parameter k (an ndarray) as the nest reads it: an _Array, or a scalar's value."""
-        fn = self.fn
-        data = array_field(fn, k, DATA_OFFSET, "data")
+        """Parameter k (nestcall.body_parameters) as the nest reads it: an _Array, or a scalar's value."""
         if not node.shape:
-            return self._weak(node, fn.load(data.ref, literal(0, I64), node.dtype))
-        dims_at, strides_at = array_field(fn, k, DIMENSIONS_OFFSET), array_field(fn, k, STRIDES_OFFSET)
-        dims = tuple(d if isinstance(d, int) else self._field(dims_at, i) for i, d in enumerate(node.shape))
-        strides = tuple(self._field(strides_at, i) for i in range(len(node.shape)))
+            value = V(f"%a{k}", node.dtype)
+            if node.dtype.kind == "b":   # a byte, as ctypes passes a bool
+                value = self.fn.emit(f"icmp ne i8 %a{k}, 0", BOOL)
+            return self._weak(node, value)
+        dims = tuple(d if isinstance(d, int) else V(f"%n{k}_{i}", I64) for i, d in enumerate(node.shape))
+        strides = tuple(V(f"%s{k}_{i}", I64) for i in range(len(node.shape)))
         self.roots += 1
         self.current[self.roots] = node
-        return _Array(self.roots, data, dims, strides, node.dtype)
-
-    def _field(self, pointer: V, i: int) -> V:
-        at = self.fn.emit(f"getelementptr inbounds i64, ptr {pointer.ref}, i64 {i}", I64, "p")
-        return self.fn.emit(f"load i64, ptr {at.ref}", I64)
+        return _Array(self.roots, V(f"%d{k}", I64), dims, strides, node.dtype)
 
     @staticmethod
     def _weak(node: Node, value: V) -> V:
@@ -243,7 +245,7 @@ class _Nest:
                 if isinstance(carried[k], _Array) and (not isinstance(out, _Array) or out.root != carried[k].root):
                     raise Unlowerable("a loop nest's carried array is not updated in place")
             return [scalar.cast(fn, outs[k], carried_in[k].dtype) for k in scalars]
-        results = fn.loop(literal(0, I64), count, inits, iteration)
+        results = fn.loop(literal(0, I64), count, inits, iteration, fn.module.loop_properties(_TAIL_FOLDED))
         values = list(carried)
         for k, value in zip(scalars, results):
             values[k] = self._weak(carried_in[k], value)
@@ -385,8 +387,8 @@ def _python_int(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> V:
     if not isinstance(x, V):
         raise Unlowerable("int() of a constant in a loop nest")
     fn = nest.fn
-    fits = fn.binary("and", fn.compare("fcmp", "oge", x, literal(-2.0**63, x.dtype)),
-                     fn.compare("fcmp", "olt", x, literal(2.0**63, x.dtype)))
+    # |x| < 2**63: one compare (false for NaN and inf); -2**63 itself stops too, and Python gets it right
+    fits = fn.compare("fcmp", "olt", fn.intrinsic("fabs", [x], x.dtype), literal(2.0**63, x.dtype))
     nest.check(fits, OVERFLOW)
     return V(fn.convert("fptosi", x, I64).ref, I64, True)
 

@@ -15,7 +15,8 @@ import ctypes
 
 from .irbuilder import Module
 
-_PYTHON_API = ("PyLong_AsLongLong", "PyLong_FromLong")
+_PYTHON_API = ("PyLong_AsLongLong", "PyLong_FromLong", "PyLong_AsUnsignedLongLong", "PyFloat_AsDouble",
+               "PyObject_IsTrue", "PyErr_Occurred")
 _METH_FASTCALL = 0x0080
 
 

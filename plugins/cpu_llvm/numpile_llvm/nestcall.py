@@ -1,0 +1,196 @@
+"""How Python calls a native loop nest (nest.py): the entry function and the Python that calls it.
+
+    i32 @nest(ptr arrays..., scalars..., ptr out, i64 start, i64 stop)   ; 0, or why it stopped
+
+An array comes as its PyArrayObject, a scalar by value (a bool as a byte); the carried scalars'
+last values go to `out`, one 8-byte slot per carried value. The entry reads each array's data,
+dims and strides and calls the nest's body, an internal function that takes them as arguments:
+its data pointers `noalias` (a carried array is the nest's own copy, a free one is only read),
+and called twice, once with the strides of C-contiguous arrays where every array has them. Inlined,
+the contiguous copy knows which elements are neighbours: a value stored is a value loaded next
+(no reload through memory), and loops vectorise.
+
+CPython calls the nest through `@nest.py`, a METH_FASTCALL builtin (pycall.py) that converts the
+scalars with the C API (a Python int past int64 raises its OverflowError there) and holds the GIL
+(which keeps `out`, one buffer per nest, to one caller at a time): about 0.1 µs where ctypes took
+about 1 µs. The Python around it is generated per nest, as the backend's runners are.
+"""
+
+from __future__ import annotations
+
+import ctypes
+
+import numpy as np
+
+from . import pycall
+from .codegen import DATA_OFFSET, DIMENSIONS_OFFSET, STRIDES_OFFSET, array_field
+from .irbuilder import I64, Function, Module, V, literal, mem_type
+
+INDEX_ERROR, OVERFLOW = 1, 2
+_STOPPED = {INDEX_ERROR: (IndexError, "an index of a compiled loop nest is out of bounds"),
+            OVERFLOW: (OverflowError, "a Python int of a compiled loop nest left int64")}
+_CTYPES = {"?": ctypes.c_bool, "b": ctypes.c_int8, "h": ctypes.c_int16, "i": ctypes.c_int32, "l": ctypes.c_int64,
+           "q": ctypes.c_int64, "B": ctypes.c_uint8, "H": ctypes.c_uint16, "I": ctypes.c_uint32,
+           "L": ctypes.c_uint64, "Q": ctypes.c_uint64, "f": ctypes.c_float, "d": ctypes.c_double}
+# a scalar argument from its Python object: C API function, its result type, its failure value
+_FROM_PYTHON = {"i": ("PyLong_AsLongLong", "i64", "-1"), "u": ("PyLong_AsUnsignedLongLong", "i64", "-1"),
+                "f": ("PyFloat_AsDouble", "double", "-1.0"), "b": ("PyObject_IsTrue", "i32", "-1")}
+
+
+def body_parameters(metas: list) -> list[str]:
+    """The body function's parameters: per array its data, dims and strides; per scalar its value."""
+    params = []
+    for k, meta in enumerate(metas):
+        if meta.shape:
+            params += [f"ptr noalias %d{k}"] + [f"i64 %n{k}_{i}" for i in range(len(meta.shape))] \
+                + [f"i64 %s{k}_{i}" for i in range(len(meta.shape))]
+        else:
+            params.append(f"{mem_type(meta.dtype)} %a{k}")
+    return params + ["ptr noalias %out", "i64 %start", "i64 %stop"]
+
+
+def render_entry(module: Module, name: str, body: str, metas: list) -> None:
+    """`name`, the entry: each array's fields read, the body called for contiguous arrays or any."""
+    fn = Function(module)
+    fields, contiguous = [], []
+    for k, meta in enumerate(metas):
+        if not meta.shape:
+            fields.append((f"{mem_type(meta.dtype)} %a{k}",))
+            continue
+        data = array_field(fn, k, DATA_OFFSET, "data")
+        dims_at, strides_at = array_field(fn, k, DIMENSIONS_OFFSET), array_field(fn, k, STRIDES_OFFSET)
+        dims = [literal(d, I64) if isinstance(d, int) else _element(fn, dims_at, i) for i, d in enumerate(meta.shape)]
+        strides = [_element(fn, strides_at, i) for i in range(len(dims))]
+        dense, step = [], literal(meta.dtype.itemsize, I64)
+        for d in reversed(dims):
+            dense.insert(0, step)
+            step = fn.binary("mul", step, d)
+        for s, c in zip(strides, dense):
+            contiguous.append(fn.compare("icmp", "eq", s, c))
+        fields.append((f"ptr {data.ref}", [f"i64 {d.ref}" for d in dims], strides, dense))
+    tail = [f"ptr %out", "i64 %start", "i64 %stop"]
+
+    def call(dense: bool) -> None:
+        args = []
+        for f in fields:
+            args += [f[0]] if len(f) == 1 else [f[0], *f[1], *[f"i64 {s.ref}" for s in (f[3] if dense else f[2])]]
+        status = fn.emit(f"call i32 @{body}({', '.join(args + tail)})", np.dtype(np.int32))
+        fn.emit(f"ret i32 {status.ref}")
+    if contiguous:
+        every = contiguous[0]
+        for c in contiguous[1:]:
+            every = fn.binary("and", every, c)
+        fn.emit(f"br i1 {every.ref}, label %dense, label %any")
+        fn.start_block("dense")
+        call(True)
+        fn.start_block("any")
+    call(False)
+    params = [f"ptr %a{k}" if meta.shape else f"{mem_type(meta.dtype)} %a{k}" for k, meta in enumerate(metas)]
+    module.functions.append(f"define internal i32 @{name}({', '.join(params + tail)}) {module.attribute_group('nounwind')} {{\n"
+                            + "\n".join(["entry:"] + fn.lines) + "\n}\n")
+
+
+def render_python_entry(module: Module, name: str, entry: str, metas: list) -> str:
+    """`<name>.py`, the builtin CPython calls: its arguments (values..., out, start, stop) converted,
+    `entry` called, its status a Python int; NULL where a conversion raised."""
+    fn = Function(module)
+    args, failed = [], []
+    for k in range(len(metas) + 3):
+        at = fn.emit(f"getelementptr ptr, ptr %args, i64 {k}", I64, "p")
+        obj = fn.emit(f"load ptr, ptr {at.ref}", I64, "o")
+        meta = metas[k] if k < len(metas) else None
+        if meta is not None and meta.shape:
+            args.append(f"ptr {obj.ref}")
+            continue
+        kind = meta.dtype.kind if meta is not None else "i"
+        function, result, failure = _FROM_PYTHON[kind]
+        module.declare(function, f"declare {result} @{function}(ptr)")
+        value = fn.emit(f"call {result} @{function}(ptr {obj.ref})", I64)
+        compare = "fcmp oeq" if result == "double" else "icmp eq"
+        failed.append(fn.emit(f"{compare} {result} {value.ref}, {failure}", np.dtype(bool)).ref)
+        args.append(_narrowed(fn, value, result, meta) if meta is not None else f"i64 {value.ref}")
+    out = args[len(metas)].split()[1]
+    args[len(metas)] = f"ptr {fn.emit(f'inttoptr i64 {out} to ptr', I64).ref}"
+    module.declare("PyErr_Occurred", "declare ptr @PyErr_Occurred()")
+    module.declare("PyLong_FromLong", "declare ptr @PyLong_FromLong(i64)")
+    any_failed = "false"
+    for f in failed:
+        any_failed = fn.emit(f"or i1 {any_failed}, {f}", np.dtype(bool)).ref
+    fn.emit(f"br i1 {any_failed}, label %check, label %run")
+    fn.start_block("check")   # a failure value may be a real value: the error says
+    error = fn.emit("call ptr @PyErr_Occurred()", I64)
+    raised = fn.emit(f"icmp ne ptr {error.ref}, null", np.dtype(bool))
+    fn.emit(f"br i1 {raised.ref}, label %raise, label %run")
+    fn.start_block("raise")
+    fn.emit("ret ptr null")
+    fn.start_block("run")
+    status = fn.emit(f"call i32 @{entry}({', '.join(args)})", np.dtype(np.int32))
+    wide = fn.emit(f"sext i32 {status.ref} to i64", I64)
+    result = fn.emit(f"call ptr @PyLong_FromLong(i64 {wide.ref})", I64)
+    fn.emit(f"ret ptr {result.ref}")
+    symbol = f"{name}.py"
+    module.functions.append(f"define ptr @\"{symbol}\"(ptr %self, ptr %args, i64 %nargs) {{\n"
+                            + "\n".join(["entry:"] + fn.lines) + "\n}\n")
+    return symbol
+
+
+def _narrowed(fn: Function, value: V, result: str, meta) -> str:
+    """A converted scalar as the entry takes it (mem_type: a bool as a byte)."""
+    t = mem_type(meta.dtype)
+    if meta.dtype.kind == "b":
+        true = fn.emit(f"icmp sgt i32 {value.ref}, 0", np.dtype(bool))
+        return f"i8 {fn.emit(f'zext i1 {true.ref} to i8', I64).ref}"
+    if t == result:
+        return f"{t} {value.ref}"
+    opcode = "fptrunc" if result == "double" else "trunc"
+    return f"{t} {fn.emit(f'{opcode} {result} {value.ref} to {t}', I64).ref}"
+
+
+def _element(fn: Function, pointer: V, d: int) -> V:
+    at = fn.emit(f"getelementptr inbounds i64, ptr {pointer.ref}, i64 {d}", I64, "p")
+    return fn.emit(f"load i64, ptr {at.ref}", I64)
+
+
+def runner(address: int, symbol: str, metas: list, carried: int, owned: tuple = ()):
+    """The Python that runs the nest whose builtin entry is at `address`: run(body, start, stop,
+    step, carried, free), the loop extern's signature (ops/control.py), returning the carried values
+    after the loop. A carried array is copied for the nest to update, but where `owned` says the
+    nest may update the one it is given."""
+    out = (ctypes.c_uint64 * max(carried, 1))()
+    env = {"array": np.array, "asarray": np.asarray, "stopped": _stopped, "native": pycall.function(address, symbol),
+           "out": ctypes.addressof(out), "keep": out}
+    names = [f"v{k}" for k in range(len(metas))]
+    lines = ["def run(body, start, stop, step, carried, free):",
+             f"    ({''.join(n + ', ' for n in names)}) = (*carried, *free)"]
+    results = []
+    for k, meta in enumerate(metas):
+        v = names[k]
+        env[f"d{k}"], env[f"t{k}"] = meta.dtype, meta.dtype.type
+        if meta.shape:
+            # the nest updates a carried array in place: its own copy (the loop's value is new)
+            if k >= carried:
+                lines.append(f"    {v} = asarray({v})")
+            elif k < len(owned) and owned[k]:   # the runner's own fresh array: a copy only to convert
+                lines.append(f"    if {v}.dtype != d{k}: {v} = array({v}, dtype=d{k})")
+            else:
+                lines.append(f"    {v} = array({v}, dtype=d{k}, copy=True)")
+            results.append(v)
+            continue
+        if meta.dtype.kind == "u":   # PyLong_AsUnsignedLongLong takes Python ints only
+            lines.append(f"    {v} = int({v})")
+        kind = _CTYPES[meta.dtype.char]
+        size = ctypes.sizeof(kind)   # slot k at byte 8k: element 8k / size of a view of its type
+        env[f"out{k}"] = (kind * (8 * max(carried, 1) // size)).from_buffer(out)
+        value = f"out{k}[{8 * k // size}]"
+        results.append(value if meta.weak else f"t{k}({value})" if meta.scalar else f"array({value}, dtype=d{k})")
+    lines += [f"    status = native({''.join(n + ', ' for n in names)}out, start, stop)",
+              "    if status:", "        stopped(status)",
+              f"    return ({''.join(r + ', ' for r in results[:carried])})"]
+    exec(compile("\n".join(lines) + "\n", "<numpile-llvm loop nest>", "exec"), env)
+    env["run"].returns_arrays = all(meta.shape for meta in metas[:carried])   # the runner need not asarray them
+    return env["run"]
+
+
+def _stopped(status: int):
+    kind, message = _STOPPED[status]
+    raise kind(message)

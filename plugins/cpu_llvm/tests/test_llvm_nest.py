@@ -1,0 +1,381 @@
+"""Loop nests of element code compiled whole (numpile_llvm/nest.py, nestcall.py), differentially
+against plain Python over NumPy on fresh random inputs: the nest is really the one native function
+(counted), arrays of every layout (the contiguous body and the general one), carried scalars of
+each dtype handed back with NumPy's type, NumPy's IndexError for indices out of range, negative
+indices from the end, Python ints past int64, empty loops, and arguments afterwards."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import numpile
+from numpile_llvm import nestcall
+
+rng = np.random.default_rng()
+
+
+@pytest.fixture
+def nests(monkeypatch):
+    """The nests compiled while the test runs (each one's runner made once)."""
+    made = []
+    runner = nestcall.runner
+
+    def counted(*args):
+        made.append(args)
+        return runner(*args)
+    monkeypatch.setattr(nestcall, "runner", counted)
+    return made
+
+
+def same(got, want):
+    assert type(got) is type(want), (type(got), type(want))
+    if isinstance(want, tuple):
+        assert len(got) == len(want)
+        for g, w in zip(got, want):
+            same(g, w)
+    elif isinstance(want, (np.ndarray, np.generic)):
+        assert got.dtype == want.dtype and np.shape(got) == np.shape(want)
+        np.testing.assert_array_equal(got, want)
+    else:
+        assert got == want
+
+
+def check(fn, *args, calls: int = 3, make=None):
+    """fn compiled on llvm against fn in Python, on fresh arguments each call (make(): given as they
+    are, views with their strides) or copies of args: results and every argument afterwards the same."""
+    compiled = numpile.compile(fn, backend="llvm")
+    for _ in range(calls):
+        given = make() if make else args
+        mine = list(given) if make else [a.copy() if isinstance(a, np.ndarray) else a for a in given]
+        theirs = [a.copy(order="K") if isinstance(a, np.ndarray) else a for a in given]
+        same(compiled(*mine), fn(*theirs))
+        for m, t in zip(mine, theirs):
+            if isinstance(t, np.ndarray):
+                same(m, t)
+
+
+# -- layouts: the contiguous body and the general one ----------------------------------------------
+def smooth_rows(A):
+    n, m = A.shape
+    for i in range(1, n - 1):
+        for j in range(1, m - 1):
+            A[i, j] = (A[i - 1, j] + A[i + 1, j] + A[i, j - 1] + A[i, j + 1] + A[i, j]) / 5.0
+
+
+def scaled_sum(x, w):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s = s + x[i] * w[i]
+    return s
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "strided", "reversed"])
+def test_array_of_each_layout_updated_in_place(nests, layout):
+    def make():
+        base = rng.random((13, 22))
+        return ({"C": base, "F": np.asfortranarray(base), "strided": base[::2, ::3],
+                 "reversed": base[::-1, ::-1]}[layout],)
+    check(smooth_rows, calls=3, make=make)
+    assert nests
+
+
+def test_free_arrays_of_mixed_layouts(nests):
+    def make():
+        n = int(rng.integers(3, 30))
+        return rng.random(2 * n)[::2], rng.standard_normal(n)
+    check(scaled_sum, make=make)
+    assert nests
+
+
+def test_layouts_alternating_call_by_call(nests):
+    compiled = numpile.compile(smooth_rows, backend="llvm")
+    for k in range(6):
+        base = rng.random((10, 12))
+        A = base if k % 2 else base.T
+        want = A.copy(order="K")
+        compiled(A)
+        smooth_rows(want)
+        same(A, want)
+
+
+# -- carried scalars of each type ----------------------------------------------------------------
+def total_of(x):
+    s = x[0] * 0
+    for i in range(x.shape[0]):
+        s = s + x[i]
+    return s
+
+
+def any_above(x, t):
+    found = False
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            found = True
+    return found
+
+
+def count_and_sum(x):
+    count = 0
+    s = 0.0
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            count = count + 1
+            s = s + x[i]
+    return count, s
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int8, np.uint8, np.int16, np.int32, np.int64, np.uint64])
+def test_carried_numpy_scalar_of_each_dtype(nests, dtype):
+    def make():
+        n = int(rng.integers(2, 40))
+        if np.dtype(dtype).kind == "f":
+            return (rng.standard_normal(n).astype(dtype),)
+        info = np.iinfo(dtype)
+        return (rng.integers(info.min, info.max, n, dtype=dtype, endpoint=True),)   # wraps as NumPy's do
+    with np.errstate(over="ignore"):
+        check(total_of, make=make)
+    assert nests
+
+
+def test_carried_python_bool_int_and_float(nests):
+    check(any_above, make=lambda: (rng.random(int(rng.integers(1, 30))), 0.8))
+    check(count_and_sum, make=lambda: (rng.standard_normal(int(rng.integers(1, 30))),))
+    assert len(nests) >= 2
+
+
+# -- indices ---------------------------------------------------------------------------------------
+def from_the_end(x):
+    out = np.zeros_like(x)
+    n = x.shape[0]
+    for i in range(n):
+        out[i] = x[-1 - i] + x[i - n]
+    return out
+
+
+def one_past(x):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s = s + x[i + 1]
+    return s
+
+
+def by_index_array(x, idx):
+    s = 0.0
+    for i in range(idx.shape[0]):
+        s = s + x[idx[i]]
+    return s
+
+
+def test_negative_indices_count_from_the_end(nests):
+    check(from_the_end, make=lambda: (rng.standard_normal(int(rng.integers(1, 30))),))
+    assert nests
+
+
+def test_index_out_of_range_raises_numpys_index_error():
+    compiled = numpile.compile(one_past, backend="llvm")
+    for _ in range(2):
+        x = rng.random(int(rng.integers(1, 20)))
+        with pytest.raises(IndexError):
+            one_past(x.copy())
+        with pytest.raises(IndexError):
+            compiled(x)
+
+
+@pytest.mark.parametrize("worst", [-1, 0, 1])
+def test_indices_read_from_an_array(worst):
+    compiled = numpile.compile(by_index_array, backend="llvm")
+    x = rng.random(17)
+    idx = rng.integers(-17, 17, 40)
+    same(compiled(x, idx), by_index_array(x, idx))
+    idx[int(rng.integers(0, 40))] = {-1: -18, 0: 16, 1: 17}[worst]
+    if worst:
+        with pytest.raises(IndexError):
+            compiled(x, idx)
+    else:
+        same(compiled(x, idx), by_index_array(x, idx))
+
+
+# -- Python ints and empty loops ------------------------------------------------------------------
+def powers(x):
+    t = 1
+    for i in range(x.shape[0]):
+        t = t * 3 + int(x[i])
+    return t
+
+
+def shifted_sum(x, start):
+    t = start
+    for i in range(x.shape[0]):
+        t = t + int(x[i])
+    return t
+
+
+def test_python_int_past_int64_is_exact():
+    compiled = numpile.compile(powers, backend="llvm")
+    for n in (5, 39, 41, 60):   # 3 ** 40 > 2 ** 63
+        x = rng.integers(0, 9, n)
+        same(compiled(x), powers(x))
+
+
+@pytest.mark.parametrize("start", [7, 2**63 - 3, -(2**63) + 2, 2**70])
+def test_python_int_near_and_past_int64_carried_in(start):
+    compiled = numpile.compile(shifted_sum, backend="llvm")
+    for sign in (1, -1):
+        x = sign * rng.integers(0, 9, 8)
+        same(compiled(x, start), shifted_sum(x, start))
+
+
+def test_empty_loops_hand_back_initial_values(nests):
+    check(count_and_sum, np.zeros(0))
+    check(total_of, np.array([2.5]))
+    check(smooth_rows, rng.random((2, 7)))
+
+
+# -- loop ranges: constants in the nest, or known only when it runs ----------------------------------
+def around_zero(x):
+    s = 0.0
+    for i in range(-x.shape[0], x.shape[0]):
+        s = s + x[i] * (i + 0.5)
+    return s
+
+
+def test_range_through_negative_indices(nests):
+    check(around_zero, make=lambda: (rng.standard_normal(int(rng.integers(1, 30))),))
+    assert nests
+
+
+@pytest.mark.parametrize("fn", [from_the_end, around_zero, total_of])
+def test_range_of_each_length_call_by_call(nests, fn):
+    compiled = numpile.compile(fn, backend="llvm", dynamic=True)
+    for n in (1, 7, 30, 2):
+        x = rng.standard_normal(n)
+        same(compiled(x.copy()), fn(x.copy()))
+    assert nests
+
+
+# -- carried arrays updated in place where nothing else sees them --------------------------------------
+def total_then_scan(x):
+    a = x * 2.0              # a kernel's fresh array: the nest may update it, but its sum is read too
+    total = a.sum()
+    for i in range(1, a.shape[0]):
+        a[i] = a[i] + a[i - 1]
+    return total, a
+
+
+def scans(x, steps):
+    a = x.copy()             # a copy, then nests (the first step peeled) handing it on
+    b = a[::2]
+    for _ in range(steps):
+        for i in range(1, a.shape[0]):
+            a[i] = a[i] * 0.5 + a[i - 1]
+    return a, b
+
+
+def scan_of_argument(x):
+    for i in range(1, x.shape[0]):
+        x[i] = x[i] + x[i - 1]
+    return x
+
+
+@pytest.mark.parametrize("fn, make", [
+    (total_then_scan, lambda: (rng.standard_normal(int(rng.integers(2, 30))),)),
+    (scans, lambda: (rng.standard_normal(int(rng.integers(2, 30))), 3)),
+    (scan_of_argument, lambda: (rng.standard_normal(int(rng.integers(2, 30))),)),
+])
+def test_carried_arrays_updated_in_place_only_where_nothing_else_sees_them(nests, fn, make):
+    check(fn, make=make)
+    assert nests
+
+
+def test_argument_unchanged_where_the_nest_stops():
+    def scan_then_bad_index(x, k):
+        for i in range(1, x.shape[0]):
+            x[i] = x[i] + x[i - 1] + x[k * i]   # out of range from i = 2 for k = n // 2 + 1
+        return x
+    compiled = numpile.compile(scan_then_bad_index, backend="llvm")
+    x = rng.standard_normal(9)
+    with pytest.raises(IndexError):
+        scan_then_bad_index(x.copy(), 5)
+    before = x.copy()
+    with pytest.raises(IndexError):
+        compiled(x, 5)
+    want = before.copy()
+    with pytest.raises(IndexError):
+        scan_then_bad_index(want, 5)
+    same(x, want)   # NumPy's partial updates, as Python leaves them
+
+
+def test_owned_only_where_made_fresh_and_read_by_no_other_step():
+    from numpile.lowering import BufferArg, Extern, Kernel, Program
+    from numpile.lowering.ir import Buffer, Load, Stage
+    from numpile_llvm.nest import owned_carried
+
+    f8 = np.dtype(np.float64)
+
+    def program(after: bool, returned: bool):
+        make = Kernel("k0", (4,), [Stage((), Load("x", (), f8), output="a")])
+        loop = Extern("loop", (None, 0, 4, 1, (BufferArg("a"), BufferArg("x")), (BufferArg("y"),)), {}, ("l0", "l1"))
+        read = Kernel("k1", (4,), [Stage((), Load("a", (), f8), output="z")])
+        buffers = {n: Buffer(n, (4,), f8, "temp") for n in ("x", "y", "a", "l0", "l1", "z")}
+        return Program(buffers, ["x", "y"], [make, loop] + ([read] if after else []),
+                       ["l0", "a" if returned else "z"])
+    assert owned_carried(program(False, False), 1, {"a", "z"}) == (True, False)   # x: an input, not fresh
+    assert owned_carried(program(True, False), 1, {"a", "z"}) == (False, False)   # a read after the loop
+    assert owned_carried(program(False, True), 1, {"a", "z"}) == (False, False)   # a returned
+    assert owned_carried(program(False, False), 1, {"z"}) == (False, False)       # a not made fresh
+
+
+# -- vectorised loops with masked last iterations (tail folded) -------------------------------------
+def shortest_paths(D):
+    n = D.shape[0]
+    for k in range(n):
+        for i in range(n):
+            for j in range(n):
+                if D[i, k] + D[k, j] < D[i, j]:
+                    D[i, j] = D[i, k] + D[k, j]
+
+
+def clip_and_count(x, y, t):
+    count = 0
+    for i in range(x.shape[0]):
+        if x[i] > t:
+            y[i] = t
+            count = count + 1
+    return count
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.float64, np.int32, np.float32])
+def test_vectorised_nest_of_every_length(nests, dtype):
+    def make():
+        n = int(rng.integers(1, 40))
+        D = (rng.random((n, n)) * 100).astype(dtype)
+        D[rng.random((n, n)) < 0.6] = 10**6
+        return (D,)
+    check(shortest_paths, calls=6, make=make)
+    check(clip_and_count, calls=6, make=lambda: (rng.random(int(rng.integers(1, 70))),
+                                                 rng.random(int(rng.integers(70, 80))).astype(dtype), 0.6))
+    assert nests
+
+
+def int_parts(x):
+    t = 0
+    for i in range(x.shape[0]):
+        t = t ^ int(x[i])
+    return t
+
+
+@pytest.mark.parametrize("edge", [None, -2.0**63, 2.0**63, -2.0**62, np.nan, np.inf, -np.inf, 1e30])
+def test_int_of_a_float_at_and_past_int64(edge):
+    compiled = numpile.compile(int_parts, backend="llvm")
+    x = rng.standard_normal(12) * 1e6
+    same(compiled(x.copy()), int_parts(x.copy()))
+    if edge is not None:
+        x[int(rng.integers(0, 12))] = edge
+        try:
+            want = int_parts(x.copy())
+        except (ValueError, OverflowError) as e:
+            with pytest.raises(type(e)):
+                compiled(x)
+        else:
+            same(compiled(x), want)
