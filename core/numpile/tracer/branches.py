@@ -26,7 +26,7 @@ from ..graph import Graph, Node
 from ..ops import ArrayMeta
 from ..shapes import SYMBOL_PATTERN, SymInt, assuming, facts
 from .liveness import live_at, peeling, successors
-from .loops import FrameState, bind_symbols, lift_outer, reorder_inputs, same_constant
+from .bodies import FrameState, bind_symbols, lift_outer, reorder_inputs, same_constant
 from .variables import ArrayVariable, ConstantVariable
 
 HEAD, END, OUT = -1, -2, -3   # where paths end: the loop's head, the frame's end, outside the loop

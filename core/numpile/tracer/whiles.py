@@ -18,16 +18,15 @@ while loop node: the loop is unrolled as before.
 
 from __future__ import annotations
 
-import numpy as np
-
-from .. import logs, ops
+from .. import logs
 from ..exc import Unsupported
 from ..graph import Graph
 from ..ops import ArrayMeta
 from ..shapes import SymInt, loop_dependent
 
+from .bodies import PYTHON_NUMBERS, FrameState, bind_symbols, number_before, reorder_inputs
 from .liveness import PEELS, live_at, successors
-from .loops import PYTHON_NUMBERS, FrameState, LoopBody, bind_symbols, number_before, reorder_inputs, trace_passes
+from .loops import LoopBody, trace_passes
 from .variables import ArrayVariable, ConstantVariable
 
 _BACKWARD = ("JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "POP_JUMP_BACKWARD_IF_TRUE", "POP_JUMP_BACKWARD_IF_FALSE")
