@@ -33,7 +33,7 @@ from . import array_kinds, config, logs, output_check, progress
 from .backend import Backend
 from .exc import BackendCompilerFailed, Unsupported
 from .graph import Graph
-from .shapes import DynamicInputs
+from .dynamic import DynamicInputs
 from .tracer import GraphBreak, Trace, TraceFailed, trace
 from .tracer.codegen import CodeNamespace, call_args, signature_params
 from .tracer.guards import GuardSet, same_float

@@ -20,7 +20,7 @@ import numpy as np
 
 from . import config
 from .exc import Unsupported
-from .shapes import DynamicInputs
+from .dynamic import DynamicInputs
 from .tracer import TraceFailed, trace
 from .tracer.sources import AttrSource, ClosureSource, GlobalSource, ItemSource, LocalSource
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 import contextlib
 import re
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 SYMBOL_PATTERN = re.compile(r"\bs(\d+)\b")
 
@@ -108,6 +108,7 @@ class _ThreadState(threading.local):
     def __init__(self):
         self.active: list = []
         self.loops: dict[str, tuple] = {}
+        self.key: tuple | None = None   # active_loop_ranges() of `loops`, made once per change
 
 
 _STATE = _ThreadState()
@@ -142,8 +143,6 @@ def unbacked(what: str) -> "SymInt":
     return env.new_unbacked(what)
 
 
-
-
 @dataclass(frozen=True)
 class LoopRange:
     """The values a loop symbol takes while its body runs: from `first` to `last` (ints or
@@ -174,17 +173,21 @@ def loop_range(index: "SymInt", first, last, step: int):
     saved = {k: _STATE.loops[k] for k in narrowed}
     _STATE.loops.update(narrowed)
     _STATE.loops[name] = LoopRange(first, last, step, index.hint if index.hint is not None else _hint(first))
+    _STATE.key = None
     try:
         yield
     finally:
         del _STATE.loops[name]
         _STATE.loops.update(saved)
+        _STATE.key = None
 
 
 def active_loop_ranges() -> tuple:
     """The ranges of the loops being captured or lowered, innermost last, as text (a key: what
     lowering a loop's body decided holds for these)."""
-    return tuple((name, str(r.first), str(r.last)) for name, r in _STATE.loops.items())
+    if _STATE.key is None:   # a loop's body runs many times under one set of ranges: made once for them
+        _STATE.key = tuple((name, str(r.first), str(r.last)) for name, r in _STATE.loops.items())
+    return _STATE.key
 
 
 def in_loop() -> bool:
@@ -247,11 +250,13 @@ def assuming(gaps: tuple):
     saved = dict(_STATE.loops)
     for gap in gaps:
         _STATE.loops.update(_narrowed(gap))
+    _STATE.key = None
     try:
         yield
     finally:
         _STATE.loops.clear()
         _STATE.loops.update(saved)
+        _STATE.key = None
 
 
 def _larger(a, b):
@@ -574,24 +579,6 @@ def read_symbol(array: str, dim: int | None) -> str:
 def evaluate(expr: str, symbol_values: list[int]) -> int:
     """The value of a symbolic expression for given symbol values."""
     return eval(SYMBOL_PATTERN.sub(lambda m: str(symbol_values[int(m.group(1))]), expr), {})
-
-
-@dataclass
-class DynamicInputs:
-    """What a trace leaves unspecialised: input dimensions made symbolic ("all", or per source name
-    a set of dims), and the sources of Python floats and ints that become graph inputs instead of
-    constants."""
-
-    all: bool = False
-    per_source: dict = field(default_factory=dict)
-    scalars: set = field(default_factory=set)
-    loops: bool = False   # for loops over ranges captured with a symbolic index (the backend runs loop nodes)
-    conditionals: bool = False   # an `if` on a graph value in a loop body captured as a cond node
-
-    def wants(self, source_name: str, dim: int, size: int) -> bool:
-        if size in (0, 1):  # 0 and 1 change broadcasting and emptiness: always specialised
-            return False
-        return self.all or dim in self.per_source.get(source_name, ())
 
 
 def loop_dependent(*values) -> bool:

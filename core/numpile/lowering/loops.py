@@ -21,5 +21,8 @@ def ufunc_loop(name: str, operands: list) -> tuple:
     ufunc = getattr(np, name, None)
     if not isinstance(ufunc, np.ufunc):
         raise TypeError(f"{name} is not a NumPy ufunc")
-    loop = ufunc.resolve_dtypes(tuple(dtype_of(o) for o in operands) + (None,))
+    types = tuple(dtype_of(o) for o in operands)
+    if not any(isinstance(t, np.dtype) for t in types):   # Python arithmetic (`i < j - 1`): Python's result
+        types = tuple(map(np.dtype, types))                # is NumPy's on int64, float64, bool (the tracer bounds it)
+    loop = ufunc.resolve_dtypes(types + (None,))
     return loop[:-1], loop[-1]

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from ..exc import Unsupported
 from .. import shapes
 from ..graph import Graph
-from ..shapes import DynamicInputs
+from ..dynamic import DynamicInputs
 from . import bytecode_compat as bc
 from .codegen import CodeNamespace, Reconstructor, signature_params
 from .guards import GuardSet

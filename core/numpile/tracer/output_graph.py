@@ -18,7 +18,8 @@ from ..ops.indexing import check_masks, is_mask
 from .aliasing import view_index
 from .guards import GuardSet, array_guard_expected
 from .python_scalars import INT_INPUT_BOUND, DynamicIntVariable
-from ..shapes import DataDependent, DynamicInputs, ShapeEnv, is_unbacked
+from ..dynamic import DynamicInputs
+from ..shapes import DataDependent, ShapeEnv, is_unbacked
 from .sources import AttrSource, ExprSource, ItemSource, Source
 from .variables import (
     ArrayMethodVariable, ArrayVariable, ConstantVariable, DictVariable, ListVariable, ObjectVariable,

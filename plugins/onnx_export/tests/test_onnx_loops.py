@@ -152,7 +152,7 @@ def test_the_exporter_writes_loops_it_is_given(tmp_path):
     """A graph with loop nodes (traced with loop capture; numpile.export itself traces without it)
     through the exporter "onnx": a saved model that onnxruntime runs alone, as the graph runs."""
     from numpile import plugins
-    from numpile.shapes import DynamicInputs
+    from numpile.dynamic import DynamicInputs
     from numpile.tracer import trace
     args = (well_conditioned(6),)
     graph = trace(column_elimination, copies(args), {}, resumable=False, dynamic=DynamicInputs(loops=True)).graph
