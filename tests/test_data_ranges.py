@@ -40,6 +40,18 @@ def row_stats(data, indices, indptr, x):
     return sums, counts
 
 
+def row_sums_stored(data, indices, indptr, x):
+    # s is a Python float where a row is empty and a NumPy float64 after an iteration, but it is
+    # only stored into a float array, where both store the same: one graph
+    y = np.zeros(indptr.shape[0])
+    for i in range(indptr.shape[0] - 1):
+        s = 0.0
+        for k in range(indptr[i], indptr[i + 1]):
+            s += data[k] * x[indices[k]]
+        y[i + 1] = s
+    return y
+
+
 def csr(rng):
     return sparse_rows_args(rng, int(rng.integers(5, 30)))
 
@@ -47,12 +59,12 @@ def csr(rng):
 def _inputs(rng, name):
     n = int(rng.integers(5, 30))
     lo = rng.integers(-3, n // 2, n)
-    return {"sparse_rows": csr(rng), "row_stats": csr(rng), "counted": (rng.integers(0, 6, n), rng.random(6)),
+    return {"sparse_rows": csr(rng), "row_stats": csr(rng), "row_sums_stored": csr(rng), "counted": (rng.integers(0, 6, n), rng.random(6)),
             "downwards": (lo, lo + rng.integers(-2, n // 2, n), rng.integers(-50, 50, n))}[name]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("fn", [spmv, counted, downwards, row_stats], ids=lambda f: f.__name__)
+@pytest.mark.parametrize("fn", [spmv, counted, downwards, row_stats, row_sums_stored], ids=lambda f: f.__name__)
 def test_captured_whole_and_same_as_numpy(fn, backend):
     rng = np.random.default_rng()
     compiled = numpile.compile(fn, backend=backend, fullgraph=True)
@@ -90,17 +102,46 @@ def test_a_float_bound_is_pythons_type_error():
         numpile.compile(f, backend="llvm")(np.array([3.0, 1.0]))
 
 
-def test_a_python_float_that_becomes_a_numpy_scalar_breaks_and_stays_right():
+def row_sums_listed(data, indptr):
+    out = []
+    for i in range(indptr.shape[0] - 1):
+        s = 0.0
+        for k in range(indptr[i], indptr[i + 1]):
+            s += data[k]
+        out.append(s)
+    return out
+
+
+def row_sums_doubled(data, indptr):
+    out = np.zeros(indptr.shape[0] - 1, dtype=np.float32)
+    for i in range(indptr.shape[0] - 1):
+        s = 0.0
+        for k in range(indptr[i], indptr[i + 1]):
+            s += data[k]
+        out[i] = s * 3.0 ** 40   # a Python float overflows float32 where a NumPy float64 does not
+    return out
+
+
+def row_sums_in_ints(data, indptr):
+    out = np.zeros(indptr.shape[0] - 1, dtype=np.int64)
+    for i in range(indptr.shape[0] - 1):
+        s = 0.0
+        for k in range(indptr[i], indptr[i + 1]):
+            s += data[k]
+        out[i] = s
+    return out
+
+
+@pytest.mark.parametrize("fn", [row_sums_listed, row_sums_doubled, row_sums_in_ints], ids=lambda f: f.__name__)
+def test_a_python_float_that_becomes_a_numpy_scalar_and_is_read_breaks_and_stays_right(fn):
     # s is 0.0 (a Python float) where the range is empty and a NumPy float64 after an iteration:
-    # one loop node cannot give both, so the loop is not captured
-    def row_sums(data, indptr):
-        out = []
-        for i in range(indptr.shape[0] - 1):
-            s = 0.0
-            for k in range(indptr[i], indptr[i + 1]):
-                s += data[k]
-            out.append(s)
-        return out
+    # read as anything but the value stored into a float array, one loop node cannot give both
     data, _, indptr, _ = csr(np.random.default_rng())
-    got, expected = numpile.compile(row_sums, backend="llvm")(data, indptr), row_sums(data, indptr)
-    assert [type(v) for v in got] == [type(v) for v in expected] and got == expected
+    with np.errstate(all="ignore"):
+        got, expected = numpile.compile(fn, backend="llvm")(data, indptr), fn(data, indptr)
+    if isinstance(expected, list):
+        assert [type(v) for v in got] == [type(v) for v in expected] and got == expected
+    else:
+        assert got.dtype == expected.dtype
+        np.testing.assert_array_equal(got, expected)
+    assert numpile.explain(fn)(data, indptr).graph_break_count >= 1

@@ -61,6 +61,52 @@ def live_at(tx, name: str, k: int, outside: range = range(0)) -> bool:
     return False
 
 
+# What may stand between loading a value and the STORE_SUBSCR storing it (`y[i + 1] = s`): loads of
+# a local or a constant (the local's name kept: the container), and operators on what they loaded.
+_PUSHES_NAMES = ("LOAD_FAST", "LOAD_FAST_CHECK", "LOAD_FAST_LOAD_FAST", "LOAD_CONST", "LOAD_SMALL_INT")
+_OPERATORS = {"BINARY_OP": lambda i: 2, "BUILD_TUPLE": lambda i: i.arg, "UNARY_NEGATIVE": lambda i: 1}
+
+
+def stored_only(tx, name: str, k: int, into) -> bool:
+    """Whether local `name`, from instruction k on, is read only as the value stored by
+    `target[index] = name` statements into locals `target` for which `into(target)` holds, until
+    it is stored again or no path reads it: then whatever holds the same value serves as well."""
+    if name in tx.code.co_cellvars or bc.user_protected_offsets(tx.code):
+        return False
+    while k < len(tx.instructions):
+        i = tx.instructions[k]
+        if _stores(i, name):
+            return True
+        if _reads(i, name):
+            pair = i.opname == "LOAD_FAST_LOAD_FAST" and i.argval[0] == name != i.argval[1]   # 3.13: `s, y` loaded
+            if not (i.opname == "LOAD_FAST" or pair) or (k := _stored_at(tx, k + 1, into, [i.argval[1]] if pair else [])) is None:
+                return False
+            continue
+        if i.opname in _ENDS or i.opcode in dis.hasjrel or i.opcode in dis.hasjabs:
+            return not live_at(tx, name, k)
+        k += 1
+    return True
+
+
+def _stored_at(tx, k: int, into, above: list) -> int | None:
+    """Where control goes on after a STORE_SUBSCR from instruction k on stores the value loaded
+    just before k into a local `into` accepts, with nothing but loads and operators between; else
+    None. `above`: what stands above the value on the stack (a local's name, or None for anything else)."""
+    for k in range(k, len(tx.instructions)):
+        i = tx.instructions[k]
+        if i.opname == "STORE_SUBSCR":
+            return k + 1 if len(above) == 2 and above[0] is not None and into(above[0]) else None
+        if i.opname in _PUSHES_NAMES:
+            names = i.argval if i.opname == "LOAD_FAST_LOAD_FAST" else (i.argval,)
+            above += [n if i.opname.startswith("LOAD_FAST") else None for n in names]
+        elif i.opname in _OPERATORS and len(above) >= _OPERATORS[i.opname](i):
+            del above[len(above) - _OPERATORS[i.opname](i):]
+            above.append(None)
+        else:
+            return None
+    return None
+
+
 _LOADS = ("LOAD_FAST", "LOAD_DEREF", "LOAD_CLOSURE", "DELETE_FAST", "DELETE_DEREF")
 _STORES = ("STORE_FAST", "STORE_DEREF")
 _ENDS = ("RETURN_VALUE", "RETURN_CONST", "RAISE_VARARGS", "RERAISE")

@@ -37,7 +37,7 @@ from .bodies import (
     PYTHON_NUMBERS, FrameState, base_array, bind_symbols, lift_outer, number_before, reachable_arrays, reorder_inputs,
     same_constant,
 )
-from .liveness import PEELS, live_after_loop
+from .liveness import PEELS, live_after_loop, stored_only
 from .variables import NULL, ArrayVariable, ConstantVariable, DataRange
 
 
@@ -459,7 +459,16 @@ class DataRangeBody(LoopBody):
             return var.node.array_meta
         if var.is_constant() and type(var.as_constant()) is type(number) in PYTHON_NUMBERS:   # `c += 1`
             return ArrayMeta((), PYTHON_NUMBERS[type(number)], True, True)
+        if type(number) is float and isinstance(var, ArrayVariable) and var.python_type() is np.float64 \
+                and stored_only(self.tx, name, self.tx.index_of[self.inst.argval], self._float_array):
+            # `s = 0.0; for k in ...: s += x[k]` then `y[i] = s`: a Python float where no iteration ran,
+            # a NumPy float64 after one, but only ever stored into a float array, where both are one
+            return var.node.array_meta
         return super()._changed(name, before, var)
+
+    def _float_array(self, name: str) -> bool:
+        v = self.tx.locals.get(name)
+        return isinstance(v, ArrayVariable) and not v.node.meta["scalar"] and v.node.dtype.kind in "fc"
 
 
 @dataclass(eq=False)
