@@ -43,7 +43,10 @@ def _mix(u, v):
 
 
 def _branchy(u, v):
-    if u.mean() > v.mean():             # a data-dependent jump inside a callee
+    # a data-dependent jump inside a callee; decided with a margin, as numpile promises sums within
+    # reassociation error (its order is NumPy's for C-ordered data only): `_branchy(x, x[::-1])`
+    # compared two means of the same elements, whose last bits decided the branch
+    if u.mean() > v.mean() + 1e-9:
         return u - v
     return np.cos(u + v)
 
