@@ -118,7 +118,7 @@ def _render(module: Module, metas: list, body: Graph, bounds: tuple) -> str:
     module.functions.append(f"define internal i32 @nest.body({', '.join(nestcall.body_parameters(metas))}) "
                             f"{attributes} {{\n" + "\n".join(["entry:"] + fn.lines) + "\n}\n")
     nestcall.render_entry(module, "nest", "nest.body", metas)
-    nestcall.render_python_entry(module, "nest", "nest", metas)
+    nestcall.render_python_entry(module, "nest", "nest", metas, len(body.outputs))
     return module.render()
 
 

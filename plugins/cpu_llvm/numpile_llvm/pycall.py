@@ -16,7 +16,8 @@ import ctypes
 from .irbuilder import Module
 
 _PYTHON_API = ("PyLong_AsLongLong", "PyLong_FromLong", "PyLong_AsUnsignedLongLong", "PyFloat_AsDouble",
-               "PyObject_IsTrue", "PyErr_Occurred")
+               "PyObject_IsTrue", "PyErr_Occurred", "PyLong_FromLongLong", "PyLong_FromUnsignedLongLong",
+               "PyFloat_FromDouble", "PyBool_FromLong", "PyTuple_Pack", "Py_DecRef")
 _METH_FASTCALL = 0x0080
 
 

@@ -379,3 +379,30 @@ def test_int_of_a_float_at_and_past_int64(edge):
                 compiled(x)
         else:
             same(compiled(x), want)
+
+
+def test_threads_running_one_nest_at_once_each_get_their_own_values():
+    import sys
+    import threading
+    compiled = numpile.compile(count_and_sum, backend="llvm")
+    inputs = [rng.standard_normal(25) for _ in range(8)]
+    compiled(inputs[0])
+    wrong = []
+
+    def work(x):
+        want = count_and_sum(x)
+        for _ in range(300):
+            got = compiled(x)
+            if got != want:
+                wrong.append((got, want))
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)   # switch threads as often as CPython will
+    try:
+        threads = [threading.Thread(target=work, args=(x,)) for x in inputs]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(switch)
+    assert not wrong
