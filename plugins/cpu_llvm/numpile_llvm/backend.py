@@ -483,7 +483,7 @@ class CompiledProgram:
             if isinstance(step, Extern):
                 env[f"extern{i}"] = self._loop(step, nest.owned_carried(program, i, fresh)) if step.op == "loop" else \
                     _CONTROL[step.op](self.compile_body) if step.op in _CONTROL else ops.get(step.op).impl
-                if step.op == "copy" or step.op == "loop" and not isinstance(env[f"extern{i}"], CompiledLoop):
+                if nest.fresh_result(step.op) or step.op == "loop" and not isinstance(env[f"extern{i}"], CompiledLoop):
                     fresh |= set(step.outputs)
                 args = ", ".join(_render_arg(a, names, env) for a in step.args)
                 kwargs = "".join(f", {k}={_render_arg(v, names, env)}" for k, v in step.kwargs.items())

@@ -82,7 +82,7 @@ class NativeNest:
 def owned_carried(program: Program, i: int, fresh: set) -> tuple:
     """Per carried value of loop step i of program: whether its nest may update the buffer in place
     instead of a copy. So where the buffer is one made fresh this run (`fresh`: by a kernel into
-    the runner's allocation, by a nest, by a copy: no view of an input or of another buffer), no
+    the runner's allocation, by a nest, by `fresh_result`'s externs: no view of another buffer), no
     other step reads it, the program does not return it, and the step passes it once: nothing
     else sees it (and where the nest stops, the frame runs again from its own inputs)."""
     carried = program.steps[i].args[4]
@@ -91,6 +91,12 @@ def owned_carried(program: Program, i: int, fresh: set) -> tuple:
             for b in (step.inputs if isinstance(step, Kernel) else [a.name for a in _buffer_args((step.args, step.kwargs))])}
     return tuple(isinstance(c, BufferArg) and c.name in fresh and c.name not in read and passed.count(c.name) == 1
                  and c.name not in program.outputs for c in carried)
+
+
+def fresh_result(op: str) -> bool:
+    """Whether extern `op` always hands back a new array of its own (a copy, np.zeros, np.arange...;
+    np.ndarray may wrap a buffer it is given)."""
+    return op == "copy" or ops.get(op).kind == ops.CREATION and op != "ndarray"
 
 
 def _buffer_args(value) -> list:

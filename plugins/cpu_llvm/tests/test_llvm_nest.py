@@ -406,3 +406,16 @@ def test_threads_running_one_nest_at_once_each_get_their_own_values():
     finally:
         sys.setswitchinterval(switch)
     assert not wrong
+
+
+def counts_of(values, bins):
+    hist = np.zeros(bins, dtype=np.int64)   # np.zeros's array: the nest updates it in place
+    for v in values:
+        k = int(v * bins)
+        hist[k] += 1
+    return hist
+
+
+def test_array_made_by_np_zeros_updated_in_place(nests):
+    check(counts_of, make=lambda: (rng.random(int(rng.integers(1, 200))), int(rng.integers(1, 9))))
+    assert nests
