@@ -485,10 +485,19 @@ class CompiledProgram:
                     _CONTROL[step.op](self.compile_body) if step.op in _CONTROL else ops.get(step.op).impl
                 if nest.fresh_result(step.op) or step.op == "loop" and not isinstance(env[f"extern{i}"], CompiledLoop):
                     fresh |= set(step.outputs)
-                args = ", ".join(_render_arg(a, names, env) for a in step.args)
-                kwargs = "".join(f", {k}={_render_arg(v, names, env)}" for k, v in step.kwargs.items())
-                call = f"extern{i}({args}{kwargs})"
-                if getattr(env[f"extern{i}"], "returns_arrays", False):   # a nest's: ndarrays already
+                direct = getattr(env[f"extern{i}"], "direct", None)
+                if direct:   # a nest's builtin, called as it is (nestcall.runner)
+                    env[f"extern{i}"] = direct
+                    _, start, stop, _, carried, free = step.args
+                    call = f"extern{i}({', '.join(_render_arg(a, names, env) for a in (*carried, *free, start, stop))})"
+                else:
+                    args = ", ".join(_render_arg(a, names, env) for a in step.args)
+                    kwargs = "".join(f", {k}={_render_arg(v, names, env)}" for k, v in step.kwargs.items())
+                    call = f"extern{i}({args}{kwargs})"
+                if direct:
+                    lines.append(f"    ({''.join(names[o] + ', ' for o in step.outputs)}) = {call}")
+                    lines += [f"    {names[o]} = asarray({names[o]})" for o in step.outputs if not program.buffers[o].shape]
+                elif getattr(env[f"extern{i}"], "returns_arrays", False):   # a nest's: ndarrays already
                     lines.append(f"    ({''.join(names[o] + ', ' for o in step.outputs)}) = {call}")
                 elif isinstance(step.output, tuple):   # an op with several results: a buffer each
                     lines.append(f"    ({''.join(names[o] + ', ' for o in step.output)}) = map(asarray, {call})")

@@ -84,13 +84,15 @@ def owned_carried(program: Program, i: int, fresh: set) -> tuple:
     instead of a copy. So where the buffer is one made fresh this run (`fresh`: by a kernel into
     the runner's allocation, by a nest, by `fresh_result`'s externs: no view of another buffer), no
     other step reads it, the program does not return it, and the step passes it once: nothing
-    else sees it (and where the nest stops, the frame runs again from its own inputs)."""
-    carried = program.steps[i].args[4]
+    else sees it (and where the nest stops, the frame runs again from its own inputs); and of the
+    dtype the nest updates."""
+    body, carried = program.steps[i].args[0], program.steps[i].args[4]
     passed = [b.name for b in _buffer_args(program.steps[i].args)]
     read = {b for j, step in enumerate(program.steps) if j != i
             for b in (step.inputs if isinstance(step, Kernel) else [a.name for a in _buffer_args((step.args, step.kwargs))])}
     return tuple(isinstance(c, BufferArg) and c.name in fresh and c.name not in read and passed.count(c.name) == 1
-                 and c.name not in program.outputs for c in carried)
+                 and c.name not in program.outputs and program.buffers[c.name].dtype == node.dtype
+                 for c, node in zip(carried, body.inputs[1:]))
 
 
 def fresh_result(op: str) -> bool:
