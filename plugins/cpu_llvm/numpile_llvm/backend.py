@@ -479,10 +479,16 @@ class CompiledProgram:
                 lines.append(f"    {names[n]} = {alloc}({shape}, dt_{names[n]})")
         allocate()
         fresh = allocated_buffers(program)   # arrays made this run, for nests to update in place
+        scalars = set()   # buffers holding a nest's Python scalar: made arrays where a step needs one
         for i, step in enumerate(program.steps):
             if isinstance(step, Extern):
                 env[f"extern{i}"] = self._loop(step, nest.owned_carried(program, i, fresh)) if step.op == "loop" else \
                     _CONTROL[step.op](self.compile_body) if step.op in _CONTROL else ops.get(step.op).impl
+            if i not in chained and not hasattr(env.get(f"extern{i}"), "returns_arrays"):   # not a nest
+                needs = {b for k in (self.chains[i][1] if i in self.chains else [i]) for b in nest.step_reads(program.steps[k])}
+                lines += [f"    {names[b]} = asarray({names[b]})" for b in sorted(needs & scalars)]
+                scalars -= needs
+            if isinstance(step, Extern):
                 if nest.fresh_result(step.op) or step.op == "loop" and not isinstance(env[f"extern{i}"], CompiledLoop):
                     fresh |= set(step.outputs)
                 direct = getattr(env[f"extern{i}"], "direct", None)
@@ -496,7 +502,7 @@ class CompiledProgram:
                     call = f"extern{i}({args}{kwargs})"
                 if direct:
                     lines.append(f"    ({''.join(names[o] + ', ' for o in step.outputs)}) = {call}")
-                    lines += [f"    {names[o]} = asarray({names[o]})" for o in step.outputs if not program.buffers[o].shape]
+                    scalars |= {o for o in step.outputs if not program.buffers[o].shape}
                 elif getattr(env[f"extern{i}"], "returns_arrays", False):   # a nest's: ndarrays already
                     lines.append(f"    ({''.join(names[o] + ', ' for o in step.outputs)}) = {call}")
                 elif isinstance(step.output, tuple):   # an op with several results: a buffer each
@@ -531,7 +537,7 @@ class CompiledProgram:
                 env[f"fallback{i}"] = _fallback(step, names, needs, len(program.symbols))
                 lines.append(f"    fallback{i}(locals())")
                 used.update(needs)
-        outputs = [names[n] + ("[()]" if program.buffers[n].scalar else "") for n in program.outputs]
+        outputs = [names[n] + ("[()]" if program.buffers[n].scalar and n not in scalars else "") for n in program.outputs]
         lines.append(f"    return ({', '.join(outputs)}{',' if len(outputs) == 1 else ''})")
         used.update(int(k) for line in lines for k in SYMBOL_PATTERN.findall(line))
         head = [f"def run({', '.join(names[n] for n in program.inputs)}):"]

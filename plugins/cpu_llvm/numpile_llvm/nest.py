@@ -88,11 +88,15 @@ def owned_carried(program: Program, i: int, fresh: set) -> tuple:
     dtype the nest updates."""
     body, carried = program.steps[i].args[0], program.steps[i].args[4]
     passed = [b.name for b in _buffer_args(program.steps[i].args)]
-    read = {b for j, step in enumerate(program.steps) if j != i
-            for b in (step.inputs if isinstance(step, Kernel) else [a.name for a in _buffer_args((step.args, step.kwargs))])}
+    read = {b for j, step in enumerate(program.steps) if j != i for b in step_reads(step)}
     return tuple(isinstance(c, BufferArg) and c.name in fresh and c.name not in read and passed.count(c.name) == 1
                  and c.name not in program.outputs and program.buffers[c.name].dtype == node.dtype
                  for c, node in zip(carried, body.inputs[1:]))
+
+
+def step_reads(step) -> list:
+    """The buffers a program step (a Kernel or an Extern) reads."""
+    return step.inputs if isinstance(step, Kernel) else [a.name for a in _buffer_args((step.args, step.kwargs))]
 
 
 def fresh_result(op: str) -> bool:

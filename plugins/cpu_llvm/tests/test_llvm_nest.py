@@ -429,3 +429,20 @@ def counts_of(values, bins):
 def test_array_made_by_np_zeros_updated_in_place(nests):
     check(counts_of, make=lambda: (rng.random(int(rng.integers(1, 200))), int(rng.integers(1, 9))))
     assert nests
+
+
+def count_then_scale(x):
+    count = 0
+    for i in range(x.shape[0]):
+        if x[i] > 0:
+            count = count + 1
+    m = 0
+    for i in range(x.shape[0]):   # a second nest taking the first's Python int
+        if x[i] * count > 1.0:
+            m = m + 1
+    return x * count, m, count + 1   # kernels taking it
+
+
+def test_python_scalars_a_nest_hands_to_other_steps(nests):
+    check(count_then_scale, make=lambda: (rng.standard_normal(int(rng.integers(1, 40))),))
+    assert len(nests) >= 2
