@@ -150,6 +150,31 @@ def nussinov(seq):
     return table
 
 
+def nussinov_slices(seq):
+    # PolyBench's: the slices' max is valid only where the branch's test holds (i < j - 1)
+    n = seq.shape[0]
+    table = np.zeros((n, n), dtype=np.int64)
+    for i in range(n - 1, -1, -1):
+        for j in range(i + 1, n):
+            best = max(table[i, j - 1], table[i + 1, j])
+            if i < j - 1:
+                best = max(best, table[i + 1, j - 1] + (seq[i] + seq[j] == 3))
+                best = max(best, (table[i, i + 1:j] + table[i + 2:j + 1, j]).max())
+            table[i, j] = best
+    return table
+
+
+def downwards(A):
+    # an inner loop going down to 0: its range is not empty for any i (none of i's range is cut off)
+    for i in range(A.shape[0]):
+        for j in range(i, -1, -1):
+            if j < 1:
+                A[i, j] += 1.0
+            else:
+                A[i, j] -= A[j - 1, i]
+    return A
+
+
 def running_extremes(x):
     lo, hi = x[0], x[0]
     for i in range(x.shape[0]):
@@ -205,13 +230,14 @@ def _inputs(rng, name):
         "gauss_seidel": (rng.random((9, 8)),), "nussinov": (rng.integers(0, 4, n // 2 + 3),),
         "running_extremes": (np.where(rng.random(n) < 0.2, np.nan, x),),
         "escape_counts": (np.linspace(-2, 1, n // 3 + 2), rng.random(4) - 0.5, 25), "insertion_sort": (x,),
-        "halvings": (np.abs(x) * 10,),
+        "halvings": (np.abs(x) * 10,), "nussinov_slices": (rng.integers(0, 4, n // 2 + 3),),
+        "downwards": (rng.random((n // 4 + 3, n // 4 + 3)),),
     }[name]
 
 
 PROGRAMS = [clip_in_place, signed_sum, ternary, both_conditions, either_value, with_continue, nested,
             inlined_returns, floyd, crc16, bins, uint8_wraps, gauss_seidel, running_extremes, escape_counts,
-            insertion_sort, halvings]
+            insertion_sort, halvings, nussinov, nussinov_slices, downwards]
 
 
 def _copies(args):
@@ -247,13 +273,25 @@ def test_captured_whole_and_same_as_numpy(fn, backend):
                 np.testing.assert_array_equal(g, e)
 
 
-@pytest.mark.parametrize("backend", BACKENDS)
-def test_triangular_nest_with_max_same_as_numpy(backend):
-    # captured in parts: decisions on the triangle's indices that differ over a range still unroll
-    rng = np.random.default_rng()
-    for _ in range(2):
-        (seq,) = _inputs(rng, "nussinov")
-        _same(nussinov(seq), numpile.compile(nussinov, backend=backend)(seq))
+class Recording(numpile.Backend):
+    name = "recording-conds"
+    supports_dynamic_shapes = supports_loops = supports_conditionals = True
+
+    def __init__(self):
+        self.graphs = []
+
+    def compile(self, graph, example_inputs, options):
+        self.graphs.append(graph)
+        return graph.compile_python()
+
+
+def test_a_side_knows_its_test_on_loop_indices():
+    backend = Recording()
+    compiled = numpile.compile(nussinov_slices, backend=backend, fullgraph=True)
+    (seq,) = _inputs(np.random.default_rng(), "nussinov_slices")
+    _same(nussinov_slices(seq), compiled(seq))
+    text = backend.graphs[0].tabular()
+    assert "where -s0 + s1 - 2 >= 0:" in text and "where s0 - s1 + 1 >= 0:" in text   # j >= i + 2, else j <= i + 1
 
 
 def test_branch_is_a_cond_node_and_explained():

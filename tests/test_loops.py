@@ -188,6 +188,35 @@ def index_after(x):
     return x, i
 
 
+def recursion_by_columns(img):
+    # deriche's: locals rebound to views of the column before (`ym2, ym1 = ym1, y[:, j]`), carried
+    # as views that follow the index; read after the loop too
+    y = np.empty_like(img)
+    xm1 = ym1 = ym2 = np.zeros(img.shape[0])
+    for j in range(img.shape[1]):
+        y[:, j] = 0.5 * img[:, j] + 0.25 * xm1 + 0.125 * ym1 - 0.0625 * ym2
+        xm1, ym2, ym1 = img[:, j], ym1, y[:, j]
+    return y, ym1 * 2, ym2
+
+
+def updated_through_the_view(A):
+    # the view carried is written through: its base sees it, as in NumPy
+    prev = A[0]
+    for i in range(1, A.shape[0]):
+        prev *= 0.5
+        A[i] += prev
+        prev = A[i]
+    return A
+
+
+def downwards_by_rows(A):
+    nxt = np.ones(A.shape[1])
+    for i in range(A.shape[0] - 1, -1, -1):
+        A[i] = A[i] * 0.5 + nxt
+        nxt = A[i, ::-1]
+    return A, nxt
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("fn, make", [
     (jacobi, lambda rng: (rand(rng, 200), rand(rng, 200), 40)),
@@ -212,7 +241,11 @@ def index_after(x):
     (rebound_to_an_updated_view, lambda rng: (rand(rng, 6),)),
     (with_return, lambda rng: (rand(rng, 5), 9)),
     (index_after, lambda rng: (rand(rng, 12),)),
-], ids=["jacobi", "sweep", "sum", "rebind", "nested", "nested-int32", "triangular", "break", "back-substitution", "max-pool", "slice-object", "rows", "rows-updated", "index-as-value", "empty-each-step", "swap-even", "swap-odd", "rotate-three", "rows-and-rebind", "rebound-view-updated", "return", "index-after"])
+    (recursion_by_columns, lambda rng: (rand(rng, (7, 11)),)),
+    (updated_through_the_view, lambda rng: (rand(rng, (9, 4)),)),
+    (downwards_by_rows, lambda rng: (rand(rng, (9, 4)),)),
+], ids=["jacobi", "sweep", "sum", "rebind", "nested", "nested-int32", "triangular", "break", "back-substitution", "max-pool", "slice-object", "rows", "rows-updated", "index-as-value", "empty-each-step", "swap-even", "swap-odd", "rotate-three", "rows-and-rebind", "rebound-view-updated", "return", "index-after", "views-by-columns",
+        "view-updated", "views-downwards"])
 def test_loops_compute_what_numpy_computes(fn, make, backend, rng):
     like_numpy(fn, backend, *make(rng))
 
@@ -289,6 +322,13 @@ def test_a_loop_over_an_arrays_rows_is_a_loop_too(rng):
     assert loop.args[1:4] == (0, 30, 1)
     (loop,), _ = loops_of(scale_each_row, rand(rng, (40, 7)))
     assert loop.args[0].write_back   # the rows' updates reach the array, in place
+
+
+def test_locals_rebound_to_views_that_follow_the_index_are_carried(rng):
+    for fn, args in [(recursion_by_columns, (rand(rng, (7, 40)),)), (downwards_by_rows, (rand(rng, (30, 4)),))]:
+        (loop,), _ = loops_of(fn, *args)
+        count = len(range(*loop.args[1:4]))
+        assert count >= args[0].shape[1 if fn is recursion_by_columns else 0] - 2   # at most two iterations peeled
 
 
 def test_swapped_arrays_make_a_body_of_a_whole_period(rng):

@@ -27,7 +27,7 @@ import time
 import types
 import warnings
 import weakref
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from . import array_kinds, config, logs, output_check, progress
 from .backend import Backend

@@ -153,6 +153,9 @@ class Graph:
         # a loop's body: the arrays in write_back are the loop's own copies, which may be updated in
         # place even where a later step raises (nothing of the caller's is changed then)
         self.write_back_owned = False
+        # a cond's side: facts about loop indices that hold where it runs (`j - i - 2 >= 0` under
+        # `if i < j - 1`), as expressions >= 0; decisions lowering it may rely on them (shapes.assuming)
+        self.assumes: tuple = ()
         self._names: dict[str, int] = outer._names if outer is not None else {}
         self._taken: set[str] = outer._taken if outer is not None else set()
 
@@ -282,7 +285,8 @@ class Graph:
         lines.insert(1, "  ".join("-" * w for w in widths))
         for n in self.calls:
             for what, body in zip(_BODY_NAMES.get(n.target, ()), n.bodies):
-                lines += [f"{what} of {n.name}, inputs {', '.join(i.name for i in body.inputs)}:"]
+                facts = "".join(f", where {gap} >= 0" for gap in body.assumes)
+                lines += [f"{what} of {n.name}, inputs {', '.join(i.name for i in body.inputs)}{facts}:"]
                 lines += ["    " + line for line in body.tabular().splitlines()]
         return "\n".join(lines)
 
@@ -424,7 +428,7 @@ def _canon(value) -> str:
     if isinstance(value, np.ndarray):
         return f"array({value.dtype},{value.shape},{hashlib.sha256(value.tobytes()).hexdigest()})"
     if isinstance(value, Graph):
-        return f"graph({value.fingerprint()},{value.write_back and _canon(value.write_back)})"
+        return f"graph({value.fingerprint()},{value.write_back and _canon(value.write_back)},{list(map(str, value.assumes))})"
     return f"{type(value).__name__}:{render_constant(value)}"
 
 

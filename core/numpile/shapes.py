@@ -144,17 +144,36 @@ def unbacked(what: str) -> "SymInt":
 
 
 
+@dataclass(frozen=True)
+class LoopRange:
+    """The values a loop symbol takes while its body runs: from `first` to `last` (ints or
+    expressions of enclosing loops' symbols and sizes) in the direction of `step`; `hint` is the
+    symbol's own hint (its first value when the trace began, None where unknown)."""
+
+    first: object
+    last: object
+    step: int
+    hint: int | None
+
+    def low_high(self) -> tuple:
+        return (self.first, self.last) if self.step > 0 else (self.last, self.first)
+
+    def with_low_high(self, low, high) -> "LoopRange":
+        first, last = (low, high) if self.step > 0 else (high, low)
+        return LoopRange(first, last, self.step, self.hint)
+
+
 @contextlib.contextmanager
-def loop_range(index: "SymInt", first, last):
+def loop_range(index: "SymInt", first, last, step: int):
     """Decisions on `index` (a loop symbol) made inside are taken for every value from first to
-    last. Where the range's length is an expression of an enclosing loop's index (`range(i)` in a
-    loop over i), that index's range is narrowed to the values for which it is not empty: the
-    body runs only for those."""
+    last, the loop going by `step`. Where the loop's length is an expression of enclosing loops'
+    indices (`range(i)`, `range(i + 1, j)` in loops over i and j), their ranges are narrowed to
+    the values for which it is not empty: the body runs only for those."""
     name = index.expr
-    narrowed = _nonempty(first, last)
+    narrowed = _nonempty(first, last, step)
     saved = {k: _STATE.loops[k] for k in narrowed}
     _STATE.loops.update(narrowed)
-    _STATE.loops[name] = (first, last)
+    _STATE.loops[name] = LoopRange(first, last, step, index.hint if index.hint is not None else _hint(first))
     try:
         yield
     finally:
@@ -165,7 +184,7 @@ def loop_range(index: "SymInt", first, last):
 def active_loop_ranges() -> tuple:
     """The ranges of the loops being captured or lowered, innermost last, as text (a key: what
     lowering a loop's body decided holds for these)."""
-    return tuple((name, str(first), str(last)) for name, (first, last) in _STATE.loops.items())
+    return tuple((name, str(r.first), str(r.last)) for name, r in _STATE.loops.items())
 
 
 def in_loop() -> bool:
@@ -178,19 +197,74 @@ def is_loop_symbol(k) -> bool:
     return f"s{k}" in _STATE.loops
 
 
-def _nonempty(first, last) -> dict:
-    """{enclosing loop symbol: its narrowed range} for which first <= last (see loop_range)."""
-    gap = last - first
-    if not isinstance(gap, SymInt) or gap.opaque is not None or len(gap.terms) != 1 or gap.terms[0][0] not in _STATE.loops:
+def _nonempty(first, last, step: int) -> dict:
+    """{enclosing loop symbol: its narrowed LoopRange} for which a loop from first to last by
+    step runs (see loop_range)."""
+    return _narrowed(last - first if step > 0 else first - last)
+
+
+def _narrowed(gap) -> dict:
+    """{loop symbol: its narrowed LoopRange} for which `gap >= 0` (a linear expression): the
+    innermost loop symbol of the gap narrowed, then the loops its new range needs narrowed in
+    turn. Nothing is narrowed where the new end cannot be compared with the old one (decisions
+    then cover the wider range: sound, if less often decided)."""
+    if not isinstance(gap, SymInt) or gap.opaque is not None:
         return {}
-    (outer, coeff), = gap.terms
-    ends = _STATE.loops[outer]
-    if not all(isinstance(e, int) for e in ends):
+    terms = dict(gap.terms)
+    outer = next((name for name in reversed(_STATE.loops) if name in terms), None)
+    if outer is None:
         return {}
-    low, high = min(ends), max(ends)   # a loop with a negative step runs from high to low
-    if coeff > 0:   # coeff * v + const >= 0
-        return {outer: (max(low, -(gap.const // coeff)), high)}
-    return {outer: (low, min(high, gap.const // -coeff))}
+    coeff, rest = terms[outer], _substitute(gap, outer, 0)   # gap = coeff * outer + rest
+    if isinstance(rest, SymInt) and abs(coeff) != 1:
+        return {}
+    r = _STATE.loops[outer]
+    low, high = r.low_high()
+    if coeff > 0:   # outer >= ceil(-rest / coeff)
+        low = _larger(low, -(rest // coeff) if isinstance(rest, int) else -rest)
+    else:           # outer <= floor(rest / -coeff)
+        high = _smaller(high, rest // -coeff if isinstance(rest, int) else rest)
+    if low is None or high is None:
+        return {}
+    narrowed = r.with_low_high(low, high)
+    return {**_nonempty(narrowed.first, narrowed.last, narrowed.step), outer: narrowed}
+
+
+# What `a sym b` says of loop symbols, as gaps that are >= 0 where it holds (`!=` leaves two
+# ranges, which one range cannot say).
+_GAPS = {"<": lambda a, b: (b - a - 1,), "<=": lambda a, b: (b - a,), ">": lambda a, b: (a - b - 1,),
+         ">=": lambda a, b: (a - b,), "==": lambda a, b: (a - b, b - a), "!=": lambda a, b: ()}
+
+
+def facts(sym: str, a, b, holds: bool = True) -> tuple:
+    """The gaps (see `assuming`) that `a sym b` (or, with holds False, its negation) gives."""
+    return _GAPS[sym if holds else _NEGATED[sym]](a, b)
+
+
+@contextlib.contextmanager
+def assuming(gaps: tuple):
+    """Decisions made inside hold where every gap (a linear expression of loop symbols) is >= 0:
+    the loops' ranges narrowed to where it is (a side of a branch on `i < j - 1` runs only there)."""
+    saved = dict(_STATE.loops)
+    for gap in gaps:
+        _STATE.loops.update(_narrowed(gap))
+    try:
+        yield
+    finally:
+        _STATE.loops.clear()
+        _STATE.loops.update(saved)
+
+
+def _larger(a, b):
+    """The larger of a and b, a decision as any other (a guard on sizes, or one over enclosing
+    loops); None where it cannot be taken."""
+    try:
+        return a if a >= b else b
+    except NewGuard:
+        return None
+
+
+def _smaller(a, b):
+    return None if (larger := _larger(a, b)) is None else b if larger is a else a
 
 
 def _loop_symbol_in(x: "SymInt") -> str | None:
@@ -203,8 +277,8 @@ def _substitute(x: "SymInt", name: str, value):
     """x with loop symbol `name` replaced by `value` (x linear in it)."""
     terms = dict(x.terms)
     coeff = terms.pop(name)
-    first = _STATE.loops[name][0]
-    rest_hint = None if x.hint is None or _hint(first) is None else x.hint - coeff * _hint(first)
+    own = _STATE.loops[name].hint
+    rest_hint = None if x.hint is None or own is None else x.hint - coeff * own
     return SymInt._make((terms, x.const), rest_hint) + coeff * value
 
 
@@ -217,7 +291,7 @@ def _decide_over_loop(difference: "SymInt", name: str, sym: str, question: str) 
     """`difference sym 0` for every value of loop symbol `name` (see the module docstring)."""
     if difference.opaque is not None:
         raise DataDependent(question)
-    ends = [_substitute(difference, name, v) for v in _STATE.loops[name]]
+    ends = [_substitute(difference, name, v) for v in (_STATE.loops[name].first, _STATE.loops[name].last)]
     if sym in ("==", "!="):
         apart = all(e > 0 for e in ends) or all(e < 0 for e in ends)
         if not apart:
@@ -518,41 +592,6 @@ class DynamicInputs:
         if size in (0, 1):  # 0 and 1 change broadcasting and emptiness: always specialised
             return False
         return self.all or dim in self.per_source.get(source_name, ())
-
-
-def slice_length(s: slice, size):
-    """len(range(*s.indices(size))) for a size that may be symbolic; the comparisons it makes on
-    the size become guards."""
-    if not isinstance(size, SymInt) and not loop_dependent(s.start, s.stop):
-        return len(range(*s.indices(size)))
-    start, stop, step = _bounds(s, size)
-    length = (stop - start + step - 1) // step if step > 0 else (start - stop - step - 1) // -step
-    if loop_dependent(length):   # in a loop's body: one decision for every index (a length of 0 at one end is fine)
-        return length if length >= 0 else 0
-    return sym_max(0, length) if is_unbacked(length) else max(0, length)   # a size only the data knows: no decision
-
-
-def slice_start(s: slice, size):
-    """s.indices(size)[0] for a size that may be symbolic (the comparisons slice_length makes)."""
-    return s.indices(size)[0] if not isinstance(size, SymInt) and not loop_dependent(s.start, s.stop) else _bounds(s, size)[0]
-
-
-def _bounds(s: slice, size) -> tuple:
-    """(start, stop, step) as slice.indices resolves them, for a symbolic size."""
-    step = 1 if s.step is None else s.step
-    lo, hi = (0, size) if step > 0 else (-1, size - 1)
-    first, last = (lo, hi) if step > 0 else (hi, lo)
-    start = first if s.start is None else _clamp(s.start, size, lo, hi)
-    stop = last if s.stop is None else _clamp(s.stop, size, lo, hi)
-    return start, stop, step
-
-
-def _clamp(bound: int, size, lo, hi):
-    """A slice bound as slice.indices resolves it: negatives count from the end, then clamped to [lo, hi]."""
-    value = bound + size if bound < 0 else bound
-    if loop_dependent(value):   # decisions that hold for every index of the loop, where they do
-        return (value if value <= hi else hi) if value >= lo else lo
-    return max(lo, min(value, hi))
 
 
 def loop_dependent(*values) -> bool:

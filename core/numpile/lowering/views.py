@@ -4,7 +4,8 @@ result. Indices are tuples of `Affine`, one per dimension."""
 from __future__ import annotations
 
 from ..ops.meta import normalize_axis_index
-from ..shapes import identical, replaying, slice_start
+from ..shapes import identical, replaying
+from ..slicing import slice_start
 from .ir import Affine
 
 

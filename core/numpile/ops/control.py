@@ -35,7 +35,7 @@ import numpy as np
 
 from .. import logs
 from ..shapes import (
-    SYMBOL_PATTERN, NewGuard, SymInt, active_loop_ranges, in_loop, is_loop_symbol, loop_dependent, loop_range,
+    SYMBOL_PATTERN, NewGuard, SymInt, active_loop_ranges, assuming, hint, in_loop, is_loop_symbol, loop_dependent, loop_range,
 )
 from .registry import CONTROL, register
 
@@ -67,6 +67,8 @@ class CompiledLoop:
         range they give, not once per range."""
         self.compile_body = compile_body
         self.symbolic = symbolic_range(*bounds) if bounds else None
+        # the index's value when the graph was traced: the body's expressions of it carry hints from then
+        self.index_hint = hint(bounds[0]) if bounds and isinstance(bounds[0], (int, SymInt)) else None
         self.compiled: dict[tuple, object] = {}
         self.warm: set = set()   # keys whose body has run through its call once
         # an outermost loop whose body holds no loop, by (start, stop, step): its compiled body,
@@ -74,6 +76,7 @@ class CompiledLoop:
         self.ready: dict[tuple, object] = {}
 
     def __call__(self, body, start, stop, step, carried, free):
+        start, stop = int(start), int(stop)   # bounds computed in the graph come as 0-d arrays
         values = range(start, stop, step)
         if not values:
             return tuple(carried)
@@ -81,7 +84,7 @@ class CompiledLoop:
         if ready is not None:
             return self._iterate(body, ready, values, carried, free)
         first, last = self.symbolic or (values[0], values[-1])
-        with index_range(body, first, last):   # a loop inside the body compiles under it
+        with index_range(body, first, last, step, self.index_hint):   # a loop inside the body compiles under it
             return self._run(body, values, carried, free)
 
     def _run(self, body, values: range, carried, free):
@@ -144,12 +147,13 @@ def _carried(body, carried: tuple, first: int = 1) -> tuple:
 _CARRIED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # body -> what _carried does to each value
 
 
-def index_range(body, first: int, last: int):
-    """Decisions on the index of loop body `body` (its first input) hold from first to last."""
+def index_range(body, first, last, step: int, traced_hint=None):
+    """Decisions on the index of loop body `body` (its first input) hold from first to last;
+    `traced_hint`: the index's hint in the trace (where it differs from `first`)."""
     if body not in _INDEX:
         k = next((k for k, s in enumerate(body.symbols) if s is not None and s[1] is None and s[0] is body.inputs[0]), None)
         _INDEX[body] = None if k is None else f"s{k}"
-    return contextlib.nullcontext() if _INDEX[body] is None else loop_range(SymInt(_INDEX[body], first if isinstance(first, int) else None), first, last)
+    return contextlib.nullcontext() if _INDEX[body] is None else loop_range(SymInt(_INDEX[body], traced_hint if traced_hint is not None else first if isinstance(first, int) else None), first, last, step)
 
 
 _INDEX: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()   # body -> the name of its index's symbol
@@ -225,7 +229,8 @@ class CompiledCond:
         side = then_body if taken else else_body
         key = (taken, active_loop_ranges())
         if key not in self.compiled:
-            self.compiled[key] = _compiled(self.compile_body, side, list(operands))
+            with assuming(side.assumes):
+                self.compiled[key] = _compiled(self.compile_body, side, list(operands))
         return self.compiled[key](*operands)
 
 

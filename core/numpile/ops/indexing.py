@@ -20,7 +20,8 @@ import operator
 import numpy as np
 
 from . import params
-from ..shapes import SymInt, slice_length, unbacked
+from ..shapes import SymInt, unbacked
+from ..slicing import slice_length
 from .meta import as_meta, broadcast_shapes, probe, probe_call
 from .registry import INDEXING, VIEW, ArrayMeta, lookup_callable, register
 

@@ -14,7 +14,7 @@ import math
 import numpy as np
 
 from . import params
-from ..shapes import slice_length
+from ..slicing import slice_length
 from .meta import as_meta, broadcast_shapes, normalize_axis_index, normalize_axis_tuple, probe, probe_call
 from .registry import SHAPE, VIEW, ArrayMeta, register
 

@@ -42,3 +42,18 @@ def triangular(A):
         for j in range(i):
             A[i, j] -= A[i, :j] @ A[:j, j]
     return A
+
+
+def sparse_rows(data, indices, indptr, x):
+    """A product with a matrix in compressed sparse rows: each row's range read from the data."""
+    y = np.zeros(indptr.shape[0] - 1)
+    for i in range(indptr.shape[0] - 1):
+        for k in range(indptr[i], indptr[i + 1]):
+            y[i] += data[k] * x[indices[k]]
+    return y
+
+
+def sparse_rows_args(rng, n: int) -> tuple:
+    """sparse_rows' arguments: an n x n matrix of 0 to 3 values a row (some rows empty) and x."""
+    indptr = np.concatenate([[0], np.cumsum(rng.integers(0, 4, n))])
+    return rng.standard_normal(indptr[-1]), rng.integers(0, n, indptr[-1]), indptr, rng.standard_normal(n)

@@ -24,9 +24,9 @@ from .. import logs, ops
 from ..exc import Unsupported
 from ..graph import Graph, Node
 from ..ops import ArrayMeta
-from ..shapes import SYMBOL_PATTERN, SymInt
+from ..shapes import SYMBOL_PATTERN, SymInt, assuming, facts
 from .liveness import live_at, peeling, successors
-from .loops import FrameState, bind_symbols, lift_outer, reorder_inputs, same_constant
+from .bodies import FrameState, bind_symbols, lift_outer, reorder_inputs, same_constant
 from .variables import ArrayVariable, ConstantVariable
 
 HEAD, END, OUT = -1, -2, -3   # where paths end: the loop's head, the frame's end, outside the loop
@@ -46,13 +46,15 @@ def capture(tx, inst, jump_when: bool, keep_on_jump: bool) -> bool:
     frame = _loop_frame(tx)
     cell = frame[4] if frame is not None and len(frame) > 4 else None   # a while loop's: go on?
     saved = cell[0] if cell else None
+    compared = tx.output.compared.get(value.node)   # `i < j - 1`: each side knows which way it went
     try:
         meet = _meeting_point(tx, tx.index_of[inst.offset])
         sides = []
         for truth in (True, False):
             if cell:
                 cell[0] = saved
-            side = _Side(tx, inst, truth == jump_when, keep_on_jump, meet).trace()
+            assumes = facts(*compared, holds=truth) if compared else ()
+            side = _Side(tx, inst, truth == jump_when, keep_on_jump, meet, assumes).trace()
             side.flag = None if cell is None or meet != HEAD else \
                 cell[0] if cell[0] is not None else ConstantVariable(tx.ip == frame[1])
             sides.append(side)
@@ -141,14 +143,17 @@ def _ends_iteration(frame, k: int) -> bool:
 class _Side:
     """One side of the branch traced into a Graph of its own, and what it left."""
 
-    def __init__(self, tx, inst, jumps: bool, keep_on_jump: bool, meet: int):
+    def __init__(self, tx, inst, jumps: bool, keep_on_jump: bool, meet: int, assumes: tuple = ()):
+        """`assumes`: what holds of the loop indices where this side runs (shapes.assuming)."""
         self.tx, self.inst, self.jumps, self.keep_on_jump, self.meet = tx, inst, jumps, keep_on_jump, meet
+        self.assumes = assumes
 
     def trace(self) -> "_Side":
         tx, out = self.tx, self.tx.output
         self.jump_at = tx.index_of[self.inst.offset]
         outer = out.graph
         self.graph = Graph(outer)
+        self.graph.assumes = self.assumes
         guards, mutated, attrs = len(out.shape_env.guards), len(out.mutated), dict(out.attr_writes)
         before = FrameState(tx)
         out.graph = self.graph
@@ -157,7 +162,8 @@ class _Side:
                 tx.pop()
             if self.jumps:
                 tx.jump(self.inst)
-            self._run()
+            with assuming(self.assumes):
+                self._run()
             for v in (*tx.locals.values(), *tx.stack, tx.return_value):
                 if isinstance(v, ArrayVariable):
                     out.refresh(v)   # a view of an array this side updated, made again here

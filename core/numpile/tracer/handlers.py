@@ -19,7 +19,7 @@ from .dispatch import handles
 from .translator import InstructionTranslator
 from .variables import (
     NULL, ArrayIteratorVariable, CellVariable, ConstantVariable, DictVariable, IteratorVariable,
-    ListVariable, NestedFunctionVariable, ObjectVariable, RangeIteratorVariable, SymbolicRange,
+    DataRange, ListVariable, NestedFunctionVariable, ObjectVariable, RangeIteratorVariable, SymbolicRange,
     TupleVariable, contexts, make_slice,
 )
 
@@ -493,7 +493,7 @@ def before_with(tx: Tx, inst):
 @handles("GET_ITER")
 def get_iter(tx: Tx, inst):
     value = tx.pop()
-    if value.is_constant() and type(value.as_constant()) in (range, SymbolicRange):   # a loop node's candidate (loops.py)
+    if value.is_constant() and type(value.as_constant()) in (range, SymbolicRange, DataRange):   # a loop node's candidate (loops.py)
         tx.push(RangeIteratorVariable(value.as_constant()))
         return
     tx.push(value.iterate(tx, "a for loop"))

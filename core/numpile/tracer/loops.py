@@ -23,19 +23,22 @@ would add few ops (`config.loop_unroll_ops`) is unrolled after all: its kernels 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
 from .. import config, logs
 from ..exc import Unsupported
-from ..graph import Graph, Node, map_nodes
+from ..graph import Graph, Node
 from ..ops import ArrayMeta
-from ..shapes import SYMBOL_PATTERN, SymInt, lone_symbol, loop_range, substitute_index
+from ..shapes import SymInt, lone_symbol, loop_range, substitute_index
 from . import bytecode_compat as bc
-from .liveness import PEELS, live_after_loop
-from .variables import (
-    NULL, ArrayIteratorVariable, ArrayVariable, CellVariable, ConstantVariable, DictVariable, ListVariable, TupleVariable,
+from .bodies import (
+    PYTHON_NUMBERS, FrameState, base_array, bind_symbols, lift_outer, number_before, reachable_arrays, reorder_inputs,
+    same_constant,
 )
+from .liveness import PEELS, live_after_loop
+from .variables import NULL, ArrayVariable, ConstantVariable, DataRange
 
 
 
@@ -64,7 +67,8 @@ def capture(tx, inst, it) -> bool:
         return False   # a SymbolicRange that is not captured raises as it is unrolled
     out.loop_attempts[key] = attempts + 1
     state = FrameState(tx)
-    loop = trace_passes(tx, key, state, lambda rebound, stale, period: LoopBody(tx, inst, it, rebound, stale, period))
+    kind = DataRangeBody if isinstance(getattr(it, "range", None), DataRange) else LoopBody
+    loop = trace_passes(tx, key, state, lambda rebound, stale, period: kind(tx, inst, it, rebound, stale, period))
     if loop is None:
         return False
     if loop.small():
@@ -107,38 +111,6 @@ def give_up(tx, key, reason: str, peel: bool) -> bool:
     return False
 
 
-class FrameState:
-    """What tracing a body changes, to put back when no loop node comes of it."""
-
-    def __init__(self, tx):
-        self.tx, out = tx, tx.output
-        self.locals, self.stack, self.ip, self.lineno = dict(tx.locals), list(tx.stack), tx.ip, tx.lineno
-        self.return_value = tx.return_value   # None: a `return` in the body traced sets it
-        self.arrays = [(v, v.node, v.version, v.base_version) for v in reachable_arrays(tx, views=True)]
-        self.containers = [(c, _contents(c)) for c in _containers(tx)]
-        self.cells = [(c, c.contents) for c in tx.locals.values() if isinstance(c, CellVariable)]
-        self.out = (list(out.mutated_arrays), list(out.mutated), dict(out.attr_writes), dict(out._nonzero),
-                    list(out.shape_env.guards), out.graph, len(tx.yields))
-
-    def restore(self) -> None:
-        tx, out = self.tx, self.tx.output
-        tx.locals.clear()
-        tx.locals.update(self.locals)
-        tx.stack[:], tx.ip, tx.lineno, tx.return_value = self.stack, self.ip, self.lineno, self.return_value
-        for v, node, version, base_version in self.arrays:
-            v.node, v.version, v.base_version = node, version, base_version
-        for c, items in self.containers:
-            c.items = items
-        for c, contents in self.cells:
-            c.contents = contents
-        (out.mutated_arrays[:], out.mutated[:], out.attr_writes, out._nonzero, out.shape_env.guards[:], out.graph,
-         yields) = self.out
-        del tx.yields[yields:]
-
-    def changed_containers(self) -> bool:
-        return any(_contents(c) != items for c, items in self.containers)
-
-
 class LoopBody:
     """One pass over the body of the loop at FOR_ITER `inst`, for the index values `remaining`."""
 
@@ -164,7 +136,7 @@ class LoopBody:
     def _iterations(self) -> None:
         """Trace the body's instructions for an iteration (`period` of them) with the index symbolic."""
         tx = self.tx
-        with loop_range(self.index, self.first, self.last):
+        with loop_range(self.index, self.first, self.last, self.step):
             for k in range(self.period):
                 if k:   # the next iteration of the period starts after FOR_ITER, as FOR_ITER would
                     tx.ip = tx.index_of[self.inst.offset] + 1
@@ -187,6 +159,8 @@ class LoopBody:
             self.fresh = {}    # local rebound to an array -> the Variable it starts each iteration as
             self.held = {}     # local rebound to an array -> the Variable it held before the loop
             for name, meta in self.rebound.items():
+                if isinstance(meta, ViewOfIndex):
+                    continue
                 before = self.held[name] = self._initial(tx.locals[name], meta)
                 out.refresh(before)
                 placeholder = self.body.input(name, meta)
@@ -201,11 +175,12 @@ class LoopBody:
                 # its views made before the loop read its value before the loop, unless it is
                 # updated in the body (then they are made again from each iteration's value)
                 v.node, v.version = placeholder, v.version + (id(v) in self.stale)
+            self._enter_views()
             views = [(w, w.node) for w in reachable_arrays(tx, views=True) if w.base is not None]
             containers = FrameState(tx)
             self._iterations()
             for name in self.rebound:   # a view whose base the body updated is made again from it
-                if isinstance(tx.locals.get(name), ArrayVariable):
+                if isinstance(tx.locals.get(name), ArrayVariable) and name not in self.viewed:
                     out.refresh(tx.locals[name])
             self._check_views(views)
             if containers.changed_containers() or len(out.mutated) != len(containers.out[1]) \
@@ -250,7 +225,7 @@ class LoopBody:
 
     def _check_locals(self) -> None:
         tx = self.tx
-        new_rebound, swapped = {}, {}
+        new_rebound, swapped, deferred = {}, {}, None
         fresh = {id(v) for v in self.fresh.values()}
         for name, v in self.fresh.items():
             if v.node is not self.names[name][1] and v.version:
@@ -261,6 +236,10 @@ class LoopBody:
                 raise Unstable(f"{name} is rebound in the loop, and the array it held is updated in it", peel=True)
         for name, var in list(tx.locals.items()):
             before = self.state_locals.get(name)
+            if name in self.viewed:
+                if not self.viewed[name].same(self._view_of_index(var), self.index):
+                    raise Unstable(f"{name} is rebound to a view that does not follow the index", peel=False)
+                continue
             if name in self.names:
                 if not isinstance(var, ArrayVariable) or var.node.array_meta != self.names[name][1].array_meta:
                     raise Unstable(f"{name} changes type, shape or dtype in the loop", peel=True)
@@ -279,6 +258,13 @@ class LoopBody:
                 if var in self.arrays and before in self.arrays:
                     swapped[before] = var
                     continue
+                template = self._view_of_index(var)
+                if template is not None:   # `ym1 = y[:, j]`: made again from y at each iteration's start
+                    new_rebound[name] = template
+                    continue
+                if any(var is v for v in self.state_locals.values()) and base_array(var) in self.arrays:
+                    deferred = name   # `ym2 = ym1`: a view of the index once ym1 is carried as one
+                    continue
                 if var in self.arrays or id(var) in fresh or base_array(var) in self.arrays:
                     raise Unstable(f"{name} is rebound to another array of the frame (a view)", peel=False)
                 if var.node.array_meta != before.node.array_meta:
@@ -296,12 +282,45 @@ class LoopBody:
             raise Unstable("swaps arrays between locals", False, period=self._period_of(swapped))
         if new_rebound:
             raise Unstable("rebinds locals to new arrays", False, new_rebound)  # carried in the next pass
+        if deferred:
+            raise Unstable(f"{deferred} is rebound to another array of the frame (a view)", peel=False)
         for v, (_, placeholder) in self.arrays.items():
             if v.node is not placeholder and v.node.array_meta != placeholder.array_meta:
                 raise Unstable(f"{v.describe()} changes shape or dtype in the loop", peel=True)
 
     def _live_after(self, name: str) -> bool:
         return live_after_loop(self.tx, name, self.inst)
+
+    # -- locals rebound to views that follow the index (`ym2, ym1 = ym1, y[:, j]`) --------------
+    def _view_of_index(self, var) -> "ViewOfIndex | None":
+        """What `var` is, where it is a view `base[index]` of an array of the frame with an index
+        that moves with the loop's (a linear expression of it), else None."""
+        index = getattr(self, "index", None)   # a while loop or a range from the data has no symbol
+        if index is None or not isinstance(var, ArrayVariable) or var.base is None or var.base.base is not None \
+                or var.base not in self.arrays or var.view_op[0].name not in ("getitem", "index") or var.view_op[2]:
+            return None
+        try:
+            items = self.tx.output.graph_arg(var.view_op[1][0])
+        except Unsupported:
+            return None
+        flat = items if isinstance(items, tuple) else (items,)
+        ints = [x for item in flat for x in ((item.start, item.stop) if isinstance(item, slice) else (item,))]
+        if any(isinstance(x, (Node, list, np.ndarray)) for x in ints) or not any(map(self._of_index, ints)):
+            return None
+        return ViewOfIndex(var.base, var.view_op[0], items, index)
+
+    def _enter_views(self) -> None:
+        """Each local carried as a view of the index: made at the iteration's start from its
+        base as the iteration sees it (where the last one left it: the index one step back); before
+        the loop it must be that view already (else one more iteration is unrolled)."""
+        self.viewed = {name: t for name, t in self.rebound.items() if isinstance(t, ViewOfIndex)}
+        for name, t in self.viewed.items():
+            before = self.tx.locals.get(name)
+            if not isinstance(before, ArrayVariable) or before.base is not t.base or before.view_op[0] is not t.op \
+                    or repr(self.tx.output.graph_arg(before.view_op[1][0])) != repr(t.at(self.first - self.step)):
+                raise Unstable(f"{name} is not yet the view of the index it is in the loop", peel=True)
+            with loop_range(self.index, self.first, self.last, self.step):   # its bounds decided for every index
+                self.tx.locals[name] = self.tx.output.call_op(t.op, (t.base, ConstantVariable(t.at(self.index - self.step))), {})
 
     def _changed(self, name: str, before, var):
         """A local holding another value after the iteration than before, not an array of the same
@@ -344,12 +363,17 @@ class LoopBody:
         free_nodes = [p for _, p in free_inits]
         reorder_inputs(body, order + free_nodes)
         self._bind_symbols(free_inits)
-        node = self.outer.loop(body, self.first, self.stop, self.step * self.period, tuple(inits),
+        node = self.outer.loop(body, *self._bounds(), self.step * self.period, tuple(inits),
                                tuple(before for before, _ in free_inits), tx.loc)
         self._hand_on(node, carried, renamed)
+        for name, t in self.viewed.items():
+            if self.count is None and self._live_after(name):
+                raise Unsupported(f"{name}, read after the loop, is a view at its index, whose last value is not known")
+            with loop_range(self.index, self.first, self.last, self.step):
+                tx.locals[name] = tx.output.call_op(t.op, (t.base, ConstantVariable(t.at(self.last))), {})
         for name, var in list(tx.locals.items()):
             if var.is_constant() and self._of_index(var.as_constant()) and self.count is not None:
-                with loop_range(self.index, self.first, self.last):
+                with loop_range(self.index, self.first, self.last, self.step):
                     tx.locals[name] = ConstantVariable(substitute_index(var.as_constant(), self.index, self.last))
             elif name not in self.state_locals or var.is_constant() and self._of_index(var.as_constant()) \
                     or name == self.target and isinstance(var, ArrayVariable):
@@ -362,9 +386,13 @@ class LoopBody:
         else:
             _exhaust(tx, inst)
         logs.get("graph").debug("%s: the loop is captured as %s (%s iterations%s, body of %d ops)", tx.loc, node.name,
-                                self.count if self.count is not None else f"range({self.first}, {self.stop})",
+                                self.count if self.count is not None else self.it.range,
                                 f", {self.period} in each pass of its body (locals swap arrays)" if self.period > 1 else "",
                                 len(body.calls))
+
+    def _bounds(self) -> tuple:
+        """The loop node's start and stop."""
+        return self.first, self.stop
 
     def _hand_on(self, node, carried: list, renamed: list) -> None:
         """The frame's arrays and rebound locals after the loop: the node's results (carried
@@ -392,110 +420,72 @@ class LoopBody:
         bind_symbols(self.body, self.tx.output.shape_env, {lone_symbol(self.index): (self.index_node, None)}, free_inits)
 
 
-def lift_outer(body: Graph, lifted: list) -> None:
-    """Make each node of an enclosing graph that body's calls and output read an input of body,
-    appending (that node, the input) to `lifted`."""
-    made: dict = {}
+class DataRangeBody(LoopBody):
+    """The body of a loop over a DataRange (`range(indptr[i], indptr[i + 1])`): its bounds are
+    graph values, so its index is one too (a Python int input of the body), not a loop symbol:
+    what the body does with it is decided when it runs (an element's index checked then)."""
 
-    def lift(n: Node) -> Node:
-        if n.graph is body:
-            return n
-        if n not in made:
-            made[n] = body.input(n.name, n.array_meta)
-            lifted.append((n, made[n]))
-        return made[n]
-    for b in list(body.nodes):
-        if b.op in ("call", "output"):
-            b.args, b.kwargs = map_nodes(b.args, lift), map_nodes(b.kwargs, lift)
+    def __init__(self, tx, inst, it, rebound: dict, stale: set, period: int = 1):
+        self.tx, self.inst, self.it, self.rebound, self.stale, self.period = tx, inst, it, rebound, stale, 1
+        self.outer = tx.output.graph
+        self.body = Graph(self.outer)
+        self.first, self.last, self.stop, self.step, self.count = it.remaining()
 
+    def _iterations(self) -> None:
+        self.tx.push(self.it.at(ArrayVariable(self.index_node)))
+        self._run()
 
-def bind_symbols(body: Graph, env, fixed: dict, free_inits: list) -> None:
-    """body.symbols: those `fixed` binds (a loop's index), and each other symbol the body uses as
-    a dim of one of its inputs, or else as a scalar input of its own, appended to `free_inits`
-    with the symbol whose value the enclosing graph passes."""
-    body.symbols = [None] * len(env.symbols)
-    for k, binding in fixed.items():
-        body.symbols[k] = binding
-    used = body.symbols_used() | {int(k) for n in body for d in (n.meta.get("shape") or ())
-                                  if isinstance(d, SymInt) for k in SYMBOL_PATTERN.findall(d.expr)}
-    for k in sorted(used):
-        if body.symbols[k] is not None:
-            continue
-        u = env.unbacked.get(k)
-        if u is not None and u.node is not None and u.node.graph is body:
-            body.symbols[k] = (u.node, u.dim)
-            continue
-        found = next(((n, d) for n in body.inputs if "shape" in n.meta
-                      for d, size in enumerate(n.shape) if lone_symbol(size) == k), None)
-        if found is None:
-            node = body.input(f"s{k}", ArrayMeta((), np.dtype(np.int64), True, True))
-            free_inits.append((SymInt(f"s{k}", env.hints[k]), node))
-            found = (node, None)
-        body.symbols[k] = found
+    def _enter(self) -> None:
+        self.target = _index_name(self.tx, self.inst)
+        self.index_node = self.body.input(self.target, ArrayMeta((), np.dtype(np.int64), True, True))
 
+    def _of_index(self, value) -> bool:
+        return False
 
-def reachable_arrays(tx, views: bool) -> list[ArrayVariable]:
-    """The ArrayVariables the frame (and the frames it was inlined from) can reach: its locals,
-    cells, stack and the containers in them, the graph's inputs; with `views`, views too, else
-    their bases instead."""
-    found: dict[int, ArrayVariable] = {}
+    def _bounds(self) -> tuple:
+        return tuple(self.tx.output.graph_arg(v) for v in (self.first, self.stop))
 
-    def visit(v) -> None:
-        if isinstance(v, ArrayVariable):
-            while v.base is not None and not views:
-                v = v.base
-            if id(v) not in found:
-                found[id(v)] = v
-                if v.base is not None:
-                    visit(v.base)
-        elif isinstance(v, (TupleVariable, ListVariable)):
-            for item in v.items:
-                visit(item)
-        elif isinstance(v, DictVariable):
-            for item in v.items.values():
-                visit(item)
-        elif isinstance(v, CellVariable) and v.contents is not None:
-            visit(v.contents)
-        elif isinstance(v, ArrayIteratorVariable):   # an enclosing loop over an array's rows
-            visit(v.array)
-    frame = tx
-    while frame is not None:
-        for v in (*frame.locals.values(), *frame.stack):
-            visit(v)
-        frame = frame.parent
-    for _, var in tx.output._arrays.values():
-        visit(var)
-    return list(found.values())
+    def _bind_symbols(self, free_inits: list) -> None:
+        bind_symbols(self.body, self.tx.output.shape_env, {}, free_inits)
+
+    def _initial(self, value, meta):
+        return number_before(self.tx, self.outer, value, meta)
+
+    def _changed(self, name: str, before, var):
+        """A number the body changes is carried where it keeps its type (a Python int stays one, a
+        NumPy float64 stays one): the loop may run no iteration, and then the value is as before."""
+        number = before.as_constant() if before.is_constant() else None
+        if isinstance(var, ArrayVariable) and var.node.shape == () and var.python_type() is type(number):
+            return var.node.array_meta
+        if var.is_constant() and type(var.as_constant()) is type(number) in PYTHON_NUMBERS:   # `c += 1`
+            return ArrayMeta((), PYTHON_NUMBERS[type(number)], True, True)
+        return super()._changed(name, before, var)
 
 
-def base_array(v: ArrayVariable) -> ArrayVariable:
-    while v.base is not None:
-        v = v.base
-    return v
+@dataclass(eq=False)
+class ViewOfIndex:
+    """A local a loop carries as a view `op(base, items)` whose items are expressions of the
+    loop's index `index` (the symbol of the pass that found it: each pass makes its own)."""
 
+    base: object        # the ArrayVariable viewed
+    op: object
+    items: object       # the index as a graph argument: ints, SymInts, slices, None, Ellipsis
+    index: SymInt
 
-def _containers(tx) -> list:
-    found: dict[int, object] = {}
+    def at(self, value):
+        """The items with the loop's index replaced by `value` (an int or an expression)."""
+        def moved(x):
+            if isinstance(x, slice):
+                return slice(moved(x.start), moved(x.stop), moved(x.step))
+            if isinstance(x, SymInt) and self.index.expr in dict(x.terms):
+                return x + dict(x.terms)[self.index.expr] * (value - self.index)
+            return x
+        return tuple(map(moved, self.items)) if isinstance(self.items, tuple) else moved(self.items)
 
-    def visit(v) -> None:
-        if isinstance(v, (ListVariable, DictVariable)) and id(v) not in found:
-            found[id(v)] = v
-            for item in (v.items if isinstance(v, ListVariable) else v.items.values()):
-                visit(item)
-        elif isinstance(v, TupleVariable):
-            for item in v.items:
-                visit(item)
-    for v in (*tx.locals.values(), *tx.stack):
-        visit(v)
-    return list(found.values())
-
-
-def _contents(c):
-    return [id(v) for v in c.items] if isinstance(c, ListVariable) else {k: id(v) for k, v in c.items.items()}
-
-
-def same_constant(a, b) -> bool:
-    return type(a) is type(b) and (a is b or not isinstance(a, SymInt) and a == b)
+    def same(self, other: "ViewOfIndex | None", index: SymInt) -> bool:
+        """Whether other is this view, both read with the loop's index `index` (no decision taken)."""
+        return other is not None and other.base is self.base and other.op is self.op \
+            and repr(other.at(index)) == repr(self.at(index))
 
 
 def _index_name(tx, inst) -> str:
@@ -503,12 +493,6 @@ def _index_name(tx, inst) -> str:
     following = tx.instructions[tx.index_of[inst.offset] + 1]
     return following.argval if following.opname in ("STORE_FAST", "STORE_NAME") and isinstance(following.argval, str) \
         else "index"
-
-
-def reorder_inputs(body: Graph, order: list) -> None:
-    """The body's inputs in `order` (index, carried, free), ahead of its other nodes."""
-    rest = [n for n in body.nodes if n.op != "input"]
-    body.nodes[:] = order + rest
 
 
 def _exhaust(tx, inst) -> None:

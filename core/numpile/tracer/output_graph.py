@@ -57,6 +57,7 @@ class OutputGraph:
         self.root_graph = self.graph
         self.loop_attempts: dict = {}   # (code, FOR_ITER offset) -> captures tried there (tracer/loops.py)
         self.loop_indices: dict = {}    # loop symbol's name -> the index node of the body being traced
+        self.compared: dict = {}        # a weak bool comparing loop indices -> (sym, a, b): `a sym b`
         self.loop_frames: list = []     # (frame, head, FOR_ITER, end of body, ...) of the loop bodies being traced, innermost last
         self.small_loops: set = set()   # (code, FOR_ITER offset) of loops unrolled as small (tracer/loops.py)
         self.while_active: set = set()  # (code, head) of the while loops being captured (tracer/whiles.py)

@@ -28,7 +28,8 @@ INT_INPUT_BOUND = 2 ** 31       # a dynamic int input fits in int32 (guarded)
 _INT_RESULT_BOUND = 2 ** 62     # weak int results stay well inside int64
 _EXACT_FLOAT_INT = 2 ** 53      # ints that float64 holds exactly
 
-_COMPARISONS = {operator.lt, operator.le, operator.eq, operator.ne, operator.gt, operator.ge}
+_SYMBOLS = {operator.lt: "<", operator.le: "<=", operator.eq: "==", operator.ne: "!=", operator.gt: ">", operator.ge: ">="}
+_COMPARISONS = set(_SYMBOLS)
 _ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.neg, operator.pos} | _COMPARISONS
 _DIVISIONS = {operator.truediv, operator.floordiv, operator.mod}
 _BITWISE = {operator.and_, operator.or_, operator.xor, operator.rshift, operator.lshift}   # on ints only
@@ -127,4 +128,6 @@ def compared_in_graph(output, fn, args: list):
     if fn not in _COMPARISONS or not output.dynamic.conditionals or not any(map(loop_dependent, values)):
         return None
     operands = [output.loop_index_value(v) if loop_dependent(v) else a for a, v in zip(args, values)]
-    return output.call_op(ops.lookup_callable(fn), tuple(operands), {}, weak=True)
+    result = output.call_op(ops.lookup_callable(fn), tuple(operands), {}, weak=True)
+    output.compared[result.node] = (_SYMBOLS[fn], *values)   # what a branch on it knows on each side
+    return result

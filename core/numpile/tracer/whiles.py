@@ -18,20 +18,18 @@ while loop node: the loop is unrolled as before.
 
 from __future__ import annotations
 
-import numpy as np
-
-from .. import logs, ops
+from .. import logs
 from ..exc import Unsupported
 from ..graph import Graph
 from ..ops import ArrayMeta
 from ..shapes import SymInt, loop_dependent
 
+from .bodies import PYTHON_NUMBERS, FrameState, bind_symbols, number_before, reorder_inputs
 from .liveness import PEELS, live_at, successors
-from .loops import FrameState, LoopBody, bind_symbols, reorder_inputs, trace_passes
+from .loops import LoopBody, trace_passes
 from .variables import ArrayVariable, ConstantVariable
 
 _BACKWARD = ("JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "POP_JUMP_BACKWARD_IF_TRUE", "POP_JUMP_BACKWARD_IF_FALSE")
-_PYTHON = {bool: np.dtype(bool), int: np.dtype(np.int64), float: np.dtype(np.float64)}
 
 
 def heads(tx) -> dict[int, tuple]:
@@ -99,19 +97,7 @@ class WhileBody(LoopBody):
         self.target = None
 
     def _initial(self, value, meta):
-        """A Python number carried: its graph value (of the meta the body gives it) before the loop."""
-        if isinstance(value, ArrayVariable):
-            return value
-        out = self.tx.output
-        saved, out.graph = out.graph, self.outer
-        try:
-            if isinstance(value.as_constant(), SymInt):   # an expression of enclosing loops' indices
-                return out.loop_index_value(value.as_constant())
-            number = value.as_constant() if meta.weak else meta.dtype.type(value.as_constant())
-            one = ConstantVariable(type(value.as_constant())(1) if meta.weak else meta.dtype.type(1))
-            return out.call_op(ops.get("multiply"), (ConstantVariable(number), one), {}, weak=meta.weak)
-        finally:
-            out.graph = saved
+        return number_before(self.tx, self.outer, value, meta)
 
     def _iterations(self) -> None:
         tx = self.tx
@@ -140,12 +126,12 @@ class WhileBody(LoopBody):
         number = before.as_constant() if before.is_constant() else None
         if isinstance(number, SymInt) and loop_dependent(number):
             number = 0   # an expression of an enclosing loop's index: carried as a Python int
-        if type(number) not in _PYTHON:
+        if type(number) not in PYTHON_NUMBERS:
             return super()._changed(name, before, var)
         if var.is_constant() and (type(var.as_constant()) is type(number) or type(number) is int
                                    and isinstance(var.as_constant(), SymInt) and loop_dependent(var.as_constant())):
-            return ArrayMeta((), _PYTHON[type(number)], True, True)
-        if isinstance(var, ArrayVariable) and var.node.shape == () and var.node.dtype == _PYTHON[type(number)] \
+            return ArrayMeta((), PYTHON_NUMBERS[type(number)], True, True)
+        if isinstance(var, ArrayVariable) and var.node.shape == () and var.node.dtype == PYTHON_NUMBERS[type(number)] \
                 and (not var.node.meta.get("weak") or var.node.array_meta.python_type is type(number)):
             return var.node.array_meta   # a Python number, or the NumPy scalar the body makes of it
         return super()._changed(name, before, var)

@@ -389,6 +389,7 @@ def _while(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> list:
     results = list(values)
     for k, x in zip(scalars, nexts):
         results[k] = nest._weak(carried_in[k], x)
+    _after_free(nest, free, free_values)
     return results
 
 
@@ -413,7 +414,18 @@ def _loop(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> list:
         if isinstance(value, _Array):
             nest._version(c, value)
     bounds = [_as_index(nest.fn, nest.operand(b, env, sizes)) for b in (start, stop)]
-    return nest.loop(body, *bounds, step, carried_values, [nest.operand(f, env, sizes) for f in free])
+    free_values = [nest.operand(f, env, sizes) for f in free]
+    results = nest.loop(body, *bounds, step, carried_values, free_values)
+    _after_free(nest, free, free_values)
+    return results
+
+
+def _after_free(nest: _Nest, free: tuple, values: list) -> None:
+    """The arrays a loop only read are at their versions before it again (the body's inputs
+    stood for them while it ran)."""
+    for node, value in zip(free, values):
+        if isinstance(value, _Array):
+            nest.current[value.root] = node
 
 
 def _cond(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> list:

@@ -19,7 +19,10 @@ rng = np.random.default_rng()
 
 @pytest.fixture
 def nests(monkeypatch):
-    """The nests compiled while the test runs (each one's runner made once)."""
+    """The nests compiled while the test runs (each one's runner made once); loops of any length kept
+    as loops (a short one would be unrolled, and the random sizes are short at times)."""
+    monkeypatch.setattr(numpile.config, "loop_capture_min", 1)
+    monkeypatch.setattr(numpile.config, "loop_unroll_ops", 0)
     made = []
     runner = nestcall.runner
 
@@ -144,8 +147,9 @@ def test_carried_numpy_scalar_of_each_dtype(nests, dtype):
 
 
 def test_carried_python_bool_int_and_float(nests):
-    check(any_above, make=lambda: (rng.random(int(rng.integers(1, 30))), 0.8))
-    check(count_and_sum, make=lambda: (rng.standard_normal(int(rng.integers(1, 30))),))
+    # at least config.loop_capture_min elements on the first call: a shorter loop is unrolled, not a nest
+    check(any_above, make=lambda: (rng.random(int(rng.integers(5, 30))), 0.8))
+    check(count_and_sum, make=lambda: (rng.standard_normal(int(rng.integers(5, 30))),))
     assert len(nests) >= 2
 
 

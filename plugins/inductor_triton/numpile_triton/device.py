@@ -15,6 +15,7 @@ import os
 
 import numpy as np
 
+from .reuse import cupy_holders
 from .staging import PinnedStaging
 
 
@@ -133,6 +134,10 @@ class TorchArrays:
     def pointer(tensor) -> int:
         return tensor.data_ptr()
 
+    pointer_source = "{}.data_ptr()"   # `pointer` as runner source
+    # no `holders`: a view of a tensor need not hold its base's Python object, so a bound runner
+    # cannot tell who holds a tensor's memory and allocates every buffer (reuse.py)
+
     @staticmethod
     def tensor(array):
         return array
@@ -140,6 +145,12 @@ class TorchArrays:
     def stream(self) -> int:
         import torch
         return torch.cuda.current_stream().cuda_stream
+
+    @staticmethod
+    def capability() -> str:
+        """The current device's compute capability, as "90"."""
+        import torch
+        return "%d%d" % torch.cuda.get_device_capability()
 
     @staticmethod
     def synchronize() -> None:
@@ -187,6 +198,9 @@ class CupyArrays:
     def pointer(array) -> int:
         return array.data.ptr
 
+    pointer_source = "{}.data.ptr"   # `pointer` as runner source
+    holders = staticmethod(cupy_holders)   # who can reach an array's memory (reuse.py)
+
     @staticmethod
     def tensor(array):
         """A tensor viewing the array: what Triton's JIT reads argument dtypes from when it compiles."""
@@ -195,6 +209,10 @@ class CupyArrays:
 
     def stream(self) -> int:
         return self.cupy.cuda.get_current_stream().ptr
+
+    def capability(self) -> str:
+        """The current device's compute capability, as "90" (without starting torch's CUDA state)."""
+        return self.cupy.cuda.Device().compute_capability
 
     def synchronize(self) -> None:
         self.cupy.cuda.Device().synchronize()

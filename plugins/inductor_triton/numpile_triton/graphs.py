@@ -118,7 +118,7 @@ class _Capture:
         with cupy.cuda.using_allocator(self.pool.malloc):
             self.inputs = [cupy.array(x, order="C", copy=True) if isinstance(x, cupy.ndarray) and i not in in_place
                            else x for i, x in enumerate(inputs)]
-            compiled.run(*self.inputs)   # warm-up: kernels compiled, the pool filled
+            compiled.runner(*self.inputs)   # warm-up: kernels compiled, the pool filled (unbound: see reuse.py)
             self.stream = cupy.cuda.Stream(non_blocking=True)
             self.stream.wait_event(cupy.cuda.get_current_stream().record())
             with self.stream:

@@ -64,12 +64,13 @@ class Launch:
     """
 
     def __init__(self, kp: KernelPlan, fn, combine: "Launch | None" = None, static: tuple | None = None,
-                 arrays=None, tuner=None):
+                 arrays=None, tuner=None, records=None):
         self.kp, self.fn, self.combine = kp, fn, combine
         self.static = static   # (rows, cols) when no size is symbolic: the config is decided once
         self.fixed = _PENDING  # ... on the first call
         self.arrays = arrays   # the device buffers' library (device.Arrays); None: the interpreter
         self.tuner = tuner     # max-autotune's (autotune.Tuner), or None: the heuristics decide
+        self.records = records   # binaries.Records: kernels found again without the JIT in a new process
         self.kernels = {}      # (grid, block values, warps, specialisation) -> Triton's compiled kernel
 
     def __call__(self, arrays: tuple, sizes: tuple = (), rows: int | None = None, cols: tuple = ()) -> None:
@@ -101,6 +102,25 @@ class Launch:
         else:
             self._launch(launch, arrays, sizes)
 
+    def bound(self) -> tuple | None:
+        """What a bound runner (program.py) calls for this launch, once its kernel for 16-byte-aligned
+        buffers is compiled, where its configuration is fixed and it takes no sizes (else None):
+        (the launch function, the grid, the arguments between the stream and the pointers, the
+        block values). The launch function is the C one under Triton's launcher where the kernel
+        needs no scratch memory (the launcher's Python call allocates none then, about 1 µs)."""
+        if self.arrays is None or self.static is None or self.fixed in (_PENDING, None):
+            return None
+        grid, blocks, warps = self.fixed
+        values = tuple(blocks.values())
+        kernel = self.kernels.get((warps, values, False))   # _launch's key for aligned buffers
+        if kernel is None:
+            return None
+        run, grid = kernel.run, (*grid, 1, 1)[:3]
+        tail = (kernel.packed_metadata, None, None, None)   # no launch metadata, no hooks (hooked() says)
+        if run.global_scratch_size or run.profile_scratch_size or getattr(run, "gsan_enabled", False):
+            return run, grid, (kernel.function, *tail), values
+        return run.launch, grid, (kernel.function, run.launch_cooperative_grid, run.launch_pdl, None, None, *tail), values
+
     def _launch(self, launch, arrays: tuple, sizes: tuple) -> None:
         grid, blocks, warps = launch
         pointer = self.arrays.pointer
@@ -112,10 +132,15 @@ class Launch:
                (tuple(v for k, v in blocks.items() if k != "CHUNK"), *((v == 1, v % 16 == 0, v >= 2 ** 31) for v in (*sizes, blocks.get("CHUNK", 1)))),
                any(p % 16 for p in pointers) and tuple(p % 16 == 0 for p in pointers))
         kernel = self.kernels.get(key)
-        if kernel is None:   # compiled (or found in Triton's cache) by the JIT, which launches it too
-            tensors = [self.arrays.tensor(a) for a in arrays]
-            self.kernels[key] = self.fn[grid](*tensors, *sizes, **blocks, num_warps=warps, enable_fp_fusion=False)
-            return
+        if kernel is None:
+            kernel = self.records.load(self.fn, key)   # an earlier process's, without the JIT (binaries.py)
+            if kernel is None:   # compiled (or found in Triton's cache) by the JIT, which launches it too
+                tensors = [self.arrays.tensor(a) for a in arrays]
+                kernel = self.kernels[key] = self.fn[grid](*tensors, *sizes, **blocks, num_warps=warps,
+                                                           enable_fp_fusion=False)
+                self.records.save(self.fn, key, kernel)
+                return
+            self.kernels[key] = kernel
         args = (*pointers, *values)
         stream = self.arrays.stream()
         grid = (*grid, 1, 1)
@@ -124,6 +149,13 @@ class Launch:
         metadata = kernel.launch_metadata(grid, stream, *args) if enter is not None or exit is not None else None
         kernel.run(grid[0], grid[1], grid[2], stream, kernel.function, kernel.packed_metadata, metadata, enter, exit,
                    *args)
+
+
+def hooked() -> bool:
+    """Whether a profiler set a launch hook (a bound runner then launches through `Launch`, which
+    hands the hooks their metadata)."""
+    runtime = knobs.runtime
+    return _hook(runtime.launch_enter_hook) is not None or _hook(runtime.launch_exit_hook) is not None
 
 
 def _hook(hook):

@@ -485,3 +485,50 @@ def test_loops_run_as_loop_nodes(fn, make):
     got = numpile.compile(fn, backend="triton")(*args)
     for g, w in zip(got, want) if isinstance(want, tuple) else [(got, want)]:
         assert_same_result(g, w, what=fn.__name__)
+
+
+def test_a_reused_slot_hands_back_only_a_buffer_no_one_else_holds():
+    """reuse.py's slot, NumPy arrays as carriers (a view holds its base, as CuPy's do): the same
+    buffer again only once the caller dropped it and every view of it, and on the same stream."""
+    import sys
+    from numpile_triton.reuse import Reused
+    slot = Reused(np.empty, lambda a: (sys.getrefcount(a),), (4, 3), np.dtype(np.float32))
+    first = slot(1)
+    assert first.shape == (4, 3) and first.dtype == np.float32
+    address = first.ctypes.data
+    held = slot(1)                       # the caller still holds `first`
+    assert held is not first
+    del held
+    again = slot(1)                      # dropped: taken again
+    assert again.ctypes.data != address and slot(1) is not again
+    kept = slot(1)
+    view = kept[1:]
+    del kept
+    assert slot(1).ctypes.data != view.ctypes.data - 12   # a view keeps its base from reuse
+    del view
+    a = slot(1)
+    address = a.ctypes.data
+    del a
+    assert slot(2).ctypes.data != address   # another stream: allocated
+    b = slot(2)
+    assert b is not None
+
+
+def test_kernel_records_are_keyed_by_source_device_dtypes_launch_and_triton_environment(monkeypatch):
+    """binaries.py: a record made for one kernel source, device, array dtypes, launch key or Triton
+    environment is never found for another (a new process would launch a stale kernel)."""
+    from numpile_triton import binaries
+
+    class Fn:
+        __name__ = "triton_kernel0"
+    fn, f4, launch = Fn(), ("<f4", "<f4"), (4, (1024,), False)
+    base = binaries.Records("src", "90", f4)._name(fn, launch)
+    others = [binaries.Records("src2", "90", f4)._name(fn, launch),
+              binaries.Records("src", "80", f4)._name(fn, launch),
+              binaries.Records("src", "90", ("<f8", "<f4"))._name(fn, launch),
+              binaries.Records("src", "90", f4)._name(fn, (8, (1024,), False)),
+              binaries.Records("src", "90", f4)._name(fn, (4, (1024,), (True, False)))]
+    assert base == binaries.Records("src", "90", f4)._name(fn, launch)
+    assert len({base, *others}) == 6
+    monkeypatch.setenv("TRITON_DEFAULT_FP_FUSION", "0")   # one of Triton's cache-invalidating variables
+    assert binaries.Records("src", "90", f4)._name(fn, launch) != base

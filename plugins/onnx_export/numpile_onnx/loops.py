@@ -2,8 +2,8 @@
 trip count.
 
 `loop(body, start, stop, step, carried, free)` becomes `Loop(M, true, *carried)`, M the length
-of range(start, stop, step) computed in the graph (start and stop may be sizes of the inputs or
-an enclosing loop's index), and a body subgraph whose inputs are the iteration number, the
+of range(start, stop, step) computed in the graph (start and stop may be sizes of the inputs, an
+enclosing loop's index, or integers the graph computes: `range(indptr[i], indptr[i + 1])`), and a body subgraph whose inputs are the iteration number, the
 condition and the carried values, and which computes the index as start + iteration * step.
 Free values are read from the outer graph by name, as ONNX subgraphs may. Updates in place of a
 carried array are functional here (ScatterND, as everywhere in the exporter): the Loop's output
@@ -31,13 +31,13 @@ def converter(convert_graph):
 
 
 def _loop(cx: Emitter, convert_graph, body, start, stop, step, carried, free) -> tuple:
-    if not isinstance(step, int) or any(isinstance(b, Value) for b in (start, stop)):
-        raise OnnxUnsupported("a range whose bounds or step are computed in the graph")
+    if not isinstance(step, int):
+        raise OnnxUnsupported("a range whose step is computed in the graph")
     if not carried:   # nothing survives the loop: nothing to compute
         return ()
     index, *inputs = body.inputs
     carried_in, free_in = inputs[:len(carried)], inputs[len(carried):]
-    first = cx.scalar_size(start)
+    first = _bound(cx, start)
     inner = cx.subgraph()
     iteration, condition = Value(inner.fresh("iteration"), INT64, ()), Value(inner.fresh("cond"), BOOL, ())
     env = {index: _weak(inner.op("Add", first, inner.op("Mul", iteration, inner.const(np.array(step, np.int64)),
@@ -80,14 +80,19 @@ def _free(cx: Emitter, v, node) -> Value:
     return cx.cast(v, node.dtype)
 
 
+def _bound(cx: Emitter, b) -> Value:
+    """A range's bound as a 0-d int64 tensor: an int, a size or index (SymInt), or a graph value."""
+    return cx.cast(b, np.dtype(np.int64)) if isinstance(b, Value) else cx.scalar_size(b)
+
+
 def _trip_count(cx: Emitter, start, stop, step: int) -> Value:
     """len(range(start, stop, step)): max(0, (stop - start + step - 1) // step) for a positive
     step (the mirror for a negative one); a negative numerator clamps to 0 whether ONNX's Div
     truncates or floors."""
-    if not any(isinstance(b, SymInt) for b in (start, stop)):
+    if not any(isinstance(b, (SymInt, Value)) for b in (start, stop)):
         return cx.const(np.array(len(range(start, stop, step)), np.int64))
     ahead, behind = (stop, start) if step > 0 else (start, stop)
-    span = cx.op("Sub", cx.scalar_size(ahead), cx.scalar_size(behind), dtype=INT64, shape=())
+    span = cx.op("Sub", _bound(cx, ahead), _bound(cx, behind), dtype=INT64, shape=())
     rounded = cx.op("Add", span, cx.const(np.array(abs(step) - 1, np.int64)), dtype=INT64, shape=())
     count = cx.op("Div", rounded, cx.const(np.array(abs(step), np.int64)), dtype=INT64, shape=())
     return cx.op("Max", count, cx.const(np.array(0, np.int64)), dtype=INT64, shape=())

@@ -12,7 +12,9 @@ import pytest
 
 import numpile
 from numpile.testing import assert_same_result
-from numpile.testing.loop_programs import jacobi, rebinding, sum_of_squares, sweep, triangular
+from numpile.testing.loop_programs import (
+    jacobi, rebinding, sparse_rows, sparse_rows_args, sum_of_squares, sweep, triangular,
+)
 from numpile_onnx.backend import OnnxrtBackend
 from numpile_onnx.convert import to_model
 
@@ -90,6 +92,7 @@ PROGRAMS = [
     (column_elimination, lambda: (well_conditioned(6),)),
     (strided_ints, lambda: (rng.integers(-9, 9, 4),)),
     (float32_steps, lambda: (rng.random(5).astype(np.float32), 5)),
+    (sparse_rows, lambda: sparse_rows_args(rng, 9)),   # a range read from the data: a computed trip count
 ]
 
 

@@ -10,12 +10,12 @@ from .containers import DictVariable, ListVariable, SliceVariable, TupleVariable
 from .contexts import ContextExitVariable, ErrstateVariable
 from .functions import BoundMethodVariable, CellVariable, NestedFunctionVariable
 from .objects import ConstantVariable, ObjectVariable
-from .ranges import RangeIteratorVariable, SymbolicRange
+from .ranges import DataRange, RangeIteratorVariable, SymbolicRange
 
 __all__ = [
     "ArrayIteratorVariable", "ArrayMethodVariable", "ArrayVariable", "BoundMethodVariable", "CONSTANT_TYPES",
     "CellVariable", "ConstantVariable", "ContextExitVariable", "DictVariable", "ErrstateVariable",
     "IteratorVariable", "ListVariable", "NULL", "NestedFunctionVariable", "NullVariable", "ObjectVariable",
-    "RangeIteratorVariable", "SliceVariable", "SymbolicRange", "TupleVariable", "Variable", "call_known",
+    "DataRange", "RangeIteratorVariable", "SliceVariable", "SymbolicRange", "TupleVariable", "Variable", "call_known",
     "constant_result", "is_library_code", "make_slice",
 ]

@@ -16,7 +16,7 @@ from .arrays import ArrayVariable
 from .base import IteratorVariable, Variable
 from .containers import DictVariable, ListVariable, TupleVariable, constant_result, dict_items, make_slice
 from .objects import ConstantVariable, ObjectVariable
-from .ranges import make_range
+from .ranges import DataRange, make_range
 
 
 def _len(tx, args, kwargs):
@@ -106,10 +106,24 @@ def _data_dependent(name):
 
 
 def _range(tx, args, kwargs):
-    """range(), or where a bound is an expression of a loop's index, a range only a loop node runs."""
+    """range(), or where a bound is an expression of a loop's index or an integer computed in the
+    graph, a range only a loop node runs."""
     if any(isinstance(a, ArrayVariable) for a in args) or kwargs:
-        return _data_dependent("range")(tx, args, kwargs)
+        if kwargs or not tx.output.dynamic.loops or not _data_bounds(args):
+            return _data_dependent("range")(tx, args, kwargs)
+        start, stop, step = (ConstantVariable(0), args[0], ConstantVariable(1)) if len(args) == 1 else (*args, ConstantVariable(1))[:3]
+        return ConstantVariable(DataRange(start, stop, step.as_constant()))
     return ConstantVariable(make_range(*(a.as_constant() for a in args)))
+
+
+def _data_bounds(args: list) -> bool:
+    """Whether range(*args) may be a DataRange: its bounds 0-d integer graph values or ints, its
+    step a constant int other than 0."""
+    if not 1 <= len(args) <= 3 or len(args) == 3 and not (args[2].is_constant() and type(args[2].as_constant()) is int
+                                                           and args[2].as_constant() != 0):
+        return False
+    return all(a.node.shape == () and a.node.dtype.kind in "iub" if isinstance(a, ArrayVariable)
+               else a.is_constant() and type(a.as_constant()) is int for a in args[:2])
 
 
 def _slice(tx, args, kwargs):

@@ -1,6 +1,7 @@
 """Ranges as loops take them: a range's values made as they are taken (a loop node's candidate,
-tracer/loops.py), and a range whose bounds are expressions of a loop's index, which only a loop
-node can run."""
+tracer/loops.py); a range whose bounds are expressions of a loop's index, and one whose bounds
+are integers computed in the graph (`range(indptr[i], indptr[i + 1])`), which only a loop node
+can run."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from dataclasses import dataclass
 
 from ...exc import Unsupported
 from ...shapes import loop_dependent
-from .base import IteratorVariable
+from .base import IteratorVariable, Variable
 from .objects import ConstantVariable
 
 
@@ -26,6 +27,26 @@ class SymbolicRange:
 
     def __str__(self) -> str:
         return f"range({self.start}, {self.stop}, {self.step})"
+
+
+@dataclass(frozen=True)
+class DataRange:
+    """range(start, stop, step) with a bound computed in the graph (a 0-d integer graph value):
+    its length is known only when the graph runs, so only a loop node can run it, its index a
+    graph value (a Python int) rather than a symbol."""
+
+    start: object   # a Variable: an integer graph value or a constant
+    stop: object
+    step: int
+
+    def __iter__(self):
+        raise Unsupported("range() of an array needs its data (a NumPy value converted to Python): "
+                          "a loop over it is captured only as a loop node")
+
+    __len__ = __iter__
+
+    def __str__(self) -> str:
+        return f"range({self.start.describe()}, {self.stop.describe()}, {self.step})"
 
 
 def make_range(*args):
@@ -46,7 +67,7 @@ class RangeIteratorVariable(IteratorVariable):
         self.range = values
 
     def next(self):
-        if isinstance(self.range, SymbolicRange):
+        if isinstance(self.range, (SymbolicRange, DataRange)):
             iter(self.range)   # raises, saying why
         if self.index >= len(self.range):
             return None
@@ -56,12 +77,17 @@ class RangeIteratorVariable(IteratorVariable):
     def rest(self):
         return [ConstantVariable(v) for v in self.range[self.index:]] if isinstance(self.range, range) else list(self.range)
 
-    def at(self, index) -> ConstantVariable:
-        """The value a loop over the range takes at `index` (a loop's symbolic index): the index."""
-        return ConstantVariable(index)
+    def at(self, index):
+        """The value a loop over the range takes at `index` (a loop's symbolic index, or the graph
+        value of a DataRange's): the index."""
+        return index if isinstance(index, Variable) else ConstantVariable(index)
 
     def remaining(self) -> tuple:
-        """(first, last, stop, step, count) of the values not taken yet; count None where symbolic."""
+        """(first, last, stop, step, count) of the values not taken yet; count None where symbolic
+        (last None too where the graph computes the bounds)."""
+        if isinstance(self.range, DataRange):
+            r = self.range
+            return r.start, None, r.stop, r.step, None
         if isinstance(self.range, range):
             rest = self.range[self.index:]
             return (rest[0], rest[-1], rest.stop, rest.step, len(rest)) if rest else (None, None, rest.stop, rest.step, 0)

@@ -1,0 +1,42 @@
+"""Slices over sizes that may be symbolic (shapes.py): how long a slice is and where it starts,
+as `slice.indices` resolves them, with the comparisons that takes made decisions (guards, or
+decisions over a loop's range where a bound is an expression of its index)."""
+
+from __future__ import annotations
+
+from .shapes import SymInt, is_unbacked, loop_dependent, sym_max
+
+
+def slice_length(s: slice, size):
+    """len(range(*s.indices(size))) for a size that may be symbolic; the comparisons it makes on
+    the size become guards."""
+    if not isinstance(size, SymInt) and not loop_dependent(s.start, s.stop):
+        return len(range(*s.indices(size)))
+    start, stop, step = _bounds(s, size)
+    length = (stop - start + step - 1) // step if step > 0 else (start - stop - step - 1) // -step
+    if loop_dependent(length):   # in a loop's body: one decision for every index (a length of 0 at one end is fine)
+        return length if length >= 0 else 0
+    return sym_max(0, length) if is_unbacked(length) else max(0, length)   # a size only the data knows: no decision
+
+
+def slice_start(s: slice, size):
+    """s.indices(size)[0] for a size that may be symbolic (the comparisons slice_length makes)."""
+    return s.indices(size)[0] if not isinstance(size, SymInt) and not loop_dependent(s.start, s.stop) else _bounds(s, size)[0]
+
+
+def _bounds(s: slice, size) -> tuple:
+    """(start, stop, step) as slice.indices resolves them, for a symbolic size."""
+    step = 1 if s.step is None else s.step
+    lo, hi = (0, size) if step > 0 else (-1, size - 1)
+    first, last = (lo, hi) if step > 0 else (hi, lo)
+    start = first if s.start is None else _clamp(s.start, size, lo, hi)
+    stop = last if s.stop is None else _clamp(s.stop, size, lo, hi)
+    return start, stop, step
+
+
+def _clamp(bound: int, size, lo, hi):
+    """A slice bound as slice.indices resolves it: negatives count from the end, then clamped to [lo, hi]."""
+    value = bound + size if bound < 0 else bound
+    if loop_dependent(value):   # decisions that hold for every index of the loop, where they do
+        return (value if value <= hi else hi) if value >= lo else lo
+    return max(lo, min(value, hi))
