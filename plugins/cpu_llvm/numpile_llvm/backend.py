@@ -479,16 +479,31 @@ class CompiledProgram:
                 lines.append(f"    {names[n]} = {alloc}({shape}, dt_{names[n]})")
         allocate()
         fresh = allocated_buffers(program)   # arrays made this run, for nests to update in place
+        scalars = set()   # buffers holding a nest's Python scalar: made arrays where a step needs one
         for i, step in enumerate(program.steps):
             if isinstance(step, Extern):
                 env[f"extern{i}"] = self._loop(step, nest.owned_carried(program, i, fresh)) if step.op == "loop" else \
                     _CONTROL[step.op](self.compile_body) if step.op in _CONTROL else ops.get(step.op).impl
-                if step.op == "copy" or step.op == "loop" and not isinstance(env[f"extern{i}"], CompiledLoop):
+            if i not in chained and not hasattr(env.get(f"extern{i}"), "returns_arrays"):   # not a nest
+                needs = {b for k in (self.chains[i][1] if i in self.chains else [i]) for b in nest.step_reads(program.steps[k])}
+                lines += [f"    {names[b]} = asarray({names[b]})" for b in sorted(needs & scalars)]
+                scalars -= needs
+            if isinstance(step, Extern):
+                if nest.fresh_result(step.op) or step.op == "loop" and not isinstance(env[f"extern{i}"], CompiledLoop):
                     fresh |= set(step.outputs)
-                args = ", ".join(_render_arg(a, names, env) for a in step.args)
-                kwargs = "".join(f", {k}={_render_arg(v, names, env)}" for k, v in step.kwargs.items())
-                call = f"extern{i}({args}{kwargs})"
-                if getattr(env[f"extern{i}"], "returns_arrays", False):   # a nest's: ndarrays already
+                direct = getattr(env[f"extern{i}"], "direct", None)
+                if direct:   # a nest's builtin, called as it is (nestcall.runner)
+                    env[f"extern{i}"] = direct
+                    _, start, stop, _, carried, free = step.args
+                    call = f"extern{i}({', '.join(_render_arg(a, names, env) for a in (*carried, *free, start, stop))})"
+                else:
+                    args = ", ".join(_render_arg(a, names, env) for a in step.args)
+                    kwargs = "".join(f", {k}={_render_arg(v, names, env)}" for k, v in step.kwargs.items())
+                    call = f"extern{i}({args}{kwargs})"
+                if direct:
+                    lines.append(f"    ({''.join(names[o] + ', ' for o in step.outputs)}) = {call}")
+                    scalars |= {o for o in step.outputs if not program.buffers[o].shape}
+                elif getattr(env[f"extern{i}"], "returns_arrays", False):   # a nest's: ndarrays already
                     lines.append(f"    ({''.join(names[o] + ', ' for o in step.outputs)}) = {call}")
                 elif isinstance(step.output, tuple):   # an op with several results: a buffer each
                     lines.append(f"    ({''.join(names[o] + ', ' for o in step.output)}) = map(asarray, {call})")
@@ -522,7 +537,7 @@ class CompiledProgram:
                 env[f"fallback{i}"] = _fallback(step, names, needs, len(program.symbols))
                 lines.append(f"    fallback{i}(locals())")
                 used.update(needs)
-        outputs = [names[n] + ("[()]" if program.buffers[n].scalar else "") for n in program.outputs]
+        outputs = [names[n] + ("[()]" if program.buffers[n].scalar and n not in scalars else "") for n in program.outputs]
         lines.append(f"    return ({', '.join(outputs)}{',' if len(outputs) == 1 else ''})")
         used.update(int(k) for line in lines for k in SYMBOL_PATTERN.findall(line))
         head = [f"def run({', '.join(names[n] for n in program.inputs)}):"]

@@ -82,15 +82,27 @@ class NativeNest:
 def owned_carried(program: Program, i: int, fresh: set) -> tuple:
     """Per carried value of loop step i of program: whether its nest may update the buffer in place
     instead of a copy. So where the buffer is one made fresh this run (`fresh`: by a kernel into
-    the runner's allocation, by a nest, by a copy: no view of an input or of another buffer), no
+    the runner's allocation, by a nest, by `fresh_result`'s externs: no view of another buffer), no
     other step reads it, the program does not return it, and the step passes it once: nothing
-    else sees it (and where the nest stops, the frame runs again from its own inputs)."""
-    carried = program.steps[i].args[4]
+    else sees it (and where the nest stops, the frame runs again from its own inputs); and of the
+    dtype the nest updates."""
+    body, carried = program.steps[i].args[0], program.steps[i].args[4]
     passed = [b.name for b in _buffer_args(program.steps[i].args)]
-    read = {b for j, step in enumerate(program.steps) if j != i
-            for b in (step.inputs if isinstance(step, Kernel) else [a.name for a in _buffer_args((step.args, step.kwargs))])}
+    read = {b for j, step in enumerate(program.steps) if j != i for b in step_reads(step)}
     return tuple(isinstance(c, BufferArg) and c.name in fresh and c.name not in read and passed.count(c.name) == 1
-                 and c.name not in program.outputs for c in carried)
+                 and c.name not in program.outputs and program.buffers[c.name].dtype == node.dtype
+                 for c, node in zip(carried, body.inputs[1:]))
+
+
+def step_reads(step) -> list:
+    """The buffers a program step (a Kernel or an Extern) reads."""
+    return step.inputs if isinstance(step, Kernel) else [a.name for a in _buffer_args((step.args, step.kwargs))]
+
+
+def fresh_result(op: str) -> bool:
+    """Whether extern `op` always hands back a new array of its own (a copy, np.zeros, np.arange...;
+    np.ndarray may wrap a buffer it is given)."""
+    return op == "copy" or ops.get(op).kind == ops.CREATION and op != "ndarray"
 
 
 def _buffer_args(value) -> list:
@@ -118,7 +130,7 @@ def _render(module: Module, metas: list, body: Graph, bounds: tuple) -> str:
     module.functions.append(f"define internal i32 @nest.body({', '.join(nestcall.body_parameters(metas))}) "
                             f"{attributes} {{\n" + "\n".join(["entry:"] + fn.lines) + "\n}\n")
     nestcall.render_entry(module, "nest", "nest.body", metas)
-    nestcall.render_python_entry(module, "nest", "nest", metas)
+    nestcall.render_python_entry(module, "nest", "nest", metas, len(body.outputs))
     return module.render()
 
 

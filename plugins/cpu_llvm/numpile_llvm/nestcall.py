@@ -10,15 +10,14 @@ and called twice, once with the strides of C-contiguous arrays where every array
 the contiguous copy knows which elements are neighbours: a value stored is a value loaded next
 (no reload through memory), and loops vectorise.
 
-CPython calls the nest through `@nest.py`, a METH_FASTCALL builtin (pycall.py) that converts the
-scalars with the C API (a Python int past int64 raises its OverflowError there) and holds the GIL
-(which keeps `out`, one buffer per nest, to one caller at a time): about 0.1 µs where ctypes took
-about 1 µs. The Python around it is generated per nest, as the backend's runners are.
+CPython calls the nest through `@nest.py`, a METH_FASTCALL builtin (pycall.py): it converts the
+scalars with the C API (a Python int past int64 raises its OverflowError there), keeps `out` on
+its stack and hands back the carried scalars as a tuple of Python objects it makes: about 0.1 µs
+where ctypes took about 1 µs. It holds the GIL while the nest runs, as Numba's functions do by
+default. The Python around it is generated per nest, as the backend's runners are.
 """
 
 from __future__ import annotations
-
-import ctypes
 
 import numpy as np
 
@@ -27,14 +26,17 @@ from .codegen import DATA_OFFSET, DIMENSIONS_OFFSET, STRIDES_OFFSET, array_field
 from .irbuilder import I64, Function, Module, V, literal, mem_type
 
 INDEX_ERROR, OVERFLOW = 1, 2
-_STOPPED = {INDEX_ERROR: (IndexError, "an index of a compiled loop nest is out of bounds"),
-            OVERFLOW: (OverflowError, "a Python int of a compiled loop nest left int64")}
-_CTYPES = {"?": ctypes.c_bool, "b": ctypes.c_int8, "h": ctypes.c_int16, "i": ctypes.c_int32, "l": ctypes.c_int64,
-           "q": ctypes.c_int64, "B": ctypes.c_uint8, "H": ctypes.c_uint16, "I": ctypes.c_uint32,
-           "L": ctypes.c_uint64, "Q": ctypes.c_uint64, "f": ctypes.c_float, "d": ctypes.c_double}
+_STOPPED = {INDEX_ERROR: ("PyExc_IndexError", "an index of a compiled loop nest is out of bounds"),
+            OVERFLOW: ("PyExc_OverflowError", "a Python int of a compiled loop nest left int64")}
 # a scalar argument from its Python object: C API function, its result type, its failure value
 _FROM_PYTHON = {"i": ("PyLong_AsLongLong", "i64", "-1"), "u": ("PyLong_AsUnsignedLongLong", "i64", "-1"),
                 "f": ("PyFloat_AsDouble", "double", "-1.0"), "b": ("PyObject_IsTrue", "i32", "-1")}
+# a carried scalar's Python object: C API function, the type it takes, how to widen to it
+_TO_PYTHON = {"i": ("PyLong_FromLongLong", "i64", "sext"), "u": ("PyLong_FromUnsignedLongLong", "i64", "zext"),
+              "f": ("PyFloat_FromDouble", "double", "fpext"), "b": ("PyBool_FromLong", "i64", "zext")}
+_API = {"PyErr_Occurred": "declare ptr @PyErr_Occurred()", "PyErr_SetString": "declare void @PyErr_SetString(ptr, ptr)",
+        "PyTuple_Pack": "declare ptr @PyTuple_Pack(i64, ...)", "Py_DecRef": "declare void @Py_DecRef(ptr)",
+        **{f: f"declare ptr @{f}({t})" for f, t, _ in _TO_PYTHON.values()}}
 
 
 def body_parameters(metas: list) -> list[str]:
@@ -68,7 +70,7 @@ def render_entry(module: Module, name: str, body: str, metas: list) -> None:
         for s, c in zip(strides, dense):
             contiguous.append(fn.compare("icmp", "eq", s, c))
         fields.append((f"ptr {data.ref}", [f"i64 {d.ref}" for d in dims], strides, dense))
-    tail = [f"ptr %out", "i64 %start", "i64 %stop"]
+    tail = ["ptr %out", "i64 %start", "i64 %stop"]
 
     def call(dense: bool) -> None:
         args = []
@@ -90,29 +92,31 @@ def render_entry(module: Module, name: str, body: str, metas: list) -> None:
                             + "\n".join(["entry:"] + fn.lines) + "\n}\n")
 
 
-def render_python_entry(module: Module, name: str, entry: str, metas: list) -> str:
-    """`<name>.py`, the builtin CPython calls: its arguments (values..., out, start, stop) converted,
-    `entry` called, its status a Python int; NULL where a conversion raised."""
+def render_python_entry(module: Module, name: str, entry: str, metas: list, carried: int) -> str:
+    """`<name>.py`, the builtin CPython calls with (values..., start, stop): the scalars converted,
+    `entry` called, and the tuple of the carried values after it returned: the arrays it was given,
+    the scalars as Python ints, floats and bools it makes (nothing shared between calls, so threads
+    may run the nest at once). Where the nest stops, it raises NumPy's error, or Python's."""
     fn = Function(module)
-    args, failed = [], []
-    for k in range(len(metas) + 3):
+    slots = fn.emit(f"alloca [{max(carried, 1)} x i64], align 8", I64, "out")
+    args, failed, objects = [], [], []
+    for k in range(len(metas) + 2):
         at = fn.emit(f"getelementptr ptr, ptr %args, i64 {k}", I64, "p")
         obj = fn.emit(f"load ptr, ptr {at.ref}", I64, "o")
+        objects.append(obj.ref)
         meta = metas[k] if k < len(metas) else None
         if meta is not None and meta.shape:
             args.append(f"ptr {obj.ref}")
             continue
-        kind = meta.dtype.kind if meta is not None else "i"
-        function, result, failure = _FROM_PYTHON[kind]
+        function, result, failure = _FROM_PYTHON[meta.dtype.kind if meta is not None else "i"]
         module.declare(function, f"declare {result} @{function}(ptr)")
         value = fn.emit(f"call {result} @{function}(ptr {obj.ref})", I64)
         compare = "fcmp oeq" if result == "double" else "icmp eq"
         failed.append(fn.emit(f"{compare} {result} {value.ref}, {failure}", np.dtype(bool)).ref)
         args.append(_narrowed(fn, value, result, meta) if meta is not None else f"i64 {value.ref}")
-    out = args[len(metas)].split()[1]
-    args[len(metas)] = f"ptr {fn.emit(f'inttoptr i64 {out} to ptr', I64).ref}"
-    module.declare("PyErr_Occurred", "declare ptr @PyErr_Occurred()")
-    module.declare("PyLong_FromLong", "declare ptr @PyLong_FromLong(i64)")
+    args.insert(len(metas), f"ptr {slots.ref}")
+    for symbol, line in _API.items():
+        module.declare(symbol, line)
     any_failed = "false"
     for f in failed:
         any_failed = fn.emit(f"or i1 {any_failed}, {f}", np.dtype(bool)).ref
@@ -120,18 +124,58 @@ def render_python_entry(module: Module, name: str, entry: str, metas: list) -> s
     fn.start_block("check")   # a failure value may be a real value: the error says
     error = fn.emit("call ptr @PyErr_Occurred()", I64)
     raised = fn.emit(f"icmp ne ptr {error.ref}, null", np.dtype(bool))
-    fn.emit(f"br i1 {raised.ref}, label %raise, label %run")
-    fn.start_block("raise")
-    fn.emit("ret ptr null")
+    fn.emit(f"br i1 {raised.ref}, label %null, label %run")
     fn.start_block("run")
     status = fn.emit(f"call i32 @{entry}({', '.join(args)})", np.dtype(np.int32))
-    wide = fn.emit(f"sext i32 {status.ref} to i64", I64)
-    result = fn.emit(f"call ptr @PyLong_FromLong(i64 {wide.ref})", I64)
-    fn.emit(f"ret ptr {result.ref}")
+    stopped = fn.emit(f"icmp ne i32 {status.ref}, 0", np.dtype(bool))
+    fn.emit(f"br i1 {stopped.ref}, label %stopped, label %done")
+    fn.start_block("stopped")
+    for code, (error, message) in _STOPPED.items():
+        text = _string(module, f"nest.stopped{code}", message)
+        module.declare(error, f"@{error} = external global ptr")
+        raise_it, other = fn.label("raise"), fn.label("other")
+        fn.emit(f"br i1 {fn.emit(f'icmp eq i32 {status.ref}, {code}', np.dtype(bool)).ref}, label %{raise_it}, label %{other}")
+        fn.start_block(raise_it)
+        kind = fn.emit(f"load ptr, ptr @{error}", I64)
+        fn.emit(f"call void @PyErr_SetString(ptr {kind.ref}, ptr {text})")
+        fn.emit("ret ptr null")
+        fn.start_block(other)
+    fn.emit("unreachable")
+    fn.start_block("done")
+    items = [V(objects[k], I64) if meta.shape else _boxed(fn, slots, k, meta) for k, meta in enumerate(metas[:carried])]
+    boxed = [item for k, item in enumerate(items) if not metas[k].shape]
+    for b in boxed:   # NULL: no memory for it (its error set)
+        go = fn.label("boxed")
+        fn.emit(f"br i1 {fn.emit(f'icmp eq ptr {b.ref}, null', np.dtype(bool)).ref}, label %null, label %{go}")
+        fn.start_block(go)
+    pack = fn.emit(f"call ptr (i64, ...) @PyTuple_Pack(i64 {len(items)}{''.join(', ptr ' + b.ref for b in items)})", I64)
+    for b in boxed:   # the tuple holds them now
+        fn.emit(f"call void @Py_DecRef(ptr {b.ref})")
+    fn.emit(f"ret ptr {pack.ref}")
+    fn.start_block("null")
+    fn.emit("ret ptr null")
     symbol = f"{name}.py"
     module.functions.append(f"define ptr @\"{symbol}\"(ptr %self, ptr %args, i64 %nargs) {{\n"
                             + "\n".join(["entry:"] + fn.lines) + "\n}\n")
     return symbol
+
+
+def _string(module: Module, symbol: str, text: str) -> str:
+    """A C string constant of the module."""
+    data = text.encode() + b"\0"
+    module.declare(symbol, f'@{symbol} = private unnamed_addr constant [{len(data)} x i8] c"{text}\\00"')
+    return f"@{symbol}"
+
+
+def _boxed(fn: Function, slots: V, k: int, meta) -> V:
+    """Carried scalar k's last value (slot k of `out`) as a new Python object."""
+    at = fn.emit(f"getelementptr i64, ptr {slots.ref}, i64 {k}", I64, "p")
+    t = mem_type(meta.dtype)
+    value = fn.emit(f"load {t}, ptr {at.ref}", I64)
+    function, wide, widen = _TO_PYTHON[meta.dtype.kind]
+    if t != wide:
+        value = fn.emit(f"{widen} {t} {value.ref} to {wide}", I64)
+    return fn.emit(f"call ptr @{function}({wide} {value.ref})", I64)
 
 
 def _narrowed(fn: Function, value: V, result: str, meta) -> str:
@@ -155,14 +199,15 @@ def runner(address: int, symbol: str, metas: list, carried: int, owned: tuple = 
     """The Python that runs the nest whose builtin entry is at `address`: run(body, start, stop,
     step, carried, free), the loop extern's signature (ops/control.py), returning the carried values
     after the loop. A carried array is copied for the nest to update, but where `owned` says the
-    nest may update the one it is given."""
-    out = (ctypes.c_uint64 * max(carried, 1))()
-    env = {"array": np.array, "asarray": np.asarray, "stopped": _stopped, "native": pycall.function(address, symbol),
-           "out": ctypes.addressof(out), "keep": out}
+    nest may update the one it is given (of its dtype: nest.owned_carried). `run.direct` is the
+    builtin itself where it needs nothing around it (no copy, no conversion): the backend's runner
+    then calls it with (carried..., free..., start, stop), and its tuple is the loop's result."""
+    native = pycall.function(address, symbol)
+    env = {"array": np.array, "asarray": np.asarray, "native": native}
     names = [f"v{k}" for k in range(len(metas))]
     lines = ["def run(body, start, stop, step, carried, free):",
              f"    ({''.join(n + ', ' for n in names)}) = (*carried, *free)"]
-    results = []
+    results, converted = [], False
     for k, meta in enumerate(metas):
         v = names[k]
         env[f"d{k}"], env[f"t{k}"] = meta.dtype, meta.dtype.type
@@ -170,27 +215,22 @@ def runner(address: int, symbol: str, metas: list, carried: int, owned: tuple = 
             # the nest updates a carried array in place: its own copy (the loop's value is new)
             if k >= carried:
                 lines.append(f"    {v} = asarray({v})")
-            elif k < len(owned) and owned[k]:   # the runner's own fresh array: a copy only to convert
-                lines.append(f"    if {v}.dtype != d{k}: {v} = array({v}, dtype=d{k})")
             else:
-                lines.append(f"    {v} = array({v}, dtype=d{k}, copy=True)")
-            results.append(v)
+                if not (k < len(owned) and owned[k]):
+                    lines.append(f"    {v} = array({v}, dtype=d{k}, copy=True)")
+                    converted = True
+                results.append(f"r{k}")
             continue
         if meta.dtype.kind == "u":   # PyLong_AsUnsignedLongLong takes Python ints only
             lines.append(f"    {v} = int({v})")
-        kind = _CTYPES[meta.dtype.char]
-        size = ctypes.sizeof(kind)   # slot k at byte 8k: element 8k / size of a view of its type
-        env[f"out{k}"] = (kind * (8 * max(carried, 1) // size)).from_buffer(out)
-        value = f"out{k}[{8 * k // size}]"
-        results.append(value if meta.weak else f"t{k}({value})" if meta.scalar else f"array({value}, dtype=d{k})")
-    lines += [f"    status = native({''.join(n + ', ' for n in names)}out, start, stop)",
-              "    if status:", "        stopped(status)",
-              f"    return ({''.join(r + ', ' for r in results[:carried])})"]
+            converted = True
+        if k < carried:
+            results.append(f"r{k}" if meta.weak else f"t{k}(r{k})" if meta.scalar else f"array(r{k}, dtype=d{k})")
+            converted |= not meta.weak
+    lines += [f"    ({''.join(f'r{k}, ' for k in range(carried))}) = native({''.join(n + ', ' for n in names)}start, stop)",
+              f"    return ({''.join(r + ', ' for r in results)})"]
     exec(compile("\n".join(lines) + "\n", "<numpile-llvm loop nest>", "exec"), env)
-    env["run"].returns_arrays = all(meta.shape for meta in metas[:carried])   # the runner need not asarray them
-    return env["run"]
-
-
-def _stopped(status: int):
-    kind, message = _STOPPED[status]
-    raise kind(message)
+    run = env["run"]
+    run.returns_arrays = all(meta.shape for meta in metas[:carried])   # the runner need not asarray them
+    run.direct = None if converted else native
+    return run

@@ -16,14 +16,18 @@ import ctypes
 from .irbuilder import Module
 
 _PYTHON_API = ("PyLong_AsLongLong", "PyLong_FromLong", "PyLong_AsUnsignedLongLong", "PyFloat_AsDouble",
-               "PyObject_IsTrue", "PyErr_Occurred")
+               "PyObject_IsTrue", "PyErr_Occurred", "PyLong_FromLongLong", "PyLong_FromUnsignedLongLong",
+               "PyFloat_FromDouble", "PyBool_FromLong", "PyTuple_Pack", "Py_DecRef", "PyErr_SetString")
+_PYTHON_DATA = ("PyExc_IndexError", "PyExc_OverflowError")
 _METH_FASTCALL = 0x0080
 
 
 def register_symbols(llvm) -> None:
-    """Make the C API functions the entries call known to the JIT."""
+    """Make the C API functions the entries call, and the exception types they raise, known to the JIT."""
     for name in _PYTHON_API:
         llvm.add_symbol(name, ctypes.cast(getattr(ctypes.pythonapi, name), ctypes.c_void_p).value)
+    for name in _PYTHON_DATA:
+        llvm.add_symbol(name, ctypes.addressof(ctypes.c_void_p.in_dll(ctypes.pythonapi, name)))
 
 
 def render(module: Module, symbol: str, narrays: int, nints: int) -> str:
