@@ -24,6 +24,7 @@ from ..ops.reductions import reduced_axes
 from ..ops.shape import diff_end, meshgrid_axis, roll_offsets
 from ..shapes import replaying, sym_max
 from .einsum import einsum
+from .selections import masked_update, prune
 
 
 class Emitter:
@@ -241,7 +242,7 @@ def _outer(emit: Emitter, a, b):
 
 DECOMPOSITIONS = {"mean": _mean, "var": _var, "std": _std, "divmod": _divmod, "meshgrid": _meshgrid,
                   "einsum": einsum, "matmul": _matmul, "dot": _dot, "outer": _outer, "roll": _roll, "diff": _diff,
-                  "fill_diagonal": _fill_diagonal, "indices": _indices}
+                  "fill_diagonal": _fill_diagonal, "indices": _indices, "setitem": masked_update}
 
 
 def _meta_of(result):
@@ -281,6 +282,7 @@ def decompose(graph: Graph) -> Graph:
         else:
             new[n] = out.call(n.target, map_nodes(n.args, look), map_nodes(n.kwargs, look), n.array_meta, n.meta.get("loc"))
     out.symbols = [(new[s[0]], s[1]) if s is not None else None for s in graph.symbols]
+    prune(out)
     out.write_back = [(k, new[node]) for k, node in graph.write_back]
     out.write_back_owned = graph.write_back_owned
     return out

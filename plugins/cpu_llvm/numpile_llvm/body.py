@@ -170,7 +170,8 @@ class KernelBody(StreamedStores, PairwiseSums):
         fn = self.fn
         empty = literal(False, BOOL)
         for stage in self.kp.kernel.stages:
-            indices = [e.index for e in walk(stage.value) if isinstance(e, Load)] + [stage.output_index]
+            indices = [e.index for e in walk(stage.value) if isinstance(e, Load)] + [stage.output_index] \
+                + [(e.index,) for e in walk(stage.value) if isinstance(e, LoopIndex)]
             dims = [i.size for index in indices for i in index if isinstance(i, Indirect)]
             if not dims:
                 continue
@@ -411,7 +412,9 @@ class KernelBody(StreamedStores, PairwiseSums):
         return rows[e.name]
 
     def _loop_index(self, e: LoopIndex, variables, rows, memo) -> V:
-        return scalar.cast(self.fn, self._offset_of(e.index, variables), e.dtype)
+        # an index's value, read through np.roll's wrap (an ir.Indirect) where a rolled np.indices fused in
+        at = self._position(e.index, variables, rows, memo) if isinstance(e.index, Indirect) else self._offset_of(e.index, variables)
+        return scalar.cast(self.fn, at, e.dtype)
 
     def _call(self, e: Call, variables, rows, memo) -> V:
         operands = [self._eval(a, variables, rows, memo) for a in e.args]
@@ -433,20 +436,23 @@ class KernelBody(StreamedStores, PairwiseSums):
         affine = tuple(Affine.constant(0) if isinstance(i, Indirect) else i for i in index)
         offset = self._offset(buffer, affine, variables)
         for i, stride in zip(index, self.strides[buffer]):
-            if not isinstance(i, Indirect):
-                continue
-            value = self._eval(i.value, variables, rows, memo)
-            size = self.size(i.size)
-            position = scalar.cast(fn, value, I64)   # uint64 keeps its bits: huge values stay out of bounds
-            if value.dtype.kind == "i":   # NumPy counts a negative index from the end
-                position = fn.select(fn.compare("icmp", "slt", position, literal(0, I64)), fn.binary("add", position, size), position)
-            inside = fn.compare("icmp", "ult", position, size)
-            flag = fn.emit(f"load i1, ptr {self.out_of_bounds}", BOOL)
-            fn.emit(f"store i1 {fn.binary('or', flag, fn.binary('xor', inside, literal(True, BOOL))).ref}, ptr {self.out_of_bounds}")
-            position = fn.select(inside, position, literal(0, I64))
-            position = fn.binary("add", fn.binary("mul", position, self.size(i.scale)), self.size(i.shift))
-            offset = fn.binary("add", offset, fn.binary("mul", position, self.size(stride)))
+            if isinstance(i, Indirect):
+                offset = fn.binary("add", offset, fn.binary("mul", self._position(i, variables, rows, memo), self.size(stride)))
         return offset
+
+    def _position(self, i: Indirect, variables: dict, rows: dict, memo: dict) -> V:
+        """The position along its dim an ir.Indirect picks, as an i64 (see _indexed_offset)."""
+        fn = self.fn
+        value = self._eval(i.value, variables, rows, memo)
+        size = self.size(i.size)
+        position = scalar.cast(fn, value, I64)   # uint64 keeps its bits: huge values stay out of bounds
+        if value.dtype.kind == "i":   # NumPy counts a negative index from the end
+            position = fn.select(fn.compare("icmp", "slt", position, literal(0, I64)), fn.binary("add", position, size), position)
+        inside = fn.compare("icmp", "ult", position, size)
+        flag = fn.emit(f"load i1, ptr {self.out_of_bounds}", BOOL)
+        fn.emit(f"store i1 {fn.binary('or', flag, fn.binary('xor', inside, literal(True, BOOL))).ref}, ptr {self.out_of_bounds}")
+        position = fn.select(inside, position, literal(0, I64))
+        return fn.binary("add", fn.binary("mul", position, self.size(i.scale)), self.size(i.shift))
 
     def _row_offset(self, variables: dict) -> V:
         """Row-major offset of the current stage's inner loop indices, into a row buffer (from the

@@ -78,21 +78,19 @@ def _sizes_of(kernel: Kernel, program: Program):
     (in any other layout a stride is a constant or read from the array)."""
     for stage in kernel.stages:
         yield from stage.inner
-        indices = []
-        for index in [stage.output_index] + [e.index for e in walk(stage.value) if isinstance(e, Load)]:
-            for i in index:
-                if isinstance(i, Indirect):
-                    yield from (i.size, i.scale, i.shift)
-                else:
-                    indices.append(i)
+        indices = [i for index in [stage.output_index] + [e.index for e in walk(stage.value) if isinstance(e, Load)]
+                   for i in index]
         for e in walk(stage.value):
             if isinstance(e, LoopIndex):
-                indices.append(e.index)
+                indices.append(e.index)   # an index's value, which may be read through np.roll's wrap too
             elif isinstance(e, Const):
                 yield e.value
         for a in indices:
-            yield a.const
-            yield from (c for _, c in a.terms)
+            if isinstance(a, Indirect):
+                yield from (a.size, a.scale, a.shift)
+            else:
+                yield a.const
+                yield from (c for _, c in a.terms)
     yield from kernel.outer
     for name in kernel.outputs:
         yield from program.buffers[name].shape

@@ -1,0 +1,101 @@
+"""Updates through a boolean mask as selects: `x[m] *= -1`, `x[m] = y[m] + 1` (m of x's shape).
+
+The tracer captures `x[m] op= v` as NumPy runs it: the mask's nonzero() positions, a gather of
+x there, the op, a scatter back (sizes only the data knows, an extern to find them). Where the
+value written is element-wise in gathers of arrays of x's shape at those same positions (and in
+scalars), the update is `where(m, f(x, y, ...), x)`: the same elements, each selected once, with
+no positions computed at all, one kernel that fuses with its neighbours. `prune` then drops the
+positions and gathers nothing reads any more (they cannot raise: a mask's own positions are in
+bounds).
+"""
+
+from __future__ import annotations
+
+from .. import ops
+from ..graph import Graph, Node
+
+
+def masked_update(emit, a, index, value):
+    """setitem(a, index, value) as a select where index is the nonzero() positions of a mask of
+    a's shape and value element-wise in gathers at them; None (kept as it is) otherwise."""
+    mask = _mask_of(a, index)
+    if mask is None:
+        return None
+    full = _at_full_shape(emit, value, index, a.shape)
+    if full is None:
+        return None
+    if not isinstance(full, Node):   # a constant, cast as setitem casts it
+        full = emit("full_like", a, full)
+    elif full.dtype != a.dtype:
+        full = emit("astype", full, a.dtype)
+    return emit("where", mask, full, a)
+
+
+def _mask_of(a, index) -> Node | None:
+    """The boolean mask of a's shape whose nonzero() positions `index` is, in order, else None."""
+    if not isinstance(a, Node) or not isinstance(index, tuple) or len(index) != len(a.shape) or not index:
+        return None
+    sources = {id(i.args[0]) if isinstance(i, Node) and i.target == ops.TUPLE_GETITEM else None for i in index}
+    if len(sources) != 1 or None in sources:
+        return None
+    positions = index[0].args[0]
+    if not _positions(positions) or any(i.args[1] != k for k, i in enumerate(index)):
+        return None
+    mask = positions.args[0]
+    return mask if isinstance(mask, Node) and mask.dtype.kind == "b" and tuple(mask.shape) == tuple(a.shape) else None
+
+
+def _at_full_shape(emit, v, index, shape):
+    """v, an element-wise expression of gathers at `index` of arrays of `shape` (and of scalars),
+    made again on the whole arrays; None where it is anything else."""
+    if not isinstance(v, Node) or v.shape == ():
+        return v   # a constant or a 0-d value: the same for every element
+    if v.target == "index" and len(v.args[1]) == len(index) and all(x is y for x, y in zip(v.args[1], index)):
+        return v.args[0] if tuple(v.args[0].shape) == tuple(shape) else None
+    if not _element_wise(v):
+        return None
+    args = [_at_full_shape(emit, x, index, shape) for x in v.args]
+    if any(x is None and y is not None for x, y in zip(args, v.args)):
+        return None
+    return emit(v.target, *args, **v.kwargs)
+
+
+def prune(graph: Graph) -> None:
+    """Drop what nothing reads of the nonzero() positions, the gathers at them and the element-wise
+    values of those gathers (what masked_update made again on whole arrays)."""
+    while True:
+        used = {id(i) for n in graph.nodes for i in (n.inputs if n.op != "output" else _outputs(n))}
+        of_positions = _of_positions(graph)
+        dead = [n for n in graph.nodes if n.op == "call" and id(n) not in used and id(n) in of_positions]
+        if not dead:
+            break
+        gone = {id(n) for n in dead}
+        graph.nodes[:] = [n for n in graph.nodes if id(n) not in gone]
+        graph.symbols = [s if s is None or id(s[0]) not in gone else None for s in graph.symbols]
+
+
+def _outputs(n: Node) -> list:
+    return [v for v in n.args[0] if isinstance(v, Node)]
+
+
+def _of_positions(graph: Graph) -> set:
+    """The nodes that only positions of masks, gathers at them and element-wise ops of those make
+    (none of them raises: the positions are in bounds)."""
+    found: set = set()
+    for n in graph.nodes:
+        if n.op != "call":
+            continue
+        if n.target == "nonzero" or n.target == ops.TUPLE_GETITEM and _positions(n.args[0]) \
+                or n.target == "index" and isinstance(n.args[1], tuple) and all(id(i) in found for i in n.args[1]) \
+                or _element_wise(n) and any(id(i) in found for i in n.inputs):
+            found.add(id(n))
+    return found
+
+
+def _positions(n) -> bool:
+    return isinstance(n, Node) and n.target == "nonzero"
+
+
+def _element_wise(n: Node) -> bool:
+    """A pointwise op that raises for no value (NumPy's integer power raises for negative exponents)."""
+    return ops.get(n.target).kind == ops.POINTWISE and n.results is None and not (n.target == "power" and n.dtype.kind in "iu")

@@ -1,0 +1,111 @@
+"""Updates through a boolean mask of the array's shape (`x[m] *= -1`, `x[m] = y[m] + 1`) lowered
+as selects (lowering/selections.py), differentially against NumPy on fresh random inputs: values,
+dtypes, the arrays updated in place, empty and full masks, and the forms that stay gathers."""
+
+import numpy as np
+import pytest
+
+import numpile
+from numpile.lowering import decompose
+
+BACKENDS = ["eager", "llvm"]
+
+
+def flip(x, m):
+    x[m] *= -1
+    return x
+
+
+def add_other(x, y, m):
+    x[m] += y[m] * 2.0
+    return x
+
+
+def root_of_positive(x):
+    x[x > 0] = np.sqrt(x[x > 0]) + 1
+    return x
+
+
+def ints_down(a):
+    a[a > 3] -= 3
+    return a
+
+
+def cast_in(a, y):
+    a[y > 0.5] = y[y > 0.5] * 100   # float values stored into an int8 array: cast as setitem casts
+    return a
+
+
+def centred(x, m):
+    x[m] -= x[m].mean()             # a 0-d value of the selection: the same for each element
+    return x
+
+
+def reversed_selection(x, m):
+    x[m] = x[m][::-1]               # not element-wise: stays a gather and a scatter
+    return x
+
+
+def rows(x, r):
+    x[r] *= 2.0                     # a mask of the rows only: stays a gather and a scatter
+    return x
+
+
+def sweeps(spins, draws):
+    for t in range(draws.shape[0]):
+        flipping = draws[t] < 0.3
+        spins[flipping] *= -1
+    return spins
+
+
+def _inputs(rng, name):
+    shape = (int(rng.integers(3, 9)), int(rng.integers(3, 9)))
+    x, y = rng.standard_normal(shape), rng.random(shape)
+    m = rng.random(shape) < rng.choice([0.0, 0.4, 1.0])
+    return {"flip": (x, m), "add_other": (x, y, m), "root_of_positive": (x,),
+            "ints_down": (rng.integers(-9, 9, shape),), "cast_in": (rng.integers(-9, 9, shape).astype(np.int8), y),
+            "centred": (x, m | (rng.random(shape) < 0.5)), "reversed_selection": (x, m),
+            "rows": (x, rng.random(shape[0]) < 0.5), "sweeps": (np.sign(x), rng.random((6, *shape)))}[name]
+
+
+PROGRAMS = [flip, add_other, root_of_positive, ints_down, cast_in, centred, reversed_selection, rows, sweeps]
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", PROGRAMS, ids=lambda f: f.__name__)
+def test_masked_updates_as_numpy(fn, backend):
+    rng = np.random.default_rng()
+    compiled = numpile.compile(fn, backend=backend)
+    for _ in range(3):
+        args = _inputs(rng, fn.__name__)
+        mine = [a.copy() for a in args]
+        theirs = [a.copy() for a in args]
+        got, expected = compiled(*mine), fn(*theirs)
+        assert got.dtype == expected.dtype and got.shape == expected.shape
+        np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
+        for a, b in zip(mine, theirs):
+            np.testing.assert_array_equal(a, b)
+
+
+class Recording(numpile.Backend):
+    name = "recording-selects"
+    supports_dynamic_shapes = supports_loops = True
+
+    def __init__(self):
+        self.graphs = []
+
+    def compile(self, graph, example_inputs, options):
+        self.graphs.append(graph)
+        return graph.compile_python()
+
+
+@pytest.mark.parametrize("fn, selects", [(flip, True), (add_other, True), (centred, True),
+                                         (reversed_selection, False), (rows, False)], ids=lambda v: getattr(v, "__name__", str(v)))
+def test_element_wise_updates_are_selects_with_no_positions_left(fn, selects):
+    backend = Recording()
+    args = _inputs(np.random.default_rng(), fn.__name__)
+    numpile.compile(fn, backend=backend)(*[a.copy() for a in args])
+    targets = [n.target for n in decompose(backend.graphs[0]).calls]
+    assert ("where" in targets and "setitem" not in targets) == selects
+    if fn is not centred:   # its mean still gathers the selection
+        assert ("nonzero" not in targets) == selects
