@@ -51,6 +51,11 @@ def rows(x, r):
     return x
 
 
+def counted_too(x, m):
+    x[m] *= -1
+    return x * (len(np.nonzero(m)[0]) + 1)   # the positions' count is still needed: they stay
+
+
 def sweeps(spins, draws):
     for t in range(draws.shape[0]):
         flipping = draws[t] < 0.3
@@ -65,10 +70,10 @@ def _inputs(rng, name):
     return {"flip": (x, m), "add_other": (x, y, m), "root_of_positive": (x,),
             "ints_down": (rng.integers(-9, 9, shape),), "cast_in": (rng.integers(-9, 9, shape).astype(np.int8), y),
             "centred": (x, m | (rng.random(shape) < 0.5)), "reversed_selection": (x, m),
-            "rows": (x, rng.random(shape[0]) < 0.5), "sweeps": (np.sign(x), rng.random((6, *shape)))}[name]
+            "rows": (x, rng.random(shape[0]) < 0.5), "counted_too": (x, m), "sweeps": (np.sign(x), rng.random((6, *shape)))}[name]
 
 
-PROGRAMS = [flip, add_other, root_of_positive, ints_down, cast_in, centred, reversed_selection, rows, sweeps]
+PROGRAMS = [flip, add_other, root_of_positive, ints_down, cast_in, centred, reversed_selection, rows, counted_too, sweeps]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
