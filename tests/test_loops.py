@@ -188,6 +188,15 @@ def index_after(x):
     return x, i
 
 
+def closure_rebound(x, steps):
+    # `a` is a cell (the lambda reads it): a loop rebinding it is unrolled, not a loop node
+    a = x * 0.5
+    scaled = lambda u: u * 0.5 + a   # noqa: E731
+    for _ in range(steps):
+        a = scaled(a) + 1.0
+    return a
+
+
 def recursion_by_columns(img):
     # deriche's: locals rebound to views of the column before (`ym2, ym1 = ym1, y[:, j]`), carried
     # as views that follow the index; read after the loop too
@@ -242,9 +251,10 @@ def downwards_by_rows(A):
     (with_return, lambda rng: (rand(rng, 5), 9)),
     (index_after, lambda rng: (rand(rng, 12),)),
     (recursion_by_columns, lambda rng: (rand(rng, (7, 11)),)),
+    (closure_rebound, lambda rng: (rand(rng, 6), 9)),
     (updated_through_the_view, lambda rng: (rand(rng, (9, 4)),)),
     (downwards_by_rows, lambda rng: (rand(rng, (9, 4)),)),
-], ids=["jacobi", "sweep", "sum", "rebind", "nested", "nested-int32", "triangular", "break", "back-substitution", "max-pool", "slice-object", "rows", "rows-updated", "index-as-value", "empty-each-step", "swap-even", "swap-odd", "rotate-three", "rows-and-rebind", "rebound-view-updated", "return", "index-after", "views-by-columns",
+], ids=["jacobi", "sweep", "sum", "rebind", "nested", "nested-int32", "triangular", "break", "back-substitution", "max-pool", "slice-object", "rows", "rows-updated", "index-as-value", "empty-each-step", "swap-even", "swap-odd", "rotate-three", "rows-and-rebind", "rebound-view-updated", "return", "index-after", "views-by-columns", "closure-rebound",
         "view-updated", "views-downwards"])
 def test_loops_compute_what_numpy_computes(fn, make, backend, rng):
     like_numpy(fn, backend, *make(rng))

@@ -51,6 +51,10 @@ class FrameState:
     def changed_containers(self) -> bool:
         return any(_contents(c) != items for c, items in self.containers)
 
+    def changed_cells(self) -> bool:
+        """Whether a closure's variable (a cell: `a` read by a lambda) was bound to another value."""
+        return any(c.contents is not contents for c, contents in self.cells)
+
 
 def number_before(tx, outer: Graph, value, meta):
     """A number a loop carries (`value`, a constant, or already a graph value) as a graph value of

@@ -169,6 +169,8 @@ class _Side:
                     out.refresh(v)   # a view of an array this side updated, made again here
         finally:
             out.graph = outer
+        if before.changed_cells():
+            raise Unsupported("a side of the branch rebinds a variable a closure reads (a cell)")
         if before.changed_containers() or len(out.mutated) != mutated or out.attr_writes != attrs:
             raise Unsupported("a side of the branch changes a list, dict or object attribute")
         self.locals, self.stack, self.return_value = dict(tx.locals), list(tx.stack), tx.return_value

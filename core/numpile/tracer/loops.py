@@ -183,6 +183,8 @@ class LoopBody:
                 if isinstance(tx.locals.get(name), ArrayVariable) and name not in self.viewed:
                     out.refresh(tx.locals[name])
             self._check_views(views)
+            if containers.changed_cells():   # a body's node would be left in the cell after the loop
+                raise Unstable("rebinds a variable a closure reads (a cell)", peel=False)
             if containers.changed_containers() or len(out.mutated) != len(containers.out[1]) \
                     or out.attr_writes != containers.out[2]:
                 raise Unstable("changes a list, dict or object attribute", peel=False)
