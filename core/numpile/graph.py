@@ -99,6 +99,21 @@ class Node:
         return self.name
 
 
+def symbols_of(nodes, shapes: bool = True) -> set[int]:
+    """The indices of the symbols the nodes use in their arguments and, with `shapes`, their shapes."""
+    found: set[int] = set()
+
+    def note(sym):
+        found.update(int(i) for i in SYMBOL_PATTERN.findall(sym.expr))
+        return sym
+    for n in nodes:
+        map_nodes((n.args, n.kwargs), lambda node: node, note)
+        for d in (n.meta.get("shape") or ()) if shapes else ():
+            if isinstance(d, SymInt):
+                note(d)
+    return found
+
+
 def map_nodes(value, fn, sym_fn=None):
     """Apply fn to every Node (and sym_fn, if given, to every SymInt) inside a possibly nested
     tuple/list/dict/slice of arguments."""
@@ -245,11 +260,7 @@ class Graph:
 
     def symbols_used(self) -> set[int]:
         """The indices of the symbols that node arguments use (their values are needed at run time)."""
-        found: set[int] = set()
-        for n in self.nodes:
-            map_nodes((n.args, n.kwargs), lambda node: node,
-                      lambda sym: found.update(int(i) for i in SYMBOL_PATTERN.findall(sym.expr)) or sym)
-        return found
+        return symbols_of(self.nodes, shapes=False)
 
     def symbol_values(self, inputs) -> list:
         """The size each symbol stands for with these inputs (None for a symbol no input has)."""

@@ -12,8 +12,7 @@ bounds).
 from __future__ import annotations
 
 from .. import ops
-from ..graph import Graph, Node, map_nodes
-from ..shapes import SYMBOL_PATTERN, SymInt
+from ..graph import Graph, Node, symbols_of
 
 
 def masked_update(emit, a, index, value):
@@ -68,9 +67,7 @@ def prune(graph: Graph) -> None:
         used = {id(i) for n in graph.nodes for i in (n.inputs if n.op != "output" else _outputs(n))}
         of_positions = _of_positions(graph)
         # a node binding a size that something else uses (`len(np.nonzero(m)[0])` in arithmetic) stays
-        others = [n for n in graph.nodes if id(n) not in of_positions]
-        sizes = {int(k) for n in others for d in [*(n.meta.get("shape") or ()), *_symbolic_args(n)]
-                 if isinstance(d, SymInt) for k in SYMBOL_PATTERN.findall(d.expr)}
+        sizes = symbols_of(n for n in graph.nodes if id(n) not in of_positions)
         used |= {id(graph.symbols[k][0]) for k in sizes if k < len(graph.symbols) and graph.symbols[k] is not None}
         dead = [n for n in graph.nodes if n.op == "call" and id(n) not in used and id(n) in of_positions]
         if not dead:
@@ -78,12 +75,6 @@ def prune(graph: Graph) -> None:
         gone = {id(n) for n in dead}
         graph.nodes[:] = [n for n in graph.nodes if id(n) not in gone]
         graph.symbols = [s if s is None or id(s[0]) not in gone else None for s in graph.symbols]
-
-
-def _symbolic_args(n: Node) -> list:
-    found = []
-    map_nodes((n.args, n.kwargs), lambda node: node, lambda sym: found.append(sym) or sym)
-    return found
 
 
 def _outputs(n: Node) -> list:

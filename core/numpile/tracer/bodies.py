@@ -8,9 +8,9 @@ from __future__ import annotations
 import numpy as np
 
 from .. import ops
-from ..graph import Graph, Node, map_nodes
+from ..graph import Graph, Node, map_nodes, symbols_of
 from ..ops import ArrayMeta
-from ..shapes import SYMBOL_PATTERN, SymInt, lone_symbol
+from ..shapes import SymInt, lone_symbol
 from .variables import (
     ArrayIteratorVariable, ArrayVariable, CellVariable, ConstantVariable, DictVariable, ListVariable, TupleVariable,
 )
@@ -97,8 +97,7 @@ def bind_symbols(body: Graph, env, fixed: dict, free_inits: list) -> None:
     body.symbols = [None] * len(env.symbols)
     for k, binding in fixed.items():
         body.symbols[k] = binding
-    used = body.symbols_used() | {int(k) for n in body for d in (n.meta.get("shape") or ())
-                                  if isinstance(d, SymInt) for k in SYMBOL_PATTERN.findall(d.expr)}
+    used = symbols_of(body.nodes)
     for k in sorted(used):
         if body.symbols[k] is not None:
             continue

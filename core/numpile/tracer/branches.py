@@ -22,9 +22,9 @@ import numpy as np
 
 from .. import logs, ops
 from ..exc import Unsupported
-from ..graph import Graph, Node
+from ..graph import Graph, Node, symbols_of
 from ..ops import ArrayMeta
-from ..shapes import SYMBOL_PATTERN, SymInt, assuming, facts
+from ..shapes import SymInt, assuming, facts
 from .liveness import live_at, peeling, successors
 from .bodies import FrameState, bind_symbols, lift_outer, reorder_inputs, same_constant
 from .variables import ArrayVariable, ConstantVariable
@@ -346,8 +346,7 @@ def _operands(out, sides: list) -> list:
     operands = list(dict.fromkeys(n for found in lifted for n in found))
     used = set()
     for side in sides:
-        used |= side.graph.symbols_used() | {int(k) for n in side.graph for d in (n.meta.get("shape") or ())
-                                             if isinstance(d, SymInt) for k in SYMBOL_PATTERN.findall(d.expr)}
+        used |= symbols_of(side.graph.nodes)
     index_symbols = {}
     for k in sorted(used):
         index = out.loop_indices.get(f"s{k}")
