@@ -132,7 +132,20 @@ def row_sums_in_ints(data, indptr):
     return out
 
 
-@pytest.mark.parametrize("fn", [row_sums_listed, row_sums_doubled, row_sums_in_ints], ids=lambda f: f.__name__)
+def row_sums_into_a_rebound_local(data, indptr):
+    out, kept = np.zeros(indptr.shape[0] - 1), [0.0] * (indptr.shape[0] - 1)
+    for i in range(indptr.shape[0] - 1):
+        target = out
+        s = 0.0
+        for k in range(indptr[i], indptr[i + 1]):
+            s += data[k]
+        target = kept               # rebound to a list before the store: the type shows there
+        target[i] = s
+    return kept
+
+
+@pytest.mark.parametrize("fn", [row_sums_listed, row_sums_doubled, row_sums_in_ints, row_sums_into_a_rebound_local],
+                         ids=lambda f: f.__name__)
 def test_a_python_float_that_becomes_a_numpy_scalar_and_is_read_breaks_and_stays_right(fn):
     # s is 0.0 (a Python float) where the range is empty and a NumPy float64 after an iteration:
     # read as anything but the value stored into a float array, one loop node cannot give both

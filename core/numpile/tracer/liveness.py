@@ -84,6 +84,8 @@ def stored_only(tx, name: str, k: int, into) -> bool:
             continue
         if i.opname in _ENDS or i.opcode in dis.hasjrel or i.opcode in dis.hasjabs:
             return not live_at(tx, name, k)
+        if i.opname.startswith(_STORES + ("DELETE_FAST", "DELETE_DEREF")):
+            return False   # a local rebound before the store: `into` judged the container it held before
         k += 1
     return True
 
