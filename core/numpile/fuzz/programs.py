@@ -18,6 +18,10 @@ from .check import Inputs
 
 LOCALS = ("a", "b", "c")          # array locals a program may define
 CONSTS = ("0.5", "2.5", "-1.5", "0.25", "3.0")
+# Branches on a sum or mean compare it past a margin: such a value can be rounding-sized
+# (`(x - x.mean()).sum()`), and numpile's float sums are NumPy's to the bit only for C-ordered data
+# (docs/performance.md), so without it a transposed x could take the other branch.
+MARGIN = "1e-9"
 
 
 class ProgramGen:
@@ -124,16 +128,16 @@ class ProgramGen:
         e = lambda: self.expr(defined, 1)  # noqa: E731
         kind = self.draw(st.integers(0, 9))
         return [
-            lambda: f"{e()}.sum() > 0",
+            lambda: f"{e()}.sum() > {MARGIN}",
             lambda: f"({e()} > {e()}).any()",
             lambda: f"np.all({e()} > -1.0)",
             lambda: f"{e()}.max() < 1.0",
             lambda: f"{e()}.ravel()[0] > 0",
             lambda: f"float({e()}.mean()) > 0.1",
-            lambda: f"{e()}.sum() > 0 and {e()}.min() < 0",
-            lambda: f"not ({e()}.mean() > 0)",
+            lambda: f"{e()}.sum() > {MARGIN} and {e()}.min() < 0",
+            lambda: f"not ({e()}.mean() > {MARGIN})",
             lambda: f"bool({e()}.std() > 1.0)",
-            lambda: f"{e()}.mean() > {e()}.mean() or {self.py_cond(defined)}",
+            lambda: f"{e()}.mean() > {e()}.mean() + {MARGIN} or {self.py_cond(defined)}",
         ][kind]()
 
     def py_cond(self, defined) -> str:
@@ -347,7 +351,7 @@ class ProgramGen:
             return
         self.emit(indent, f"{t} = " + [
             None, None,
-            lambda: f"{e()} * float({e()}.sum() > 0)",
+            lambda: f"{e()} * float({e()}.sum() > {MARGIN})",
             lambda: f"{e()} + 0.1 * np.count_nonzero({e()} > 0)",
             lambda: f"{e()} * (len(np.nonzero({e()} > 0)[0]) + 1)",
             lambda: f"np.asarray({e()}.tolist())",
