@@ -26,6 +26,12 @@ loop_unroll_ops: int = 16
 ops) is unrolled after all: its kernels fuse with their neighbours, with no loop to run. Kept low:
 each kernel an unrolled loop leaves costs LLVM 50-100 ms to compile (max-pool's inner loop of 12
 iterations unrolled was 24 kernels and 2.2 s)."""
+top_level_conds: bool = False
+"""An `if` (or `and`/`or`, `x if c else y`) on a graph value outside any loop is captured as a cond
+node, both sides traced and only the taken one run, instead of breaking the graph there. In loop
+bodies it always is. Off by default: at top level a break costs one resume per call, not one per
+element, and code written for torch.compile expects the break (the tutorial's `bar` gives three
+graphs, `fullgraph=True` raises there)."""
 cache_dir: Path = Path(os.environ.get("NUMPILE_CACHE_DIR", Path.home() / ".cache" / "numpile"))
 """On-disk cache of compiled artifacts (safe to delete)."""
 default_backends: dict = {"cpu": ["llvm", "eager"], "cuda": ["triton", "eager"], "dask": ["dask"]}

@@ -16,7 +16,7 @@ from ..dynamic import DynamicInputs
 from . import bytecode_compat as bc
 from .codegen import CodeNamespace, Reconstructor, signature_params
 from .guards import GuardSet
-from .output_graph import AliasedInputs, OutputGraph
+from .output_graph import OutputGraph, Retrace
 from .residual import LASTI_SLOT, NULL_SLOT, Branch, branches_at
 from . import resume
 from .resume import ResumeLayout
@@ -81,31 +81,31 @@ def trace(fn: types.FunctionType, args: tuple, kwargs: dict, resumable: bool = T
     """Trace a call. At the first thing it cannot capture, trace again up to that instruction and
     end the graph there (a graph break), unless `resumable` is False. `dynamic` says which input
     dims are symbolic."""
-    views = frozenset()
+    hints = frozenset()
     while True:
         try:
-            return _trace_to_break(fn, args, kwargs, resumable, dynamic, views)
+            return _trace_to_break(fn, args, kwargs, resumable, dynamic, hints)
         except TraceFailed as failed:
-            if not isinstance(failed.error, AliasedInputs):
+            if not isinstance(failed.error, Retrace):
                 raise
-            views |= {failed.error.view}  # again, with that input made from the one it views
+            hints |= {failed.error.hint}
 
 
-def _trace_to_break(fn, args, kwargs, resumable, dynamic, views) -> Trace:
+def _trace_to_break(fn, args, kwargs, resumable, dynamic, hints) -> Trace:
     try:
-        return _trace(fn, args, kwargs, None, dynamic, views)
+        return _trace(fn, args, kwargs, None, dynamic, hints)
     except TraceFailed as failed:
-        if not resumable or failed.point is None or isinstance(failed.error, AliasedInputs):
+        if not resumable or failed.point is None or isinstance(failed.error, Retrace):
             raise
         err = failed.error
-        return _trace(fn, args, kwargs, failed.point, dynamic, views, GraphBreak(err.reason, err.loc, failed.user_stack))
+        return _trace(fn, args, kwargs, failed.point, dynamic, hints, GraphBreak(err.reason, err.loc, failed.user_stack))
 
 
-def _trace(fn, args, kwargs, stop_at, dynamic, views, graph_break: GraphBreak | None = None) -> Trace:
+def _trace(fn, args, kwargs, stop_at, dynamic, hints, graph_break: GraphBreak | None = None) -> Trace:
     bound = inspect.signature(fn, follow_wrapped=False).bind(*args, **kwargs)
     bound.apply_defaults()
     closure = fn.__closure__ or ()
-    output = OutputGraph({"__G": fn.__globals__, "__C": closure, **bound.arguments}, dynamic, views)
+    output = OutputGraph({"__G": fn.__globals__, "__C": closure, **bound.arguments}, dynamic, hints)
     code = fn.__code__
     # parameters by name (code order puts keyword-only ones before *args, signature order after);
     # inspect renames a comprehension's ".0" to "implicit0", the name generated code uses
@@ -119,7 +119,7 @@ def _trace(fn, args, kwargs, stop_at, dynamic, views, graph_break: GraphBreak | 
     tx = InstructionTranslator(output, code, fn.__globals__, symbolic_locals, GlobalSource)
     tx.stop_at = stop_at
     ns = CodeNamespace(fn.__globals__, closure)
-    rc = Reconstructor(ns, output.refresh, output.shape_env)
+    rc = Reconstructor(ns, output.refresh, output.shape_env, output.check_held_apart)
     try:
         with shapes.active(output.shape_env):
             result = tx.run()

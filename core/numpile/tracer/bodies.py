@@ -148,12 +148,6 @@ def reachable_arrays(tx, views: bool) -> list[ArrayVariable]:
     return list(found.values())
 
 
-def base_array(v: ArrayVariable) -> ArrayVariable:
-    while v.base is not None:
-        v = v.base
-    return v
-
-
 def _containers(tx) -> list:
     found: dict[int, object] = {}
 

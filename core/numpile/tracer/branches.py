@@ -20,14 +20,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import logs, ops
+from .. import config, logs, ops
 from ..exc import Unsupported
 from ..graph import Graph, Node, symbols_of
 from ..ops import ArrayMeta
 from ..shapes import SymInt, assuming, facts
 from .liveness import live_at, peeling, successors
 from .bodies import FrameState, bind_symbols, lift_outer, reorder_inputs, same_constant
-from .variables import ArrayVariable, ConstantVariable
+from .variables import ArrayVariable, ConstantVariable, base_array
 
 HEAD, END, OUT = -1, -2, -3   # where paths end: the loop's head, the frame's end, outside the loop
 MAX_STEPS = 100_000           # instructions traced on one side before giving up
@@ -40,7 +40,7 @@ def capture(tx, inst, jump_when: bool, keep_on_jump: bool) -> bool:
     node and go on where they meet; False where that is not tried or fails (the trace is then as
     it was, and the jump needs the value as before)."""
     value = tx.stack[-1]
-    if not _testable(tx, value):
+    if not _testable(tx, value) or ("held apart", (tx.code, inst.offset)) in tx.output.hints:
         return False
     state = FrameState(tx)
     frame = _loop_frame(tx)
@@ -61,7 +61,7 @@ def capture(tx, inst, jump_when: bool, keep_on_jump: bool) -> bool:
             state.restore()
         if cell:
             cell[0] = saved
-        _merge(tx, value, sides, meet, state)
+        _merge(tx, inst, value, sides, meet, state)
     except Unsupported as e:
         if cell:
             cell[0] = saved
@@ -72,10 +72,11 @@ def capture(tx, inst, jump_when: bool, keep_on_jump: bool) -> bool:
 
 
 def _testable(tx, value) -> bool:
-    """Whether a branch on `value` may be a cond: one graph value, in a loop captured or peeled."""
+    """Whether a branch on `value` may be a cond: one graph value, in a loop captured or peeled, or
+    anywhere with config.top_level_conds."""
     out = tx.output
     return isinstance(value, ArrayVariable) and out.dynamic.conditionals and value.node.shape == () \
-        and (out.graph is not out.root_graph or peeling(tx))
+        and (config.top_level_conds or out.graph is not out.root_graph or peeling(tx))
 
 
 def truth_value(tx, value, negate: bool = False):
@@ -200,7 +201,7 @@ class _Side:
         raise Unsupported(f"a side of the branch ran more than {MAX_STEPS} instructions")
 
 
-def _merge(tx, value: ArrayVariable, sides: list, meet: int, state: FrameState) -> None:
+def _merge(tx, inst, value: ArrayVariable, sides: list, meet: int, state: FrameState) -> None:
     """Put the cond node in the graph and give the frame the values after it."""
     out = tx.output
     then, other = sides
@@ -214,14 +215,18 @@ def _merge(tx, value: ArrayVariable, sides: list, meet: int, state: FrameState) 
         elif live_at(tx, name, meet if meet >= 0 else len(tx.instructions)) and meet != END:
             raise Unsupported(f"{name} is bound on one side of the branch only and read after it")
     results = []   # (slot, then value, else value)
+    held_apart = {}   # slot -> the arrays held apart that its result stands for
     for slot in slots:
         t, f = _value(then, slot), _value(other, slot)
         if t is f or _equal_constants(t, f):   # an array updated in place is merged below, its views made again
             continue
         for v in (t, f):
-            if isinstance(v, ArrayVariable) and not v.node.meta.get("scalar") and _shared(tx, state, v, slot):
-                raise Unsupported(f"{slot[1] if slot[0] == 'local' else 'a value'} is {v.describe()} on one side of "
-                                  "the branch, an array held apart from it too (a cond's result would be a copy)")
+            if isinstance(v, ArrayVariable) and not v.node.meta.get("scalar") and \
+                    (_shared(tx, state, v, slot) or v.stands_in_for):
+                if out.loop_frames or peeling(tx):
+                    raise Unsupported(f"{slot[1] if slot[0] == 'local' else 'a value'} is {v.describe()} on one side "
+                                      "of the branch, an array held apart from it too (a cond's result would be a copy)")
+                held_apart.setdefault(slot, []).append(v)
         results.append((slot, t, f))
     arrays = [(v, before) for v, before, *_ in state.arrays if v.base is None and
               (then.nodes[id(v)][0] is not before or other.nodes[id(v)][0] is not before)]
@@ -239,8 +244,13 @@ def _merge(tx, value: ArrayVariable, sides: list, meet: int, state: FrameState) 
     pred = truth_value(tx, value)
     node = out.graph.cond(pred.node, then.graph, other.graph, tuple(operands), tx.loc)
     tx.stack[:] = then.stack   # as the sides leave it (the jump popped its value); results below
+    branch = (tx.code, inst.offset)
     for k, (slot, _, _) in enumerate(results):
-        _assign(tx, slot, ArrayVariable(out.graph.result(node, k)))
+        _assign(tx, slot, result := ArrayVariable(out.graph.result(node, k)))
+        if slot in held_apart:   # a copy, as long as nothing needs it to be the array itself
+            result.stands_in_for = branch
+            for v in held_apart[slot]:
+                base_array(v).held_apart_by = base_array(v).held_apart_by or branch
     for k, (v, _) in enumerate(arrays, start=len(results)):
         v.node, v.version = out.graph.result(node, k), max(then.nodes[id(v)][1], other.nodes[id(v)][1]) + 1
     for side in sides:

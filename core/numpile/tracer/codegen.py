@@ -107,9 +107,10 @@ class Reconstructor:
     statements collected in `lines`, which run before any expression is used.
     """
 
-    def __init__(self, ns: CodeNamespace, refresh=lambda var: None, shape_env=None):
+    def __init__(self, ns: CodeNamespace, refresh=lambda var: None, shape_env=None, check=lambda var, what, arrays: None):
         self.ns = ns
         self.refresh = refresh  # brings a view up to date with its updated base
+        self.check = check      # refuses an array that stands for another (OutputGraph.check_held_apart)
         self.shape_env = shape_env  # renders symbolic dims as expressions over the frame's arrays
         self.outputs: list = []  # graph nodes the code reads, in output order
         self.lines: list[str] = []
@@ -174,6 +175,7 @@ class Reconstructor:
                 return self.expr(var.spelled)
             if var.source is not None:
                 return var.source.expr()  # the caller's own array (written back if updated), identity kept
+            self.check(var, "seen by Python", False)
             if _views_caller_array(var):
                 # a view of the caller's array stays a view of it, as NumPy made it (one object, made
                 # once): later updates through either are seen by both

@@ -23,7 +23,7 @@ from ..shapes import DataDependent, ShapeEnv, is_unbacked
 from .sources import AttrSource, ExprSource, ItemSource, Source
 from .variables import (
     ArrayMethodVariable, ArrayVariable, ConstantVariable, DictVariable, ListVariable, ObjectVariable,
-    SliceVariable, TupleVariable, Variable, CONSTANT_TYPES,
+    SliceVariable, TupleVariable, Variable, CONSTANT_TYPES, base_array,
 )
 
 # Values the tracer treats as known constants, guarded by type and value.
@@ -39,20 +39,31 @@ ALWAYS_VIEWS = frozenset({"getitem", "transpose", "swapaxes", "moveaxis", "expan
 MAYBE_VIEWS = frozenset({"reshape", "ravel"})
 
 
-class AliasedInputs(Unsupported):
+class Retrace(Unsupported):
+    """What the trace took for granted does not hold: trace the frame again knowing `hint`."""
+
+    def __init__(self, reason: str, hint: tuple):
+        super().__init__(reason)
+        self.hint = hint
+
+
+def aliased_inputs(reason: str, view: str) -> Retrace:
     """An input updated in place overlaps `view`, a later input that is a view of an earlier one:
     trace again with `view` made from its base in the graph."""
+    return Retrace(reason, ("view", view))
 
-    def __init__(self, reason: str, view: str):
-        super().__init__(reason)
-        self.view = view
+
+def held_apart(reason: str, branch: tuple) -> Retrace:
+    """A cond's result stands for an array held apart (tracer/branches.py) where its identity
+    matters: trace again with the branch at `branch` (code, offset) breaking the graph."""
+    return Retrace(reason, ("held apart", branch))
 
 
 class OutputGraph:
-    def __init__(self, frame_env: dict, dynamic: DynamicInputs | None = None, views: frozenset = frozenset()):
+    def __init__(self, frame_env: dict, dynamic: DynamicInputs | None = None, hints: frozenset = frozenset()):
         self.frame_env = frame_env  # names the Sources' expressions use: the arguments, __G, __C
         self.dynamic = dynamic or DynamicInputs()
-        self.views = views  # names of input Sources to make from the earlier input they view
+        self.hints = hints  # what earlier traces of this call learnt (see Retrace)
         self.shape_env = ShapeEnv()
         self.graph = Graph()      # the graph being built: the body of the loop being traced, inside one
         self.root_graph = self.graph
@@ -220,7 +231,7 @@ class OutputGraph:
         if same is not None:
             self.guards.add(source, "same", same[1].source)
             return same[1]
-        if source.name() not in self.views:
+        if ("view", source.name()) not in self.hints:
             return None
         for base, base_var in self._arrays.values():
             index = view_index(value, base) if np.may_share_memory(value, base) else None
@@ -400,6 +411,7 @@ class OutputGraph:
             raise Unsupported(f"an in-place update in a call on {kind.name} arrays: {kind.name} rebinds (x += y) or "
                               f"replaces (x[i] = v) the array, which runs as Python")
         self.refresh(var)
+        self.check_held_apart(var, "updated in place")
         if var.base is None:
             if var.source is not None and isinstance(self.read_source(var.source), np.ndarray):
                 if not self.read_source(var.source).flags.writeable:  # NumPy raises its own error there
@@ -415,10 +427,19 @@ class OutputGraph:
             raise Unsupported(f"in-place update of an array through a {op.name} view is not supported yet")
         self.mutate(var.base, self.call_op(ops.get("setitem"), (var.base, *rest, value), {}))
 
+    def check_held_apart(self, var: ArrayVariable, what: str, arrays: bool = True) -> None:
+        """Retrace if `var` (or what it views) is a cond's result standing for an array held apart, or
+        (with `arrays`) such an array, and `what` happens to it: that needs the one array NumPy has."""
+        root = base_array(var)
+        branch = root.stands_in_for or arrays and root.held_apart_by
+        if branch:
+            raise held_apart(f"{var.describe()} is {what} after a branch at top level that may leave it the same "
+                             "array as another (a cond's result is a copy)", branch)
+
     def check_disjoint_updates(self) -> None:
         """An updated input must not share memory with another input (else the write-back would
         differ from NumPy's order of effects); guarded for later calls. A later input that is a
-        view of an earlier one can be made from it instead: AliasedInputs asks for that."""
+        view of an earlier one can be made from it instead: aliased_inputs asks for that."""
         order = {s: i for i, s in enumerate(self.input_sources)}
         for var in self.mutated_arrays:
             mine = self.read_source(var.source)
@@ -429,8 +450,8 @@ class OutputGraph:
                     reason = f"{var.source.name()} is updated in place and shares memory with {source.name()}"
                     values = {var.source: mine, source: other}
                     first, second = sorted(values, key=order.get)
-                    if second.name() not in self.views and view_index(values[second], values[first]) is not None:
-                        raise AliasedInputs(reason, second.name())
+                    if ("view", second.name()) not in self.hints and view_index(values[second], values[first]) is not None:
+                        raise aliased_inputs(reason, second.name())
                     raise Unsupported(reason)
                 self.guards.add(var.source, "disjoint", source)
 

@@ -3,7 +3,7 @@ family. A Variable answers what an instruction means for it (see base.Variable);
 import one another bottom up only: base < functions < objects < ranges < containers < arrays
 < contexts < builtins < calls."""
 
-from .arrays import ArrayIteratorVariable, ArrayMethodVariable, ArrayVariable
+from .arrays import ArrayIteratorVariable, ArrayMethodVariable, ArrayVariable, base_array
 from .base import CONSTANT_TYPES, NULL, IteratorVariable, NullVariable, Variable
 from .calls import call_known, is_library_code
 from .containers import DictVariable, ListVariable, SliceVariable, TupleVariable, constant_result, make_slice
@@ -13,6 +13,7 @@ from .objects import ConstantVariable, ObjectVariable
 from .ranges import DataRange, RangeIteratorVariable, SymbolicRange
 
 __all__ = [
+    "base_array",
     "ArrayIteratorVariable", "ArrayMethodVariable", "ArrayVariable", "BoundMethodVariable", "CONSTANT_TYPES",
     "CellVariable", "ConstantVariable", "ContextExitVariable", "DictVariable", "ErrstateVariable",
     "IteratorVariable", "ListVariable", "NULL", "NestedFunctionVariable", "NullVariable", "ObjectVariable",

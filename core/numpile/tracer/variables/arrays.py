@@ -49,6 +49,10 @@ class ArrayVariable(Variable):
     spelled: "Variable | None" = None  # the index item the user wrote, where this array stands for it
                                        # (a slice with bounds computed in the graph): generated code uses it
     numpy_views: bool = True          # NumPy's view functions make views of the caller's array (not of a tensor)
+    # a top-level cond's result that may be an array held apart (a copy of it), and such an array:
+    # the branch's (code, offset), retraced as a break where the one array matters (tracer/branches.py)
+    stands_in_for: tuple | None = None
+    held_apart_by: tuple | None = None
 
     def describe(self) -> str:
         if self.node.meta["weak"]:
@@ -200,3 +204,10 @@ class ArrayIteratorVariable(IteratorVariable):
     def at(self, index) -> Variable:
         """The row a loop over x takes at `index` (a loop's symbolic index: x[i])."""
         return self.row(index)
+
+
+def base_array(v: ArrayVariable) -> ArrayVariable:
+    """The array at the end of v's chain of views (v itself if it is none)."""
+    while v.base is not None:
+        v = v.base
+    return v
