@@ -45,17 +45,13 @@ PARALLEL_MIN_WORK = 1 << 17
 _POOL = ThreadPoolExecutor(os.cpu_count() - 1, thread_name_prefix="numpile-llvm") if (os.cpu_count() or 1) > 1 else None
 
 
-def _threads() -> int:
-    return os.cpu_count() or 1
-
-
 def _thread_ranges(kp: plan.KernelPlan, extent: int) -> list[tuple[int, int]]:
     """The [lo, hi) of the parallel loop (`extent` iterations) each thread runs: equal shares, or
     for a float sum of a whole array the nodes of its pairwise tree a power-of-two levels deep,
     so that adding the threads' sums pairwise gives NumPy's sum to the bit."""
     if kp.split == "inner" and plan.pairwise(kp.kernel.stages[0]):
-        return pairwise.pairwise_ranges(extent, 1 << (min(_threads(), extent).bit_length() - 1))
-    chunks = min(_threads(), extent)
+        return pairwise.pairwise_ranges(extent, 1 << (min(team.threads(), extent).bit_length() - 1))
+    chunks = min(team.threads(), extent)
     edges = [extent * c // chunks for c in range(chunks + 1)]
     return list(zip(edges, edges[1:]))
 
@@ -135,7 +131,7 @@ class KernelStep:
         self.team = None   # the entry that runs the shares on libgomp's team (team.py)
         # a float product multiplies in order (NumPy's), which threads cannot share
         # and a scatter stores in order
-        splits = _threads() > 1 and not (kp.split == "inner" and plan.sequential(kp.kernel.stages[0])) \
+        splits = team.threads() > 1 and not (kp.split == "inner" and plan.sequential(kp.kernel.stages[0])) \
             and not plan.scatters(kp.kernel)
         if isinstance(kp.work, SymInt) or isinstance(kp.extent, SymInt):
             # the runner's test, on the sizes of each call (a 1-d kernel's work is its extent)

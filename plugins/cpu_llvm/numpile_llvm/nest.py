@@ -11,6 +11,11 @@ handed back). Every version of an array in the nest is one buffer, so a nest is 
 where each array is read and written at its newest version (the tracer's graphs of element code
 are so).
 
+Where the outermost loop's iterations are independent (`_Nest.independent`: no scalar carried,
+each array written touched only at the outermost index along one dim) and each runs a loop of its
+own, they run on a libgomp team, the range cut in one equal run per core (team.render_range): an
+escape-time fractal's rows, a sparse matrix's rows.
+
 Where NumPy would raise, the nest stops with a status instead, and the graph raises (the frame
 then runs again as Python, which raises NumPy's error): 1, an index out of range (negative ones
 count from the end, as in NumPy); 2, a Python int leaving int64 (Python's ints do not wrap).
@@ -29,7 +34,7 @@ from numpile.graph import Graph, Node
 from numpile.lowering import BufferArg, Const, Kernel, Program
 from numpile.shapes import SymInt
 
-from . import jit, nestcall, scalar
+from . import jit, nestcall, scalar, team
 from .irbuilder import BOOL, I64, Function, Module, Unlowerable, V, literal, mem_type, reg_type
 from .nestcall import INDEX_ERROR, OVERFLOW
 from .sizes import Sizes
@@ -69,7 +74,7 @@ class NativeNest:
         if not isinstance(step, int) or step == 0:
             raise Unlowerable("a loop step that is not a constant")
         metas = [n.array_meta for n in body.inputs[1:]]
-        ir = _render(Module(cpu_features), metas, body, bounds)
+        ir = _render(cpu_features, metas, body, bounds)
         symbol = f"npk_nest_{jit.cache_key(ir)[:16]}"   # one name per nest: all share one JIT
         self.ir = ir.replace("@nest", f"@{symbol}").replace('@"nest', f'@"{symbol}')
         addresses, origin = jit.compile_ir(self.ir, [f"{symbol}.py"])
@@ -114,14 +119,34 @@ def _buffer_args(value) -> list:
     return [b for v in value for b in _buffer_args(v)] if isinstance(value, (tuple, list)) else []
 
 
-def _render(module: Module, metas: list, body: Graph, bounds: tuple) -> str:
-    """The nest's body function (@nest.body: the loops) and its entry (@nest: nestcall.py)."""
+def _render(cpu_features: frozenset, metas: list, body: Graph, bounds: tuple) -> str:
+    """The nest's module: its body function (@nest.body: the loops), its entry (@nest: nestcall.py),
+    and where the outermost loop's iterations are independent and do some work each (a loop or
+    while loop in them), the team (@nest.team: team.py) that runs them on all cores."""
+    module = Module(cpu_features)
+    nest = _render_body(module, metas, body, bounds)
+    threads = team.threads()
+    split = bool(nest.inner_loops) and threads > 1 and team.available() and nest.independent()
+    if split and any(type(b) is int for b in bounds[:2]):   # each thread runs its own part of the range
+        module = Module(cpu_features)
+        _render_body(module, metas, body, (None, None, bounds[2]))
+    nestcall.render_entry(module, "nest", "nest.body", metas)
+    if split:
+        team.render_range(module, "nest.team", "nest", nestcall.entry_parameters(metas), bounds[2], threads, 2 * threads)
+        logs.get("perf").debug("llvm: a loop nest's iterations are independent: they run on %d threads", threads)
+    nestcall.render_python_entry(module, "nest", "nest.team" if split else "nest", metas, len(body.outputs))
+    return module.render()
+
+
+def _render_body(module: Module, metas: list, body: Graph, bounds: tuple) -> "_Nest":
+    """@nest.body, with the loop's start and stop constants where `bounds` has them as ints."""
     fn = Function(module)
     nest = _Nest(fn)
     values = [nest.parameter(k, node) for k, node in enumerate(body.inputs[1:])]
     start, stop = (V(literal(b, I64).ref if type(b) is int else f"%{name}", I64, True)
                    for b, name in zip(bounds, ("start", "stop")))
-    results = nest.loop(body, start, stop, bounds[2], values[:len(body.outputs)], values[len(body.outputs):])
+    nest.carried = values[:len(body.outputs)]
+    results = nest.loop(body, start, stop, bounds[2], nest.carried, values[len(body.outputs):])
     for k, (node, value) in enumerate(zip(body.inputs[1:], results)):
         if isinstance(value, V):   # a carried scalar: its last value into its slot of `out`
             fn.store("%out", literal(8 * k // node.dtype.itemsize, I64), scalar.cast(fn, value, node.dtype))
@@ -129,9 +154,7 @@ def _render(module: Module, metas: list, body: Graph, bounds: tuple) -> str:
     attributes = module.attribute_group("alwaysinline nounwind")
     module.functions.append(f"define internal i32 @nest.body({', '.join(nestcall.body_parameters(metas))}) "
                             f"{attributes} {{\n" + "\n".join(["entry:"] + fn.lines) + "\n}\n")
-    nestcall.render_entry(module, "nest", "nest.body", metas)
-    nestcall.render_python_entry(module, "nest", "nest", metas, len(body.outputs))
-    return module.render()
+    return nest
 
 
 class _Nest:
@@ -139,6 +162,23 @@ class _Nest:
         self.fn = fn
         self.current: dict[int, Node] = {}   # an array's root -> the node of its newest version
         self.roots = 0
+        self.carried: list = []              # the outermost loop's carried values
+        self.index: str | None = None        # the outermost loop's index (its register)
+        self.accesses: list = []             # (root, written, the dims indexed by the outermost index)
+        self.inner_loops = 0
+
+    def independent(self) -> bool:
+        """Whether the outermost loop's iterations touch disjoint elements, so that threads may run
+        them in any order: no scalar carried from one to the next, and every array written is read
+        and written only at the outermost index along one dim (`out[i, j] = out[i, j - 1] + x[j]`:
+        row i is iteration i's alone); arrays only read are read anywhere."""
+        if not all(isinstance(c, _Array) for c in self.carried):
+            return False
+        for root in {r for r, written, _ in self.accesses if written}:
+            dims = [d for r, _, d in self.accesses if r == root]
+            if not frozenset.intersection(*dims):
+                return False
+        return True
 
     # -- values ------------------------------------------------------------------------
     def parameter(self, k: int, node: Node):
@@ -201,21 +241,25 @@ class _Nest:
                 return [self.operand(a, env, sizes) for a in n.args[0]]
         return []
 
-    def address(self, n: Node, array: _Array, index, env: dict, sizes: Sizes) -> V:
+    def address(self, n: Node, array: _Array, index, env: dict, sizes: Sizes, written: bool = False) -> V:
         """The address of element `index` of array, its bounds checked (status INDEX_ERROR)."""
         fn = self.fn
         index = index if isinstance(index, tuple) else (index,)
         if len(index) != len(array.dims):
             raise Unlowerable("an index that is not one integer per dimension")
-        offset = literal(0, I64)
+        offset, outermost = literal(0, I64), set()
         for k, i in enumerate(index):
             if isinstance(i, (slice, type(None), type(Ellipsis))) or isinstance(i, Node) and i.shape:
                 raise Unlowerable("a slice or an array index in a loop nest")
-            value = _as_index(fn, self.operand(i, env, sizes) if not isinstance(i, int) else literal(i, I64))
+            operand = self.operand(i, env, sizes) if not isinstance(i, int) else literal(i, I64)
+            if isinstance(operand, V) and operand.ref == self.index:
+                outermost.add(k)
+            value = _as_index(fn, operand)
             dim = literal(array.dims[k], I64) if isinstance(array.dims[k], int) else array.dims[k]
             wrapped = fn.select(fn.compare("icmp", "slt", value, literal(0, I64)), fn.binary("add", value, dim), value)
             self.check(fn.compare("icmp", "ult", wrapped, dim), INDEX_ERROR)
             offset = fn.binary("add", offset, fn.binary("mul", wrapped, array.strides[k]))
+        self.accesses.append((array.root, written, frozenset(outermost)))
         return fn.emit(f"getelementptr inbounds i8, ptr {array.data.ref}, i64 {offset.ref}", I64, "p")
 
     def check(self, ok: V, status: int) -> None:
@@ -244,6 +288,7 @@ class _Nest:
 
         def iteration(t: V, phis: list) -> list:
             i = fn.binary("add", start, fn.binary("mul", t, literal(step, I64)))
+            self.index = self.index or i.ref
             env = {index: V(i.ref, I64, True)}
             values = list(carried)
             for k, phi in zip(scalars, phis):
@@ -303,7 +348,7 @@ def _setitem(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> _Array:
     if isinstance(v, _Array):
         raise Unlowerable("an array stored into one element in a loop nest")
     v = scalar.cast(nest.fn, v, a.dtype)
-    address = nest.address(n, a, index, env, sizes)
+    address = nest.address(n, a, index, env, sizes, written=True)
     if a.dtype.kind == "b":
         v = nest.fn.emit(f"zext i1 {v.ref} to i8", np.dtype(np.int8))
     nest.fn.emit(f"store {reg_type(v.dtype) if a.dtype.kind != 'b' else 'i8'} {v.ref}, ptr {address.ref}")
@@ -357,6 +402,7 @@ def _while(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> list:
     """A while_loop: its body run, then again while its first result says so (a do-while)."""
     body, carried, free = n.args
     fn = nest.fn
+    nest.inner_loops += 1
     values = [nest.operand(c, env, sizes) for c in carried]
     for c, value in zip(carried, values):
         if isinstance(value, _Array):
@@ -409,6 +455,7 @@ def _loop(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> list:
     body, start, stop, step, carried, free = n.args
     if not isinstance(step, int) or step == 0:
         raise Unlowerable("a loop step that is not a constant")
+    nest.inner_loops += 1
     carried_values = [nest.operand(c, env, sizes) for c in carried]
     for c, value in zip(carried, carried_values):
         if isinstance(value, _Array):

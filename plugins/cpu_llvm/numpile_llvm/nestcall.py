@@ -87,9 +87,14 @@ def render_entry(module: Module, name: str, body: str, metas: list) -> None:
         call(True)
         fn.start_block("any")
     call(False)
-    params = [f"ptr %a{k}" if meta.shape else f"{mem_type(meta.dtype)} %a{k}" for k, meta in enumerate(metas)]
-    module.functions.append(f"define internal i32 @{name}({', '.join(params + tail)}) {module.attribute_group('nounwind')} {{\n"
+    module.functions.append(f"define internal i32 @{name}({', '.join(entry_parameters(metas))}) {module.attribute_group('nounwind')} {{\n"
                             + "\n".join(["entry:"] + fn.lines) + "\n}\n")
+
+
+def entry_parameters(metas: list) -> list[str]:
+    """The entry's parameters: per array its PyArrayObject, per scalar its value; then `out`, start, stop."""
+    return [f"ptr %a{k}" if meta.shape else f"{mem_type(meta.dtype)} %a{k}" for k, meta in enumerate(metas)] \
+        + ["ptr %out", "i64 %start", "i64 %stop"]
 
 
 def render_python_entry(module: Module, name: str, entry: str, metas: list, carried: int) -> str:

@@ -79,7 +79,7 @@ def _same(got, want):
 
 def _one_thread(fn, args, monkeypatch, dynamic=False):
     with monkeypatch.context() as m:
-        m.setattr(llvm_backend, "_threads", lambda: 1)
+        m.setattr(team, "threads", lambda: 1)
         f, made = compiled(fn, dynamic)
         result = f(*args)
     assert not any(s.parallel for s in made[0].steps.values())
@@ -141,7 +141,7 @@ def test_without_libgomp_shares_run_on_the_python_pool(fn, shape, no_libgomp, mo
         numpile.set_logs()
     assert "llvm: libgomp not found: kernel shares run on a Python thread pool" in capsys.readouterr().err
     split = [s for s in made[0].steps.values() if s.parallel]
-    if llvm_backend._threads() > 1:
+    if team.threads() > 1:
         assert split and all(s.dispatch == "python pool" and s.team is None for s in split)
     assert "GOMP_parallel" not in made[0].ir
     _same(got, _one_thread(fn, args, monkeypatch))
@@ -243,17 +243,17 @@ def test_a_smaller_team_runs_every_share():
 
 
 @needs_libgomp
-@pytest.mark.skipif(llvm_backend._threads() < 2 or not os.path.isdir("/proc/self/task"), reason="one core, or no /proc")
+@pytest.mark.skipif(team.threads() < 2 or not os.path.isdir("/proc/self/task"), reason="one core, or no /proc")
 def test_omp_num_threads_does_not_change_the_team():
     # the team size is passed to GOMP_parallel: OMP_NUM_THREADS=1 (set for BLAS, say) leaves it
     script = textwrap.dedent("""
         import os, numpy as np, numpile
-        from numpile_llvm import backend
+        from numpile_llvm import team
         x = np.random.default_rng(0).standard_normal(1 << 20)
         f = numpile.compile(lambda a: a * 3 + 1, backend="llvm")
         before = len(os.listdir("/proc/self/task"))
         f(x)
-        print(len(os.listdir("/proc/self/task")) - before, backend._threads() - 1)
+        print(len(os.listdir("/proc/self/task")) - before, team.threads() - 1)
     """)
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
                          env={**os.environ, "OMP_NUM_THREADS": "1"})

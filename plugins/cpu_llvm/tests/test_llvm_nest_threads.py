@@ -1,0 +1,173 @@
+"""Loop nests whose outermost iterations are independent run on a libgomp team (nest.py's
+`_Nest.independent`, team.render_range), differentially against plain Python over NumPy on fresh
+random inputs: which nests split and which do not (a row read by another iteration, a scatter
+through data, a carried scalar), ranges going down, a negative start (run on one thread), and
+NumPy's IndexError raised from a thread's part."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import numpile
+from numpile_llvm import nest, team
+
+pytestmark = pytest.mark.skipif(not team.available(), reason="libgomp is not loadable here")
+THREADS = 4   # more than this machine may have: the split is the same, the team shares the cores
+
+
+@pytest.fixture
+def nests(monkeypatch):
+    """The nests compiled while the test runs, on a team of THREADS, splitting any range after the
+    first call (which runs alone, timing its iterations: team.py's [Note: split ranges])."""
+    monkeypatch.setattr(numpile.config, "loop_capture_min", 1)
+    monkeypatch.setattr(team, "threads", lambda: THREADS)
+    monkeypatch.setattr(team, "SPLIT_MIN_TICKS", 0)
+    made = []
+
+    class Recorded(nest.NativeNest):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            made.append(self)
+    monkeypatch.setattr(nest, "NativeNest", Recorded)
+    return made
+
+
+def escape_counts(xs, ys, maxiter):
+    counts = np.zeros((ys.shape[0], xs.shape[0]), dtype=np.int64)
+    for i in range(ys.shape[0]):
+        for j in range(xs.shape[0]):
+            x, y, k = 0.0, 0.0, 0
+            while x * x + y * y <= 4.0 and k < maxiter:
+                x, y = x * x - y * y + xs[j], 2.0 * x * y + ys[i]
+                k += 1
+            counts[i, j] = k
+    return counts
+
+
+def csr_rows(indptr, indices, data, x):
+    y = np.zeros(indptr.shape[0] - 1)
+    for i in range(indptr.shape[0] - 1):
+        s = 0.0
+        for k in range(indptr[i], indptr[i + 1]):
+            s += data[k] * x[indices[k]]
+        y[i] = s
+    return y
+
+
+def row_recurrence(A):
+    for i in range(A.shape[0]):
+        for j in range(1, A.shape[1]):
+            A[i, j] = A[i, j - 1] * 0.5 + A[i, j]
+    return A
+
+
+def columns_going_down(A):
+    for j in range(A.shape[1] - 1, -1, -1):
+        for i in range(1, A.shape[0]):
+            if A[i - 1, j] > A[i, j]:
+                A[i, j] = A[i - 1, j]
+    return A
+
+
+def rows_depend_on_the_last(A):
+    for i in range(1, A.shape[0]):
+        for j in range(A.shape[1]):
+            A[i, j] += A[i - 1, j] * 0.5
+    return A
+
+
+def histogram_rows(idx, bins):
+    h = np.zeros(bins, dtype=np.int64)
+    for i in range(idx.shape[0]):
+        for j in range(idx.shape[1]):
+            h[idx[i, j]] += 1
+    return h
+
+
+def carried_total(A):
+    s = 0.0
+    for i in range(A.shape[0]):
+        for j in range(A.shape[1]):
+            s += A[i, j] * A[i, j]
+    return s
+
+
+def from_the_end(A):
+    for i in range(-A.shape[0], A.shape[0]):   # each row twice (a negative index counts from the end)
+        for j in range(1, A.shape[1]):
+            A[i, j] = np.sin(A[i, j - 1]) + A[i, j] * (i + 0.5)
+    return A
+
+
+def _inputs(name: str):
+    n, m = int(rng.integers(9, 40)), int(rng.integers(5, 30))
+    A = rng.standard_normal((n, m))
+    if name == "escape_counts":
+        return np.linspace(-2, 1, m), rng.random(n) * 2 - 1, int(rng.integers(10, 60))
+    if name == "csr_rows":
+        counts = rng.integers(0, 6, n)
+        indptr = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+        return indptr, rng.integers(0, m, indptr[-1]), rng.standard_normal(indptr[-1]), rng.standard_normal(m)
+    if name == "histogram_rows":
+        return rng.integers(0, 7, (n, m)), 7
+    return (A,)
+
+
+rng = np.random.default_rng()
+SPLIT = [escape_counts, csr_rows, row_recurrence, columns_going_down]
+ALONE = [rows_depend_on_the_last, histogram_rows, carried_total]
+
+
+def _split(native) -> bool:
+    """Whether the nest runs its outermost loop on a team."""
+    return "call void @GOMP_parallel" in native.ir
+
+
+def _run(fn, compiled):
+    args = _inputs(fn.__name__)
+    expected_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    got_args = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    expected = fn(*expected_args)
+    got = compiled(*got_args)
+    assert type(got) is type(expected)
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+    assert np.shape(got) == np.shape(expected) and np.asarray(got).dtype == np.asarray(expected).dtype
+    for e, g in zip(expected_args, got_args):
+        if isinstance(e, np.ndarray):
+            np.testing.assert_allclose(g, e, rtol=1e-12)
+
+
+@pytest.mark.parametrize("fn", SPLIT + ALONE, ids=lambda f: f.__name__)
+def test_independent_iterations_run_on_a_team(fn, nests):
+    compiled = numpile.compile(fn, backend="llvm")
+    for _ in range(5):   # new sizes: a second entry, dynamic; each nest's first run alone, the next ones split
+        _run(fn, compiled)
+    assert nests, "the loop was not one native nest"
+    split = [_split(n) for n in nests]
+    assert all(split) if fn in SPLIT else not any(split)
+
+
+def test_a_negative_start_runs_on_one_thread(nests):
+    # two iterations update one row, in order: this range is not split (the nest has its team, for
+    # ranges whose indices are all 0 or more)
+    compiled = numpile.compile(from_the_end, backend="llvm")
+    for _ in range(5):
+        _run(from_the_end, compiled)
+    assert nests and all(_split(n) for n in nests)
+
+
+def test_an_index_out_of_range_in_a_threads_part_raises_numpys_error(nests):
+    def shifted(x, k):
+        out = np.zeros((x.shape[0], x.shape[1]))
+        for i in range(x.shape[0]):
+            for j in range(x.shape[1]):
+                out[i, j] = x[i, j] * x[x.shape[0] - 1 - i, j + k]
+        return out
+    x = rng.standard_normal((40, 6))
+    compiled = numpile.compile(shifted, backend="llvm")
+    for _ in range(2):
+        np.testing.assert_allclose(compiled(x, 0), shifted(x, 0))
+    with pytest.raises(IndexError):
+        compiled(x, 3)
+    assert nests and _split(nests[0])
