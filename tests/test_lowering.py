@@ -118,11 +118,45 @@ def laplacian(Z):
                                 lambda x: np.indices(x.shape) * x - np.arange(x.shape[1])])
 def test_rolls_diffs_and_grids_are_one_kernel(rng, fn):
     """A roll is a gather at arange(n) - shift (negative positions wrap), an integer arange the loop
-    index itself; diff's slices and np.indices' grids are index arithmetic too. (The concatenate
-    of diff's prepend=, and the view it reads, are NumPy calls before the kernel.)"""
+    index itself; diff's slices (its prepend= concatenated by gathers) and np.indices' grids are
+    index arithmetic too. (The view prepend= reads is a NumPy call before the kernel.)"""
     program = lowered(fn, rand(rng, (5, 6)))
     assert len(program.kernels) == 1, str(program)
     assert all(s.op in ("concatenate", "getitem") for s in program.steps if isinstance(s, Extern)), str(program)
+
+
+@pytest.mark.parametrize("fn, make", [
+    (lambda x, y: np.stack([np.sin(x), x * y, y - 1], axis=1), lambda rng: (rand(rng, (5, 4)), rand(rng, (5, 4)))),
+    (lambda x, y: np.stack((x, y)) * 2, lambda rng: (rand(rng, (3,)), rand(rng, (3,)))),
+    (lambda x, y: np.stack([x, y, x], axis=-1).sum(axis=0), lambda rng: (rand(rng, (2, 3)), rand(rng, (2, 3)))),
+    (lambda x, y: np.stack([x, y]), lambda rng: (rng.integers(-9, 9, (4,), dtype=np.int32), rand(rng, (4,), np.float32))),
+    (lambda x, y: np.stack([x.sum(), y.max()]), lambda rng: (rand(rng, (6,)), rand(rng, (2,)))),
+])
+def test_stacks_are_one_kernel(rng, fn, make):
+    """np.stack as a where on the index along the new axis: each element from its array, NumPy's
+    result dtype (int32 with float32: float64), any axis, 0-d arrays too; one kernel with what
+    reads it, and on llvm too."""
+    args = make(rng)
+    program = lowered(fn, *args)
+    assert not any(isinstance(s, Extern) and s.op == "stack" for s in program.steps), str(program)
+    assert_same(numpile.compile(fn, backend="llvm")(*args), fn(*args))
+
+
+@pytest.mark.parametrize("fn, make", [
+    (lambda x, y: np.concatenate([x, np.sin(y), x[:2]]) * 2, lambda rng: (rand(rng, (5,)), rand(rng, (3,)))),
+    (lambda x, y: np.concatenate((x, y), axis=1), lambda rng: (rand(rng, (3, 2)), rand(rng, (3, 4)))),
+    (lambda x, y: np.concatenate((x, y.T), axis=-2).sum(axis=1),
+     lambda rng: (rng.integers(-9, 9, (2, 3), dtype=np.int16), rand(rng, (3, 4), np.float32))),
+    (lambda x, y: np.diff(x, prepend=0.0, append=y[-1]), lambda rng: (rand(rng, (6,)), rand(rng, (2,)))),
+    (lambda x, y: np.diff(x, axis=0, prepend=y[:1]), lambda rng: (rand(rng, (4, 3)), rand(rng, (2, 3)))),
+])
+def test_concatenations_are_one_kernel(rng, fn, make):
+    """np.concatenate of arrays of known sizes (and diff's prepend= and append=, a repeated constant
+    among them): each position gathered from its piece, NumPy's dtype, one kernel; on llvm too."""
+    args = make(rng)
+    program = lowered(fn, *args)
+    assert not any(isinstance(s, Extern) and s.op == "concatenate" for s in program.steps), str(program)
+    assert_same(numpile.compile(fn, backend="llvm")(*args), fn(*args))
 
 
 def test_fill_diagonal_is_a_kernel_storing_into_its_argument(rng):

@@ -134,7 +134,8 @@ def _diff(emit: Emitter, a, n=1, axis=-1, prepend=None, append=None):
     axis = normalize_axis_index(axis, len(a.shape))
     if prepend is not None or append is not None:
         pieces = [_placed_end(emit, end, a.shape, axis) for end in (prepend, append)]
-        a = emit("concatenate", tuple(p for p in (pieces[0], a, pieces[1]) if p is not None), axis=axis)
+        pieces = tuple(p for p in (pieces[0], a, pieces[1]) if p is not None)
+        a = _concatenate(emit, pieces, axis) or emit("concatenate", pieces, axis=axis)
     op = "not_equal" if a.dtype == np.bool_ else "subtract"
     later, earlier = ((slice(None),) * axis + (s,) for s in (slice(1, None), slice(None, -1)))
     for _ in range(n):
@@ -186,6 +187,60 @@ def _indices(emit: Emitter, dimensions, dtype=int, sparse=False):
     for k in reversed(range(ndim - 1)):
         stacked = emit("where", emit("equal", which, k), emit("getitem", grids[k], (None,)), stacked)
     return emit("astype", stacked, metas.dtype)
+
+
+def _concatenate(emit: Emitter, arrays, axis=0):
+    """np.concatenate of arrays of known sizes as one kernel: along the axis, position p takes piece
+    k's element p - start_k (each piece gathered at that position, clipped into its range, and a
+    where on p choosing among them), fused with what reads it (diff's prepend= and append=: a
+    loop body of such steps is a native loop). A constant piece is one value repeated (diff's
+    ends), or NumPy's concatenate stays; so do axis=None and pieces of symbolic size."""
+    if not isinstance(arrays, (tuple, list)) or len(arrays) < 2 or axis is None:
+        return None
+    pieces = []
+    for a in arrays:
+        if _static(a):
+            pieces.append(a)
+        elif isinstance(a, np.ndarray) and a.size and np.all(a == a.flat[0]):
+            pieces.append(a.dtype.type(a.flat[0]))   # strong: promotes as the array would
+        else:
+            return None
+    shapes = [np.shape(a) if isinstance(a, np.ndarray) else a.shape for a in arrays]
+    if not all(math.prod(shape) for shape in shapes):   # an empty piece has no element to gather
+        return None
+    axis = normalize_axis_index(axis, len(shapes[0]))
+    starts = np.cumsum([0] + [shape[axis] for shape in shapes]).tolist()
+    along = (slice(None),) * axis
+    where_along = (None,) * axis + (slice(None),) + (None,) * (len(shapes[0]) - axis - 1)
+    p = emit("arange", starts[-1])
+    chosen = None
+    for k in reversed(range(len(pieces))):
+        piece = pieces[k]
+        if isinstance(piece, Node):
+            at = emit("clip", emit("subtract", p, starts[k]), 0, shapes[k][axis] - 1)
+            piece = emit("index", piece, along + (at,))
+        chosen = piece if chosen is None else emit("where", emit("less", emit("getitem", p, where_along), starts[k + 1]),
+                                                   piece, chosen)
+    dtype = np.result_type(*(a.dtype for a in arrays))
+    return chosen if chosen.dtype == dtype else emit("astype", chosen, dtype)
+
+
+def _stack(emit: Emitter, arrays, axis=0):
+    """np.stack as `_indices` stacks its grids: each array given the new axis, and element k along
+    it taken from array k by a where on the index along that axis: one kernel, fused with what
+    reads it (a loop body of such steps is a native loop), where NumPy's copies each array in.
+    One array (a copy, not the view this would be), or operands that are not graph arrays: NumPy's."""
+    if not isinstance(arrays, (tuple, list)) or len(arrays) < 2 or not all(isinstance(a, Node) for a in arrays):
+        return None
+    ndim = len(arrays[0].shape) + 1
+    axis = normalize_axis_index(axis, ndim)
+    spread = tuple(None if j == axis else slice(None) for j in range(ndim))
+    which = emit("getitem", emit("arange", len(arrays)), tuple(slice(None) if j == axis else None for j in range(ndim)))
+    stacked = emit("getitem", arrays[-1], spread)
+    for k in reversed(range(len(arrays) - 1)):
+        stacked = emit("where", emit("equal", which, k), emit("getitem", arrays[k], spread), stacked)
+    dtype = np.result_type(*(a.dtype for a in arrays))
+    return stacked if stacked.dtype == dtype else emit("astype", stacked, dtype)
 
 
 # up to this many multiply-adds a matmul is a fused kernel: a call into BLAS costs more than the loop
@@ -242,7 +297,7 @@ def _outer(emit: Emitter, a, b):
 
 DECOMPOSITIONS = {"mean": _mean, "var": _var, "std": _std, "divmod": _divmod, "meshgrid": _meshgrid,
                   "einsum": einsum, "matmul": _matmul, "dot": _dot, "outer": _outer, "roll": _roll, "diff": _diff,
-                  "fill_diagonal": _fill_diagonal, "indices": _indices, "setitem": masked_update}
+                  "fill_diagonal": _fill_diagonal, "indices": _indices, "stack": _stack, "concatenate": _concatenate, "setitem": masked_update}
 
 
 def _meta_of(result):
