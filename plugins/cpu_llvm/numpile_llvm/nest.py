@@ -36,7 +36,7 @@ from numpile.shapes import SymInt
 
 from . import jit, nestcall, scalar, team
 from .irbuilder import BOOL, I64, Function, Module, Unlowerable, V, literal, mem_type, reg_type
-from .nestcall import INDEX_ERROR, OVERFLOW
+from .nestcall import EMPTY, INDEX_ERROR, OVERFLOW
 from .sizes import Sizes
 
 _CHECKED = {"add": "sadd", "subtract": "ssub", "multiply": "smul"}   # Python int arithmetic, overflow checked
@@ -53,6 +53,16 @@ class _Array:
     dims: tuple
     strides: tuple
     dtype: np.dtype
+
+
+@dataclass(frozen=True)
+class _Lazy:
+    """A few elements in a loop nest (a slice, pointwise ops on slices of one shape): how to compute
+    element `at(positions)`, for the reduction or product that loops over them. `reads`: the
+    arrays it reads, (root, the node of the version read), still the newest where it is used."""
+    dims: tuple
+    at: object
+    reads: tuple
 
 
 class _Here(Sizes):
@@ -243,24 +253,50 @@ class _Nest:
 
     def address(self, n: Node, array: _Array, index, env: dict, sizes: Sizes, written: bool = False) -> V:
         """The address of element `index` of array, its bounds checked (status INDEX_ERROR)."""
+        address, slices = self.place(array, index, env, sizes, written)
+        if slices:
+            raise Unlowerable("a slice stored into in a loop nest")
+        return address
+
+    def place(self, array: _Array, index, env: dict, sizes: Sizes, written: bool = False) -> tuple:
+        """Where `array[index]` starts, and per slice of the index its (stride, length): an integer
+        counts from the end where negative and is checked (status INDEX_ERROR), a slice's bounds
+        are clamped as Python's are."""
         fn = self.fn
         index = index if isinstance(index, tuple) else (index,)
         if len(index) != len(array.dims):
-            raise Unlowerable("an index that is not one integer per dimension")
-        offset, outermost = literal(0, I64), set()
+            raise Unlowerable("an index that is not one item per dimension")
+        offset, outermost, slices = literal(0, I64), set(), []
         for k, i in enumerate(index):
-            if isinstance(i, (slice, type(None), type(Ellipsis))) or isinstance(i, Node) and i.shape:
-                raise Unlowerable("a slice or an array index in a loop nest")
+            dim = literal(array.dims[k], I64) if isinstance(array.dims[k], int) else array.dims[k]
+            if isinstance(i, slice):
+                if i.step not in (None, 1):
+                    raise Unlowerable("a slice with a step in a loop nest")
+                start, stop = (self._clamped(b, default, dim, env, sizes) for b, default in ((i.start, 0), (i.stop, dim)))
+                slices.append((array.strides[k], fn.intrinsic("smax", [fn.binary("sub", stop, start), literal(0, I64)], I64)))
+                offset = fn.binary("add", offset, fn.binary("mul", start, array.strides[k]))
+                continue
+            if isinstance(i, (type(None), type(Ellipsis))) or isinstance(i, Node) and i.shape:
+                raise Unlowerable("a new axis or an array index in a loop nest")
             operand = self.operand(i, env, sizes) if not isinstance(i, int) else literal(i, I64)
             if isinstance(operand, V) and operand.ref == self.index:
                 outermost.add(k)
             value = _as_index(fn, operand)
-            dim = literal(array.dims[k], I64) if isinstance(array.dims[k], int) else array.dims[k]
             wrapped = fn.select(fn.compare("icmp", "slt", value, literal(0, I64)), fn.binary("add", value, dim), value)
             self.check(fn.compare("icmp", "ult", wrapped, dim), INDEX_ERROR)
             offset = fn.binary("add", offset, fn.binary("mul", wrapped, array.strides[k]))
         self.accesses.append((array.root, written, frozenset(outermost)))
-        return fn.emit(f"getelementptr inbounds i8, ptr {array.data.ref}, i64 {offset.ref}", I64, "p")
+        return fn.emit(f"getelementptr inbounds i8, ptr {array.data.ref}, i64 {offset.ref}", I64, "p"), slices
+
+    def _clamped(self, bound, default, dim: V, env: dict, sizes: Sizes) -> V:
+        """A slice bound as Python takes it: None the default, a negative one from the end, then
+        clamped to [0, dim]."""
+        fn = self.fn
+        if bound is None:
+            return default if isinstance(default, V) else literal(default, I64)
+        value = _as_index(fn, self.operand(bound, env, sizes) if not isinstance(bound, int) else literal(bound, I64))
+        value = fn.select(fn.compare("icmp", "slt", value, literal(0, I64)), fn.binary("add", value, dim), value)
+        return fn.intrinsic("smin", [fn.intrinsic("smax", [value, literal(0, I64)], I64), dim], I64)
 
     def check(self, ok: V, status: int) -> None:
         """Go on where `ok` holds, else return `status`."""
@@ -327,18 +363,28 @@ def _as_index(fn: Function, value) -> V:
     return scalar.cast(fn, V(value.ref, value.dtype), I64)
 
 
-def _getitem(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> V:
+def _getitem(nest: _Nest, n: Node, env: dict, sizes: Sizes):
     array, index = n.args
-    if n.shape:
-        raise Unlowerable("a getitem of more than one element in a loop nest")
     if isinstance(env[array], V) and index == ():   # x[()] of a 0-d value: the value (a NumPy scalar)
         return V(env[array].ref, n.dtype, bool(n.meta.get("weak")))
     a = nest._version(array, env[array])
-    address = nest.address(n, a, index, env, sizes)
-    value = nest.fn.emit(f"load {mem_type(a.dtype)}, ptr {address.ref}", a.dtype if a.dtype.kind != "b" else np.dtype(np.int8))
-    if a.dtype.kind == "b":
-        value = nest.fn.emit(f"icmp ne i8 {value.ref}, 0", BOOL)
-    return V(value.ref, n.dtype, bool(n.meta.get("weak")))
+    address, slices = nest.place(a, index, env, sizes)
+    if len(slices) != len(n.shape):
+        raise Unlowerable("a getitem of more than one element, not by slices, in a loop nest")
+    if not slices:
+        return V(_load(nest.fn, address, a.dtype).ref, n.dtype, bool(n.meta.get("weak")))
+
+    def at(positions: tuple) -> V:   # element `positions` of the slice
+        offset = literal(0, I64)
+        for p, (stride, _) in zip(positions, slices):
+            offset = nest.fn.binary("add", offset, nest.fn.binary("mul", p, stride))
+        return _load(nest.fn, nest.fn.emit(f"getelementptr inbounds i8, ptr {address.ref}, i64 {offset.ref}", I64, "p"), a.dtype)
+    return _Lazy(tuple(length for _, length in slices), at, ((a.root, nest.current[a.root]),))
+
+
+def _load(fn: Function, address: V, dtype: np.dtype) -> V:
+    value = fn.emit(f"load {mem_type(dtype)}, ptr {address.ref}", dtype if dtype.kind != "b" else np.dtype(np.int8))
+    return fn.emit(f"icmp ne i8 {value.ref}, 0", BOOL) if dtype.kind == "b" else value
 
 
 def _setitem(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> _Array:
@@ -356,13 +402,24 @@ def _setitem(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> _Array:
     return a
 
 
-def _pointwise(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> V:
-    if n.shape or n.results is not None:
-        raise Unlowerable(f"{n.target} of arrays in a loop nest")
+def _pointwise(nest: _Nest, n: Node, env: dict, sizes: Sizes):
+    if n.results is not None:
+        raise Unlowerable(f"{n.target} with several results in a loop nest")
     args = n.args[:1] if n.target == "astype" else n.args   # astype's dtype is the result's
     operands = [nest.operand(a, env, sizes) for a in args]
     if any(isinstance(o, _Array) for o in operands):
         raise Unlowerable(f"{n.target} of arrays in a loop nest")
+    lazy = [o for o in operands if isinstance(o, _Lazy)]
+    if lazy or n.shape:   # elements of slices of one shape, or scalars with them
+        if not lazy or any(isinstance(a, Node) and a.shape and a.shape != n.shape for a in args):
+            raise Unlowerable(f"{n.target} of arrays of other shapes (broadcast) in a loop nest")
+        return _Lazy(lazy[0].dims, lambda p: _element(nest, n, [o.at(p) if isinstance(o, _Lazy) else o for o in operands]),
+                     tuple(r for o in lazy for r in o.reads))
+    return _element(nest, n, operands)
+
+
+def _element(nest: _Nest, n: Node, operands: list) -> V:
+    """Pointwise op n on operands that are single values."""
     if all(isinstance(o, Const) and o.dtype is None or isinstance(o, V) and o.weak for o in operands):
         operands = [_python_operand(o) for o in operands]   # Python arithmetic: int64, float64 or bool
     fn = nest.fn
@@ -514,6 +571,64 @@ def _cond(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> list:
     return results
 
 
+_REDUCED = {"max": "maximum", "min": "minimum", "sum": "add"}   # a reduction and its step
+
+
+def _reduction(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> V:
+    """max, min or sum of all elements of a slice expression (sum: of integers, booleans; a float
+    sum would have to add in NumPy's pairwise order), a loop over them; an empty one stops
+    (status EMPTY: the frame runs again as Python, which raises NumPy's error)."""
+    lazy = _used(nest, nest.operand(n.args[0], env, sizes))
+    if any(v not in (None, False) for k, v in n.kwargs.items()) or n.target == "sum" and n.dtype.kind not in "iub":
+        raise Unlowerable(f"{n.target} with arguments, or of floats, in a loop nest")
+    step = _REDUCED[n.target]
+    if n.target == "sum":
+        start = [literal(0, n.dtype)]
+        combine = lambda acc, x: scalar.emit(nest.fn, step, [acc, scalar.cast(nest.fn, x, n.dtype)], {}, n.dtype)  # noqa: E731
+    else:   # the first element starts it
+        start = [literal(0, n.dtype), literal(False, BOOL)]
+
+        def combine(acc, x):
+            return [nest.fn.select(acc[1], scalar.emit(nest.fn, step, [acc[0], x], {}, n.dtype), x), literal(True, BOOL)]
+    total = _over(nest, lazy, start, lambda acc, x: [combine(acc[0], x)] if n.target == "sum" else combine(acc, x))
+    if n.target != "sum":
+        nest.check(total[1], EMPTY)
+    return V(total[0].ref, n.dtype, bool(n.meta.get("weak")))
+
+
+def _product(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> V:
+    """matmul or dot of two 1-d slice expressions of numbers: their products added in order (a
+    product's order is BLAS's in NumPy, not one NumPy fixes: equal within rounding)."""
+    a, b = (_used(nest, nest.operand(x, env, sizes)) for x in n.args[:2])
+    if n.kwargs and any(v is not None for v in dict(n.kwargs).values()) or n.dtype.kind not in "iuf" \
+            or len(a.dims) != 1 or len(b.dims) != 1 or n.args[0].shape != n.args[1].shape:
+        raise Unlowerable(f"{n.target} of other than two vectors of numbers in a loop nest")
+    fn = nest.fn
+    total = _over(nest, _Lazy(a.dims, lambda p: scalar.emit(fn, "multiply", [scalar.cast(fn, a.at(p), n.dtype),
+                                                                                scalar.cast(fn, b.at(p), n.dtype)], {}, n.dtype),
+                              a.reads + b.reads),
+                  [literal(0, n.dtype)], lambda acc, x: [scalar.emit(fn, "add", [acc[0], x], {}, n.dtype)])
+    return V(total[0].ref, n.dtype, bool(n.meta.get("weak")))
+
+
+def _used(nest: _Nest, value) -> _Lazy:
+    """A slice expression where it is used: the arrays it reads not updated since it was made."""
+    if not isinstance(value, _Lazy):
+        raise Unlowerable("a reduction of other than slices in a loop nest")
+    if any(nest.current.get(root) is not node for root, node in value.reads):
+        raise Unlowerable("an array updated between its slice and the slice's use in a loop nest")
+    return value
+
+
+def _over(nest: _Nest, lazy: _Lazy, start: list, step) -> list:
+    """The values `step(acc, element)` carries over every element of lazy, in C order."""
+    def nest_from(k: int, positions: tuple, acc: list) -> list:
+        if k == len(lazy.dims):
+            return step(acc, lazy.at(positions))
+        return nest.fn.loop(literal(0, I64), lazy.dims[k], acc, lambda p, c: nest_from(k + 1, positions + (p,), c))
+    return nest_from(0, (), start)
+
+
 def _tuple_getitem(nest: _Nest, n: Node, env: dict, sizes: Sizes):
     source, k = n.args
     value = env[source][k]
@@ -523,4 +638,5 @@ def _tuple_getitem(nest: _Nest, n: Node, env: dict, sizes: Sizes):
 
 
 _CALLS = {"getitem": _getitem, "index": _getitem, "setitem": _setitem, "loop": _loop, "cond": _cond, "tuple_getitem": _tuple_getitem,
-          "python_int": _python_int, "while_loop": _while}
+          "python_int": _python_int, "while_loop": _while, **dict.fromkeys(_REDUCED, _reduction),
+          "matmul": _product, "dot": _product}

@@ -450,3 +450,88 @@ def count_then_scale(x):
 def test_python_scalars_a_nest_hands_to_other_steps(nests):
     check(count_then_scale, make=lambda: (rng.standard_normal(int(rng.integers(1, 40))),))
     assert len(nests) >= 2
+
+
+# -- slices reduced in the nest: max, min, integer sums, products of vectors ----------------------
+def best_split(t):
+    # PolyBench's nussinov step: the best of the sums of a row's and a column's pieces
+    n = t.shape[0]
+    out = np.zeros(n, dtype=t.dtype)
+    for i in range(n - 2):
+        for j in range(i + 2, n):
+            out[i] += (t[i, i + 1:j] + t[i + 2:j + 1, j]).max() - t[j, :i + 1].min()
+    return out
+
+
+def triangular_solve(L, b):
+    x = np.zeros_like(b)
+    for i in range(b.shape[0]):
+        x[i] = (b[i] - L[i, :i] @ x[:i]) / L[i, i]
+    return x
+
+
+def counts_in_windows(flags, k):
+    out = np.zeros(flags.shape[0], dtype=np.int64)
+    for i in range(flags.shape[0]):
+        out[i] = flags[:i + 1].sum() + (flags[i:] > 0).sum() * k
+    return out
+
+
+def block_sums(a):
+    out = np.zeros((a.shape[0] - 1, a.shape[1] - 1), dtype=np.int64)
+    for i in range(a.shape[0] - 1):
+        for j in range(a.shape[1] - 1):
+            out[i, j] = a[i:i + 2, j:j + 2].sum() + np.dot(a[i, :j + 1], a[i + 1, :j + 1])
+    return out
+
+
+def from_negative_bounds(x):
+    out = np.zeros(x.shape[0])
+    for i in range(1, x.shape[0]):
+        out[i] = x[-i:].max() + x[:-i].min() + x[i - 100:i + 100].max()
+    return out
+
+
+def test_slices_reduced_in_the_nest(nests):
+    n = int(rng.integers(6, 14))
+    check(best_split, rng.integers(-50, 50, (n, n)))
+    check(best_split, rng.standard_normal((n, n)))
+    L, b = np.tril(rng.random((n, n))) + np.eye(n), rng.standard_normal(n)
+    # a product adds in order (NumPy's is BLAS's: equal within rounding)
+    np.testing.assert_allclose(numpile.compile(triangular_solve, backend="llvm")(L, b), triangular_solve(L, b), rtol=1e-12)
+    check(counts_in_windows, rng.random(n) < 0.5, 3)
+    check(block_sums, rng.integers(-9, 9, (n, n + 2)).astype(np.int32))
+    check(from_negative_bounds, rng.standard_normal(n))
+    assert len(nests) >= 6 and all("loop" not in str(type(n)) for n in nests)
+
+
+def test_a_nan_in_a_slice_gives_nan(nests):
+    x = rng.standard_normal(9)
+    x[4] = np.nan
+    check(from_negative_bounds, x)
+    assert nests
+
+
+def test_max_of_an_empty_slice_raises_numpys_error(nests):
+    def empty_window(x, k):
+        out = np.zeros(x.shape[0])
+        for i in range(x.shape[0]):
+            out[i] = x[i:i + k].max()
+        return out
+    x = rng.standard_normal(7)
+    compiled = numpile.compile(empty_window, backend="llvm")
+    same(compiled(x, 2), empty_window(x, 2))
+    with pytest.raises(ValueError, match="zero-size array"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)
+        compiled(x, 0)
+
+
+def test_slice_used_after_its_array_changed_is_not_a_nest(nests):
+    def stale(x):
+        out = np.zeros(x.shape[0])
+        for i in range(1, x.shape[0]):
+            s = x[:i]
+            x[0] = x[0] + 1.0
+            out[i] = s.max()   # reads x[0] as updated (a view)
+        return out
+    check(stale, rng.standard_normal(8))
