@@ -11,6 +11,10 @@ handed back). Every version of an array in the nest is one buffer, so a nest is 
 where each array is read and written at its newest version (the tracer's graphs of element code
 are so).
 
+Slices with step 1 are loops inside the nest (slices.py): pointwise ops on slices of one shape,
+stored into a slice or reduced by max, min, an integer sum or a product of two vectors (PolyBench's nussinov, trisolv, seidel-2d,
+adi, jacobi-1d: array statements on a few elements per iteration).
+
 Where the outermost loop's iterations are independent (`_Nest.independent`: no scalar carried,
 each array written touched only at the outermost index along one dim) and each runs a loop of its
 own, they run on a libgomp team, the range cut in one equal run per core (team.render_range): an
@@ -18,9 +22,13 @@ escape-time fractal's rows, a sparse matrix's rows.
 
 Where NumPy would raise, the nest stops with a status instead, and the graph raises (the frame
 then runs again as Python, which raises NumPy's error): 1, an index out of range (negative ones
-count from the end, as in NumPy); 2, a Python int leaving int64 (Python's ints do not wrap).
-Anything else (a slice, a reduction, an array made in the body, an op or dtype the op table of
-scalar.py lacks) raises Unlowerable: the loop then runs as before (ops/control.py's CompiledLoop).
+count from the end, as in NumPy); 2, a Python int leaving int64 (Python's ints do not wrap); 3,
+the max or min of an empty slice. It stops too where it cannot do what NumPy would (the frame then
+runs as Python, with a warning): 4, a slice stored from a value of another shape (NumPy may
+broadcast it); 5, one whose value reads it at other elements and needs more than the stack buffer.
+Anything else (a slice with a step, a float sum, broadcasting, an array made in the body, an op or
+dtype the op table of scalar.py lacks) raises Unlowerable: the loop then runs as before
+(ops/control.py's CompiledLoop).
 """
 
 from __future__ import annotations
@@ -35,8 +43,9 @@ from numpile.lowering import BufferArg, Const, Kernel, Program
 from numpile.shapes import SymInt
 
 from . import jit, nestcall, scalar, team
-from .irbuilder import BOOL, I64, Function, Module, Unlowerable, V, literal, mem_type, reg_type
-from .nestcall import EMPTY, INDEX_ERROR, OVERFLOW
+from . import slices as slices_
+from .irbuilder import BOOL, I64, Function, Module, Unlowerable, V, literal, reg_type
+from .nestcall import INDEX_ERROR, OVERFLOW
 from .sizes import Sizes
 
 _CHECKED = {"add": "sadd", "subtract": "ssub", "multiply": "smul"}   # Python int arithmetic, overflow checked
@@ -53,16 +62,6 @@ class _Array:
     dims: tuple
     strides: tuple
     dtype: np.dtype
-
-
-@dataclass(frozen=True)
-class _Lazy:
-    """A few elements in a loop nest (a slice, pointwise ops on slices of one shape): how to compute
-    element `at(positions)`, for the reduction or product that loops over them. `reads`: the
-    arrays it reads, (root, the node of the version read), still the newest where it is used."""
-    dims: tuple
-    at: object
-    reads: tuple
 
 
 class _Here(Sizes):
@@ -372,19 +371,8 @@ def _getitem(nest: _Nest, n: Node, env: dict, sizes: Sizes):
     if len(slices) != len(n.shape):
         raise Unlowerable("a getitem of more than one element, not by slices, in a loop nest")
     if not slices:
-        return V(_load(nest.fn, address, a.dtype).ref, n.dtype, bool(n.meta.get("weak")))
-
-    def at(positions: tuple) -> V:   # element `positions` of the slice
-        offset = literal(0, I64)
-        for p, (stride, _) in zip(positions, slices):
-            offset = nest.fn.binary("add", offset, nest.fn.binary("mul", p, stride))
-        return _load(nest.fn, nest.fn.emit(f"getelementptr inbounds i8, ptr {address.ref}, i64 {offset.ref}", I64, "p"), a.dtype)
-    return _Lazy(tuple(length for _, length in slices), at, ((a.root, nest.current[a.root]),))
-
-
-def _load(fn: Function, address: V, dtype: np.dtype) -> V:
-    value = fn.emit(f"load {mem_type(dtype)}, ptr {address.ref}", dtype if dtype.kind != "b" else np.dtype(np.int8))
-    return fn.emit(f"icmp ne i8 {value.ref}, 0", BOOL) if dtype.kind == "b" else value
+        return V(slices_.load(nest.fn, address, a.dtype).ref, n.dtype, bool(n.meta.get("weak")))
+    return slices_.sliced(nest, a, address, slices)
 
 
 def _setitem(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> _Array:
@@ -393,11 +381,13 @@ def _setitem(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> _Array:
     v = nest.operand(value, env, sizes)
     if isinstance(v, _Array):
         raise Unlowerable("an array stored into one element in a loop nest")
-    v = scalar.cast(nest.fn, v, a.dtype)
-    address = nest.address(n, a, index, env, sizes, written=True)
-    if a.dtype.kind == "b":
-        v = nest.fn.emit(f"zext i1 {v.ref} to i8", np.dtype(np.int8))
-    nest.fn.emit(f"store {reg_type(v.dtype) if a.dtype.kind != 'b' else 'i8'} {v.ref}, ptr {address.ref}")
+    address, slices = nest.place(a, index, env, sizes, written=True)
+    if slices:
+        slices_.store_slice(nest, a, address, slices, v)
+    elif isinstance(v, slices_.Lazy):
+        raise Unlowerable("a slice stored into one element in a loop nest")
+    else:
+        slices_.store(nest.fn, address, scalar.cast(nest.fn, v, a.dtype))
     nest.current[a.root] = n
     return a
 
@@ -409,12 +399,13 @@ def _pointwise(nest: _Nest, n: Node, env: dict, sizes: Sizes):
     operands = [nest.operand(a, env, sizes) for a in args]
     if any(isinstance(o, _Array) for o in operands):
         raise Unlowerable(f"{n.target} of arrays in a loop nest")
-    lazy = [o for o in operands if isinstance(o, _Lazy)]
+    lazy = [o for o in operands if isinstance(o, slices_.Lazy)]
     if lazy or n.shape:   # elements of slices of one shape, or scalars with them
         if not lazy or any(isinstance(a, Node) and a.shape and a.shape != n.shape for a in args):
             raise Unlowerable(f"{n.target} of arrays of other shapes (broadcast) in a loop nest")
-        return _Lazy(lazy[0].dims, lambda p: _element(nest, n, [o.at(p) if isinstance(o, _Lazy) else o for o in operands]),
-                     tuple(r for o in lazy for r in o.reads))
+        return slices_.Lazy(lazy[0].dims, lambda p: _element(nest, n, [o.at(p) if isinstance(o, slices_.Lazy) else o
+                                                                       for o in operands]),
+                            tuple(r for o in lazy for r in o.reads))
     return _element(nest, n, operands)
 
 
@@ -571,64 +562,6 @@ def _cond(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> list:
     return results
 
 
-_REDUCED = {"max": "maximum", "min": "minimum", "sum": "add"}   # a reduction and its step
-
-
-def _reduction(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> V:
-    """max, min or sum of all elements of a slice expression (sum: of integers, booleans; a float
-    sum would have to add in NumPy's pairwise order), a loop over them; an empty one stops
-    (status EMPTY: the frame runs again as Python, which raises NumPy's error)."""
-    lazy = _used(nest, nest.operand(n.args[0], env, sizes))
-    if any(v not in (None, False) for k, v in n.kwargs.items()) or n.target == "sum" and n.dtype.kind not in "iub":
-        raise Unlowerable(f"{n.target} with arguments, or of floats, in a loop nest")
-    step = _REDUCED[n.target]
-    if n.target == "sum":
-        start = [literal(0, n.dtype)]
-        combine = lambda acc, x: scalar.emit(nest.fn, step, [acc, scalar.cast(nest.fn, x, n.dtype)], {}, n.dtype)  # noqa: E731
-    else:   # the first element starts it
-        start = [literal(0, n.dtype), literal(False, BOOL)]
-
-        def combine(acc, x):
-            return [nest.fn.select(acc[1], scalar.emit(nest.fn, step, [acc[0], x], {}, n.dtype), x), literal(True, BOOL)]
-    total = _over(nest, lazy, start, lambda acc, x: [combine(acc[0], x)] if n.target == "sum" else combine(acc, x))
-    if n.target != "sum":
-        nest.check(total[1], EMPTY)
-    return V(total[0].ref, n.dtype, bool(n.meta.get("weak")))
-
-
-def _product(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> V:
-    """matmul or dot of two 1-d slice expressions of numbers: their products added in order (a
-    product's order is BLAS's in NumPy, not one NumPy fixes: equal within rounding)."""
-    a, b = (_used(nest, nest.operand(x, env, sizes)) for x in n.args[:2])
-    if n.kwargs and any(v is not None for v in dict(n.kwargs).values()) or n.dtype.kind not in "iuf" \
-            or len(a.dims) != 1 or len(b.dims) != 1 or n.args[0].shape != n.args[1].shape:
-        raise Unlowerable(f"{n.target} of other than two vectors of numbers in a loop nest")
-    fn = nest.fn
-    total = _over(nest, _Lazy(a.dims, lambda p: scalar.emit(fn, "multiply", [scalar.cast(fn, a.at(p), n.dtype),
-                                                                                scalar.cast(fn, b.at(p), n.dtype)], {}, n.dtype),
-                              a.reads + b.reads),
-                  [literal(0, n.dtype)], lambda acc, x: [scalar.emit(fn, "add", [acc[0], x], {}, n.dtype)])
-    return V(total[0].ref, n.dtype, bool(n.meta.get("weak")))
-
-
-def _used(nest: _Nest, value) -> _Lazy:
-    """A slice expression where it is used: the arrays it reads not updated since it was made."""
-    if not isinstance(value, _Lazy):
-        raise Unlowerable("a reduction of other than slices in a loop nest")
-    if any(nest.current.get(root) is not node for root, node in value.reads):
-        raise Unlowerable("an array updated between its slice and the slice's use in a loop nest")
-    return value
-
-
-def _over(nest: _Nest, lazy: _Lazy, start: list, step) -> list:
-    """The values `step(acc, element)` carries over every element of lazy, in C order."""
-    def nest_from(k: int, positions: tuple, acc: list) -> list:
-        if k == len(lazy.dims):
-            return step(acc, lazy.at(positions))
-        return nest.fn.loop(literal(0, I64), lazy.dims[k], acc, lambda p, c: nest_from(k + 1, positions + (p,), c))
-    return nest_from(0, (), start)
-
-
 def _tuple_getitem(nest: _Nest, n: Node, env: dict, sizes: Sizes):
     source, k = n.args
     value = env[source][k]
@@ -638,5 +571,5 @@ def _tuple_getitem(nest: _Nest, n: Node, env: dict, sizes: Sizes):
 
 
 _CALLS = {"getitem": _getitem, "index": _getitem, "setitem": _setitem, "loop": _loop, "cond": _cond, "tuple_getitem": _tuple_getitem,
-          "python_int": _python_int, "while_loop": _while, **dict.fromkeys(_REDUCED, _reduction),
-          "matmul": _product, "dot": _product}
+          "python_int": _python_int, "while_loop": _while, **dict.fromkeys(slices_.REDUCED, slices_.reduction),
+          "matmul": slices_.product, "dot": slices_.product}

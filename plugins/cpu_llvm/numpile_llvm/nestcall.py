@@ -25,10 +25,13 @@ from . import pycall
 from .codegen import DATA_OFFSET, DIMENSIONS_OFFSET, STRIDES_OFFSET, array_field
 from .irbuilder import I64, Function, Module, V, literal, mem_type
 
-INDEX_ERROR, OVERFLOW, EMPTY = 1, 2, 3
+INDEX_ERROR, OVERFLOW, EMPTY, SHAPE, OVERLAP = 1, 2, 3, 4, 5
 _STOPPED = {INDEX_ERROR: ("PyExc_IndexError", "an index of a compiled loop nest is out of bounds"),
             OVERFLOW: ("PyExc_OverflowError", "a Python int of a compiled loop nest left int64"),
-            EMPTY: ("PyExc_ValueError", "a compiled loop nest took the max or min of an empty slice")}
+            EMPTY: ("PyExc_ValueError", "a compiled loop nest took the max or min of an empty slice"),
+            SHAPE: ("PyExc_ValueError", "a compiled loop nest stored a slice from one of another shape"),
+            OVERLAP: ("PyExc_RuntimeError", "a compiled loop nest stored a slice it reads at other elements "
+                                            "(NumPy computes the value first)")}
 # a scalar argument from its Python object: C API function, its result type, its failure value
 _FROM_PYTHON = {"i": ("PyLong_AsLongLong", "i64", "-1"), "u": ("PyLong_AsUnsignedLongLong", "i64", "-1"),
                 "f": ("PyFloat_AsDouble", "double", "-1.0"), "b": ("PyObject_IsTrue", "i32", "-1")}

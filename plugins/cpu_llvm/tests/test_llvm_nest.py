@@ -535,3 +535,65 @@ def test_slice_used_after_its_array_changed_is_not_a_nest(nests):
             out[i] = s.max()   # reads x[0] as updated (a view)
         return out
     check(stale, rng.standard_normal(8))
+
+
+# -- slices stored in the nest ---------------------------------------------------------------------
+def two_sweeps(A, B, steps):
+    for _ in range(steps):
+        B[1:-1] = (A[:-2] + A[1:-1] + A[2:]) / 3.0
+        A[1:-1] = (B[:-2] + B[1:-1] + B[2:]) / 3.0
+    return A, B
+
+
+def rows_then_points(A):
+    # a slice update reading the row ahead (in order: stored as it goes), then a sweep along it
+    for i in range(1, A.shape[0] - 1):
+        A[i, 1:-1] = A[i - 1, :-2] + A[i, 1:-1] + A[i, 2:] + A[i + 1, 1:-1]
+        for j in range(1, A.shape[1] - 1):
+            A[i, j] = (A[i, j] + A[i, j - 1]) / 5.0
+    return A
+
+
+def columns(p, u):
+    for j in range(1, p.shape[1]):
+        p[1:-1, j] = -0.5 / (0.25 * p[1:-1, j - 1] + 2.0) + u[j, 1:-1]
+    return p
+
+
+def shift_register(buf, x):
+    out = np.zeros(x.shape[0])
+    for t in range(x.shape[0]):
+        buf[1:] = buf[:-1]             # reads what it stores next: NumPy copies first (a stack buffer)
+        buf[0] = x[t]
+        out[t] = buf[-1] * 0.5 + buf[1:3].max()
+    return out
+
+
+def blocks_and_flags(A, flags):
+    for i in range(A.shape[0] - 1):
+        A[i:i + 2, 1:3] = A[i:i + 2, :2] * 0.5 + i   # two rows, read at other columns (no overlap)
+        flags[i, :] = A[i, :] > 0.5
+        flags[i + 1, 1:] = True
+    return A, flags
+
+
+def test_slices_stored_in_the_nest(nests):
+    n = int(rng.integers(8, 20))
+    check(two_sweeps, rng.random(n), rng.random(n), 5)
+    check(rows_then_points, rng.random((n, n + 3)))
+    check(columns, rng.random((n, n)), rng.random((n, n)))
+    check(shift_register, rng.random(6), rng.standard_normal(n))
+    check(blocks_and_flags, rng.random((n, 4)), np.zeros((n, 4), dtype=bool))
+    assert len(nests) >= 5
+
+
+def test_a_stored_slice_past_the_stack_buffer_runs_as_python(nests, monkeypatch):
+    from numpile_llvm import slices
+    monkeypatch.setattr(slices, "SCRATCH_BYTES", 16)   # two elements
+    x, buf = rng.standard_normal(9), rng.random(6)
+    mine, theirs = buf.copy(), buf.copy()
+    compiled = numpile.compile(shift_register, backend="llvm")
+    with pytest.warns(RuntimeWarning, match="stored a slice it reads"):
+        got = compiled(mine, x)
+    same(got, shift_register(theirs, x))
+    same(mine, theirs)

@@ -1,0 +1,213 @@
+"""Slices in a loop nest (nest.py): a slice with step 1 of an array, and pointwise ops on slices of
+one shape, are a `Lazy` value, how to compute one element, looped over where it is used: stored
+into a slice, reduced by max, min or an integer sum, or two vectors' product. No array is made:
+PolyBench's nussinov, trisolv, seidel-2d, adi and jacobi-1d write such statements on a few
+elements per iteration, each a kernel call otherwise.
+
+NumPy computes a slice's value whole before storing it; storing element by element does the same
+unless the value reads elements of the slice's array that the store reaches first
+(`buf[1:] = buf[:-1]`). `_in_order` tells at run time; where it might, the value goes through a
+buffer on the stack first (up to SCRATCH_BYTES; past it the nest stops, and the frame runs as
+Python). Which functions take a `nest`: a nest.py `_Nest` (its function, checks, versions).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from numpile.graph import Node
+
+from . import scalar
+from .irbuilder import BOOL, I64, Function, Unlowerable, V, literal, mem_type, reg_type
+from .nestcall import EMPTY, OVERLAP, SHAPE
+from .sizes import Sizes
+
+# a slice stored from a value that reads it at other elements goes through a stack buffer up to this size
+SCRATCH_BYTES = 1 << 16
+
+
+@dataclass(frozen=True)
+class Lazy:
+    """A few elements in a loop nest (a slice, pointwise ops on slices of one shape): how to compute
+    element `at(positions)`, for the reduction, product or store that loops over them. `reads`:
+    the slices it reads, (root, the node of the version read, where the slice starts, its (stride,
+    length) per dim), their arrays' newest versions still where it is used."""
+    dims: tuple
+    at: object
+    reads: tuple
+
+
+def load(fn: Function, address: V, dtype: np.dtype) -> V:
+    value = fn.emit(f"load {mem_type(dtype)}, ptr {address.ref}", dtype if dtype.kind != "b" else np.dtype(np.int8))
+    return fn.emit(f"icmp ne i8 {value.ref}, 0", BOOL) if dtype.kind == "b" else value
+
+
+def store(fn: Function, address: V, v: V) -> None:
+    if v.dtype.kind == "b":   # a byte in memory
+        v = fn.emit(f"zext i1 {v.ref} to i8", np.dtype(np.int8))
+    fn.emit(f"store {reg_type(v.dtype) if v.dtype.kind != 'b' else 'i8'} {v.ref}, ptr {address.ref}")
+
+
+def store_slice(nest, a, address: V, slices: list, v) -> None:
+    """`a[slices] = v`: v one value, or a slice expression of the slices' shape (another shape, which
+    NumPy may broadcast, stops: SHAPE), stored element by element in C order. NumPy computes v
+    whole first: where v reads a's memory and storing as it goes could read what it stored
+    already (_in_order), v goes to a buffer on the stack first (up to SCRATCH_BYTES; more stops:
+    OVERLAP). A stop runs the frame as Python."""
+    fn = nest.fn
+    lengths = [length for _, length in slices]
+
+    def element(positions: tuple) -> V:
+        return scalar.cast(fn, v.at(positions) if isinstance(v, Lazy) else v, a.dtype)
+
+    def into_slice(positions: tuple) -> V:
+        return element_address(fn, address, [stride for stride, _ in slices], positions)
+    overlaps = []
+    if isinstance(v, Lazy):
+        v = used(nest, v)
+        if len(v.dims) != len(slices):
+            raise Unlowerable("a slice stored from a value of another number of dims in a loop nest")
+        for d, length in zip(v.dims, lengths):
+            nest.check(fn.compare("icmp", "eq", d, length), SHAPE)
+        overlaps = [_in_order(fn, address, slices, base, region, a.dtype.itemsize)
+                    for root, _, base, region in v.reads if root == a.root]
+    if not overlaps:
+        each(fn, lengths, lambda p: store(fn, into_slice(p), element(p)))
+        return
+    in_order = overlaps[0]
+    for ok in overlaps[1:]:
+        in_order = fn.binary("and", in_order, ok)
+    direct, copied, done = fn.label("direct"), fn.label("copied"), fn.label("stored")
+    fn.emit(f"br i1 {in_order.ref}, label %{direct}, label %{copied}")
+    fn.start_block(direct)
+    each(fn, lengths, lambda p: store(fn, into_slice(p), element(p)))
+    fn.emit(f"br label %{done}")
+    fn.start_block(copied)
+    dense, count = [], literal(a.dtype.itemsize, I64)   # the buffer's strides, C order
+    for length in reversed(lengths):
+        dense.insert(0, count)
+        count = fn.binary("mul", count, length)
+    nest.check(fn.compare("icmp", "ule", count, literal(SCRATCH_BYTES, I64)), OVERLAP)
+    module = fn.module
+    module.declare("llvm.stacksave", "declare ptr @llvm.stacksave.p0()")
+    module.declare("llvm.stackrestore", "declare void @llvm.stackrestore.p0(ptr)")
+    top = fn.emit("call ptr @llvm.stacksave.p0()", I64, "sp")
+    scratch = fn.emit(f"alloca i8, i64 {count.ref}, align 16", I64, "scratch")
+    each(fn, lengths, lambda p: store(fn, element_address(fn, scratch, dense, p), element(p)))
+    each(fn, lengths, lambda p: store(fn, into_slice(p), load(fn, element_address(fn, scratch, dense, p), a.dtype)))
+    fn.emit(f"call void @llvm.stackrestore.p0(ptr {top.ref})")
+    fn.emit(f"br label %{done}")
+    fn.start_block(done)
+
+
+def element_address(fn: Function, base: V, strides: list, positions: tuple) -> V:
+    offset = literal(0, I64)
+    for p, stride in zip(positions, strides):
+        offset = fn.binary("add", offset, fn.binary("mul", p, stride))
+    return fn.emit(f"getelementptr inbounds i8, ptr {base.ref}, i64 {offset.ref}", I64, "p")
+
+
+def each(fn: Function, lengths: list, body) -> None:
+    """body(positions) for every position of an array of these lengths, in C order."""
+    over(fn, lengths, [], lambda acc, positions: body(positions) or [])
+
+
+def _in_order(fn: Function, stored: V, slices: list, read: V, region: tuple, itemsize: int) -> V:
+    """Whether storing `slices` from `stored` on, in C order, reads region (from `read` on) only
+    where nothing was stored yet: the two are apart in memory, the same elements, or, along one
+    dim of one stride, the read is k elements ahead of the store (k >= 0) or not on its grid."""
+    def bounds(base: V, dims: list) -> tuple:
+        lo = hi = fn.emit(f"ptrtoint ptr {base.ref} to i64", I64)
+        for stride, length in dims:
+            extent = fn.binary("mul", fn.binary("sub", length, literal(1, I64)), stride)
+            lo = fn.binary("add", lo, fn.intrinsic("smin", [extent, literal(0, I64)], I64))
+            hi = fn.binary("add", hi, fn.intrinsic("smax", [extent, literal(0, I64)], I64))
+        return lo, fn.binary("add", hi, literal(itemsize, I64))
+    (w_lo, w_hi), (r_lo, r_hi) = bounds(stored, slices), bounds(read, list(region))
+    ok = fn.binary("or", fn.compare("icmp", "sle", w_hi, r_lo), fn.compare("icmp", "sle", r_hi, w_lo))
+    for _, length in (*slices, *region):   # nothing stored or nothing read
+        ok = fn.binary("or", ok, fn.compare("icmp", "sle", length, literal(0, I64)))
+    if len(slices) != len(region):
+        return ok
+    delta = fn.binary("sub", fn.emit(f"ptrtoint ptr {read.ref} to i64", I64), fn.emit(f"ptrtoint ptr {stored.ref} to i64", I64))
+    same_grid = literal(True, BOOL)
+    for (s, _), (t, _) in zip(slices, region):
+        same_grid = fn.binary("and", same_grid, fn.compare("icmp", "eq", s, t))
+    same = fn.binary("and", same_grid, fn.compare("icmp", "eq", delta, literal(0, I64)))
+    ok = fn.binary("or", ok, same)
+    if len(slices) == 1:
+        stride, length = slices[0]
+        step = fn.select(fn.compare("icmp", "eq", stride, literal(0, I64)), literal(1, I64), stride)
+        k = fn.binary("sdiv", delta, step)
+        off_grid = fn.compare("icmp", "ne", fn.binary("mul", k, step), delta)
+        ahead = fn.binary("or", fn.compare("icmp", "sge", k, literal(0, I64)),
+                          fn.compare("icmp", "sle", k, fn.binary("sub", literal(0, I64), length)))
+        ok = fn.binary("or", ok, fn.binary("and", same_grid, fn.binary("or", off_grid, ahead)))
+    return ok
+
+
+REDUCED = {"max": "maximum", "min": "minimum", "sum": "add"}   # a reduction and its step
+
+
+def reduction(nest, n: Node, env: dict, sizes: Sizes) -> V:
+    """max, min or sum of all elements of a slice expression (sum: of integers, booleans; a float
+    sum would have to add in NumPy's pairwise order), a loop over them; an empty max or min stops
+    (status EMPTY: the frame runs again as Python, which raises NumPy's error)."""
+    lazy, fn = used(nest, nest.operand(n.args[0], env, sizes)), nest.fn
+    if any(v not in (None, False) for k, v in n.kwargs.items()) or n.target == "sum" and n.dtype.kind not in "iub":
+        raise Unlowerable(f"{n.target} with arguments, or of floats, in a loop nest")
+
+    def step(acc: list, positions: tuple) -> list:
+        x = scalar.cast(fn, lazy.at(positions), n.dtype)
+        combined = scalar.emit(fn, REDUCED[n.target], [acc[0], x], {}, n.dtype)
+        return [combined] if n.target == "sum" else [fn.select(acc[1], combined, x), literal(True, BOOL)]
+    # a max or min starts from the first element (acc[1]: one seen)
+    total = over(fn, lazy.dims, [literal(0, n.dtype)] + [literal(False, BOOL)] * (n.target != "sum"), step)
+    if n.target != "sum":
+        nest.check(total[1], EMPTY)
+    return V(total[0].ref, n.dtype, bool(n.meta.get("weak")))
+
+
+def product(nest, n: Node, env: dict, sizes: Sizes) -> V:
+    """matmul or dot of two 1-d slice expressions of numbers: their products added in order (a
+    product's order is BLAS's in NumPy, not one NumPy fixes: equal within rounding)."""
+    a, b = (used(nest, nest.operand(x, env, sizes)) for x in n.args[:2])
+    if n.kwargs and any(v is not None for v in dict(n.kwargs).values()) or n.dtype.kind not in "iuf" \
+            or len(a.dims) != 1 or len(b.dims) != 1 or n.args[0].shape != n.args[1].shape:
+        raise Unlowerable(f"{n.target} of other than two vectors of numbers in a loop nest")
+    fn = nest.fn
+
+    def step(acc: list, positions: tuple) -> list:
+        x, y = (scalar.cast(fn, v.at(positions), n.dtype) for v in (a, b))
+        return [scalar.emit(fn, "add", [acc[0], scalar.emit(fn, "multiply", [x, y], {}, n.dtype)], {}, n.dtype)]
+    total = over(fn, a.dims, [literal(0, n.dtype)], step)
+    return V(total[0].ref, n.dtype, bool(n.meta.get("weak")))
+
+
+def used(nest, value) -> Lazy:
+    """A slice expression where it is used: the arrays it reads not updated since it was made."""
+    if not isinstance(value, Lazy):
+        raise Unlowerable("a reduction of other than slices in a loop nest")
+    if any(nest.current.get(root) is not node for root, node, *_ in value.reads):
+        raise Unlowerable("an array updated between its slice and the slice's use in a loop nest")
+    return value
+
+
+def over(fn: Function, lengths, start: list, step) -> list:
+    """The values `step(acc, positions)` carries over every position of an array of these lengths,
+    in C order."""
+    def from_dim(k: int, positions: tuple, acc: list) -> list:
+        if k == len(lengths):
+            return step(acc, positions)
+        return fn.loop(literal(0, I64), lengths[k], acc, lambda p, c: from_dim(k + 1, positions + (p,), c))
+    return from_dim(0, (), start)
+
+
+def sliced(nest, a, address: V, slices: list) -> Lazy:
+    """The slice of array a starting at `address` with (stride, length) per dim (nest.place)."""
+    strides = [stride for stride, _ in slices]
+    return Lazy(tuple(length for _, length in slices),
+                lambda positions: load(nest.fn, element_address(nest.fn, address, strides, positions), a.dtype),
+                ((a.root, nest.current[a.root], address, tuple(slices)),))
