@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import numpile
+from numpile.testing import assert_same
 
 BACKENDS = ["eager", "llvm"]
 
@@ -87,18 +88,6 @@ def _copies(args):
     return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
 
 
-def _same(expected, got):
-    assert type(got) is type(expected), (type(got), type(expected))
-    if isinstance(expected, tuple):
-        for e, g in zip(expected, got):
-            _same(e, g)
-    elif isinstance(expected, (np.ndarray, np.generic)):
-        assert got.dtype == expected.dtype and np.shape(got) == np.shape(expected)
-        np.testing.assert_allclose(got, expected, rtol=1e-13, atol=0)
-    else:
-        assert got == expected
-
-
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("fn", PROGRAMS, ids=lambda f: f.__name__)
 def test_one_graph_taking_either_side(fn, backend):
@@ -108,7 +97,7 @@ def test_one_graph_taking_either_side(fn, backend):
         args = _inputs(rng, fn.__name__, side)
         expected_args, got_args = _copies(args), _copies(args)
         expected = fn(*expected_args)
-        _same(expected, compiled(*got_args))
+        assert_same(expected, compiled(*got_args))
         for e, g in zip(expected_args, got_args):   # in-place updates, exactly where NumPy makes them
             np.testing.assert_array_equal(g, e)
     assert len(compiled.entries) == 1
@@ -138,7 +127,7 @@ def test_untaken_side_does_not_run():
         compiled = numpile.compile(safe_log, backend=backend, fullgraph=True)
         for x in (rng.random(7) + 0.5, rng.standard_normal(7) - 3.0):
             with np.errstate(invalid="raise", divide="raise"):
-                _same(safe_log(x.copy()), compiled(x.copy()))
+                assert_same(safe_log(x.copy()), compiled(x.copy()))
 
 
 def pick_argument(x, y):
@@ -192,7 +181,7 @@ def test_arrays_held_apart_keep_their_identity(fn, backend):
         x, y = np.abs(rng.standard_normal(6)) * side, rng.standard_normal(6)
         expected_args, got_args = _copies((x, y)), _copies((x, y))
         expected, got = fn(*expected_args), compiled(*got_args)
-        _same(expected, got)
+        assert_same(expected, got)
         for e, g in zip(expected_args, got_args):
             np.testing.assert_array_equal(g, e)
         assert (got is got_args[1]) == (expected is expected_args[1])
@@ -210,6 +199,6 @@ def test_side_that_prints_breaks_and_stays_right(capsys):
     rng = np.random.default_rng()
     x = np.abs(rng.standard_normal(5))
     for backend in BACKENDS:
-        _same(noisy(x), numpile.compile(noisy, backend=backend)(x))
+        assert_same(noisy(x), numpile.compile(noisy, backend=backend)(x))
     assert capsys.readouterr().out == "positive\n" * 2 * len(BACKENDS)
     assert numpile.explain(noisy)(x).graph_break_count >= 1
