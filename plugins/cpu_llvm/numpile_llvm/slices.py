@@ -151,23 +151,36 @@ def _in_order(fn: Function, stored: V, slices: list, read: V, region: tuple, ite
 REDUCED = {"max": "maximum", "min": "minimum", "sum": "add"}   # a reduction and its step
 
 
-def reduction(nest, n: Node, env: dict, sizes: Sizes) -> V:
-    """max, min or sum of all elements of a slice expression (sum: of integers, booleans; a float
-    sum would have to add in NumPy's pairwise order), a loop over them; an empty max or min stops
-    (status EMPTY: the frame runs again as Python, which raises NumPy's error)."""
+def reduction(nest, n: Node, env: dict, sizes: Sizes):
+    """max, min or sum of a slice expression (sum: of integers, booleans; a float sum would have to
+    add in NumPy's pairwise order): of all its elements, a loop over them; along some axes, a slice
+    expression of the others whose elements are such loops. An empty max or min stops (status
+    EMPTY: the frame runs again as Python, which raises NumPy's error)."""
     lazy, fn = used(nest, nest.operand(n.args[0], env, sizes)), nest.fn
-    if any(v not in (None, False) for k, v in n.kwargs.items()) or n.target == "sum" and n.dtype.kind not in "iub":
+    kwargs = dict(n.kwargs)
+    axis = kwargs.pop("axis", None)
+    if any(v not in (None, False) for v in kwargs.values()) or n.target == "sum" and n.dtype.kind not in "iub":
         raise Unlowerable(f"{n.target} with arguments, or of floats, in a loop nest")
+    ndim = len(lazy.dims)
+    axes = range(ndim) if axis is None else sorted({a % ndim for a in (axis if isinstance(axis, tuple) else (axis,))})
+    kept = [k for k in range(ndim) if k not in axes]
 
     def step(acc: list, positions: tuple) -> list:
         x = scalar.cast(fn, lazy.at(positions), n.dtype)
         combined = scalar.emit(fn, REDUCED[n.target], [acc[0], x], {}, n.dtype)
         return [combined] if n.target == "sum" else [fn.select(acc[1], combined, x), literal(True, BOOL)]
-    # a max or min starts from the first element (acc[1]: one seen)
-    total = over(fn, lazy.dims, [literal(0, n.dtype)] + [literal(False, BOOL)] * (n.target != "sum"), step)
-    if n.target != "sum":
-        nest.check(total[1], EMPTY)
-    return V(total[0].ref, n.dtype, bool(n.meta.get("weak")))
+
+    def at(outer: tuple) -> V:   # the reduction of the elements at these positions of the kept dims
+        def merged(acc: list, inner: tuple) -> list:
+            positions = dict(zip(kept, outer)) | dict(zip(axes, inner))
+            return step(acc, tuple(positions[k] for k in range(ndim)))
+        # a max or min starts from the first element (acc[1]: one seen)
+        total = over(fn, [lazy.dims[k] for k in axes], [literal(0, n.dtype)] + [literal(False, BOOL)] * (n.target != "sum"),
+                     merged)
+        if n.target != "sum":
+            nest.check(total[1], EMPTY)
+        return V(total[0].ref, n.dtype, bool(n.meta.get("weak")))
+    return at(()) if not kept else Lazy(tuple(lazy.dims[k] for k in kept), at, lazy.reads)
 
 
 def product(nest, n: Node, env: dict, sizes: Sizes) -> V:

@@ -597,3 +597,25 @@ def test_a_stored_slice_past_the_stack_buffer_runs_as_python(nests, monkeypatch)
         got = compiled(mine, x)
     same(got, shift_register(theirs, x))
     same(mine, theirs)
+
+
+def pooled(x, size):
+    out = np.empty((x.shape[0], x.shape[1], x.shape[2] // size, x.shape[3] // size), dtype=x.dtype)
+    for i in range(x.shape[2] // size):
+        for j in range(x.shape[3] // size):
+            out[:, :, i, j] = x[:, :, i * size:(i + 1) * size, j * size:(j + 1) * size].max(axis=(2, 3))
+    return out
+
+
+def row_counts(a):
+    out = np.zeros((a.shape[0], a.shape[1]), dtype=np.int64)
+    for k in range(a.shape[2]):
+        out[:, 1] += (a[:, :, k:] > 0).sum(axis=-1).min(axis=1) + a[:, :, :k + 1].sum(axis=(1, 2))
+    return out
+
+
+def test_slices_reduced_along_axes_in_the_nest(nests):
+    check(pooled, rng.standard_normal((2, 3, 8, 6)), 2)
+    check(pooled, rng.integers(-99, 99, (1, 2, 9, 9)).astype(np.int16), 3)
+    check(row_counts, rng.integers(-5, 5, (3, 4, 6)))
+    assert len(nests) >= 3
