@@ -403,6 +403,7 @@ def _pointwise(nest: _Nest, n: Node, env: dict, sizes: Sizes):
     if lazy or n.shape:   # elements of slices of one shape, or scalars with them
         if not lazy or any(isinstance(a, Node) and a.shape and a.shape != n.shape for a in args):
             raise Unlowerable(f"{n.target} of arrays of other shapes (broadcast) in a loop nest")
+        slices_.same_dims(nest, lazy)
         return slices_.Lazy(lazy[0].dims, lambda p: _element(nest, n, [o.at(p) if isinstance(o, slices_.Lazy) else o
                                                                        for o in operands]),
                             tuple(r for o in lazy for r in o.reads))

@@ -18,7 +18,7 @@ from .irbuilder import Module
 _PYTHON_API = ("PyLong_AsLongLong", "PyLong_FromLong", "PyLong_AsUnsignedLongLong", "PyFloat_AsDouble",
                "PyObject_IsTrue", "PyErr_Occurred", "PyLong_FromLongLong", "PyLong_FromUnsignedLongLong",
                "PyFloat_FromDouble", "PyBool_FromLong", "PyTuple_Pack", "Py_DecRef", "PyErr_SetString")
-_PYTHON_DATA = ("PyExc_IndexError", "PyExc_OverflowError")
+_PYTHON_DATA = ("PyExc_IndexError", "PyExc_OverflowError", "PyExc_ValueError", "PyExc_RuntimeError")
 _METH_FASTCALL = 0x0080
 
 
@@ -27,7 +27,16 @@ def register_symbols(llvm) -> None:
     for name in _PYTHON_API:
         llvm.add_symbol(name, ctypes.cast(getattr(ctypes.pythonapi, name), ctypes.c_void_p).value)
     for name in _PYTHON_DATA:
-        llvm.add_symbol(name, ctypes.addressof(ctypes.c_void_p.in_dll(ctypes.pythonapi, name)))
+        llvm.add_symbol(python_data(name), ctypes.addressof(ctypes.c_void_p.in_dll(ctypes.pythonapi, name)))
+
+
+def python_data(name: str) -> str:
+    """The JIT's name for the C API variable `name` (the address of the PyObject* it holds). Not
+    the C name: Numba, sharing the process's LLVM, registers `PyExc_RuntimeError` and the like as
+    the exception objects themselves, and a load through that crashed raising them."""
+    if name not in _PYTHON_DATA:
+        raise KeyError(f"{name} is not among the C API variables registered for the JIT")
+    return f"numpile.{name}"
 
 
 def render(module: Module, symbol: str, narrays: int, nints: int) -> str:

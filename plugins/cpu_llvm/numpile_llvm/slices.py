@@ -205,12 +205,21 @@ def product(nest, n: Node, env: dict, sizes: Sizes) -> V:
             or len(a.dims) != 1 or len(b.dims) != 1 or n.args[0].shape != n.args[1].shape:
         raise Unlowerable(f"{n.target} of other than two vectors of numbers in a loop nest")
     fn = nest.fn
+    same_dims(nest, [a, b])
 
     def step(acc: list, positions: tuple) -> list:
         x, y = (scalar.cast(fn, v.at(positions), n.dtype) for v in (a, b))
         return [scalar.emit(fn, "add", [acc[0], scalar.emit(fn, "multiply", [x, y], {}, n.dtype)], {}, n.dtype)]
     total = over(fn, a.dims, [literal(0, n.dtype)], step)
     return V(total[0].ref, n.dtype, bool(n.meta.get("weak")))
+
+
+def same_dims(nest, lazies: list) -> None:
+    """Stop (SHAPE) unless these slice expressions, of one shape in the graph, have the same lengths
+    as they run: one is looped over by another's positions."""
+    for other in lazies[1:]:
+        for d, e in zip(lazies[0].dims, other.dims):
+            nest.check(nest.fn.compare("icmp", "eq", d, e), SHAPE)
 
 
 def used(nest, value) -> Lazy:

@@ -6,6 +6,9 @@ indices from the end, Python ints past int64, empty loops, and arguments afterwa
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
 import warnings
 
 import numpy as np
@@ -619,3 +622,37 @@ def test_slices_reduced_along_axes_in_the_nest(nests):
     check(pooled, rng.integers(-99, 99, (1, 2, 9, 9)).astype(np.int16), 3)
     check(row_counts, rng.integers(-5, 5, (3, 4, 6)))
     assert len(nests) >= 3
+
+
+def test_numba_in_the_same_process_leaves_the_errors_raised_right():
+    # Numba shares the process's LLVM and registers PyExc_RuntimeError and the like as the exception
+    # objects; a nest's entry, which loads the C variable, crashed raising it after Numba compiled
+    pytest.importorskip("numba")
+    script = textwrap.dedent("""
+        import warnings
+        import numba, numpy as np, numpile
+        from numpile_llvm import slices
+        @numba.njit
+        def picky(a, i):
+            if i > 2:
+                raise RuntimeError("no")
+            return a[i]
+        picky(np.ones(3), 1)
+        def shift_register(buf, x):
+            out = np.zeros(x.shape[0])
+            for t in range(x.shape[0]):
+                buf[1:] = buf[:-1]
+                buf[0] = x[t]
+                out[t] = buf[-1]
+            return out
+        slices.SCRATCH_BYTES = 16   # the nest stops (RuntimeError) and the frame runs as Python
+        numpile.config.loop_capture_min = 1
+        x, buf = np.arange(7.0), np.ones(5)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            got = numpile.compile(shift_register, backend="llvm")(buf.copy(), x)
+        assert np.array_equal(got, shift_register(buf.copy(), x))
+        print(any("stored a slice it reads" in str(w.message) for w in caught))
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0 and out.stdout.split() == ["True"], (out.returncode, out.stderr[-2000:])
