@@ -11,7 +11,7 @@ handed back). Every version of an array in the nest is one buffer, so a nest is 
 where each array is read and written at its newest version (the tracer's graphs of element code
 are so).
 
-Slices with step 1 are loops inside the nest (slices.py): pointwise ops on slices of one shape,
+Slices (any constant step) are loops inside the nest (slices.py): pointwise ops on slices of one shape,
 stored into a slice or reduced by max, min, an integer sum or a product of two vectors (PolyBench's nussinov, trisolv, seidel-2d,
 adi, jacobi-1d: array statements on a few elements per iteration).
 
@@ -26,7 +26,7 @@ count from the end, as in NumPy); 2, a Python int leaving int64 (Python's ints d
 the max or min of an empty slice. It stops too where it cannot do what NumPy would (the frame then
 runs as Python, with a warning): 4, a slice stored from a value of another shape (NumPy may
 broadcast it); 5, one whose value reads it at other elements and needs more than the stack buffer.
-Anything else (a slice with a step, a float sum, broadcasting, an array made in the body, an op or
+Anything else (a slice with a step not a constant, a float sum, broadcasting, an array made in the body, an op or
 dtype the op table of scalar.py lacks) raises Unlowerable: the loop then runs as before
 (ops/control.py's CompiledLoop).
 """
@@ -269,10 +269,17 @@ class _Nest:
         for k, i in enumerate(index):
             dim = literal(array.dims[k], I64) if isinstance(array.dims[k], int) else array.dims[k]
             if isinstance(i, slice):
-                if i.step not in (None, 1):
-                    raise Unlowerable("a slice with a step in a loop nest")
-                start, stop = (self._clamped(b, default, dim, env, sizes) for b, default in ((i.start, 0), (i.stop, dim)))
-                slices.append((array.strides[k], fn.intrinsic("smax", [fn.binary("sub", stop, start), literal(0, I64)], I64)))
+                step = 1 if i.step is None else i.step
+                if type(step) is not int or step == 0:
+                    raise Unlowerable("a slice with a step not a constant in a loop nest")
+                # Python's bounds: clamped to [0, dim] going up, to [-1, dim - 1] going down
+                low, high = (literal(0, I64), dim) if step > 0 else (literal(-1, I64), fn.binary("sub", dim, literal(1, I64)))
+                start = self._clamped(i.start, low if step > 0 else high, dim, low, high, env, sizes)
+                stop = self._clamped(i.stop, dim if step > 0 else literal(-1, I64), dim, low, high, env, sizes)
+                span = fn.binary("sub", stop, start) if step > 0 else fn.binary("sub", start, stop)
+                length = fn.binary("sdiv", fn.binary("add", span, literal(abs(step) - 1, I64)), literal(abs(step), I64))
+                slices.append((fn.binary("mul", array.strides[k], literal(step, I64)),
+                               fn.intrinsic("smax", [length, literal(0, I64)], I64)))
                 offset = fn.binary("add", offset, fn.binary("mul", start, array.strides[k]))
                 continue
             if isinstance(i, (type(None), type(Ellipsis))) or isinstance(i, Node) and i.shape:
@@ -287,15 +294,15 @@ class _Nest:
         self.accesses.append((array.root, written, frozenset(outermost)))
         return fn.emit(f"getelementptr inbounds i8, ptr {array.data.ref}, i64 {offset.ref}", I64, "p"), slices
 
-    def _clamped(self, bound, default, dim: V, env: dict, sizes: Sizes) -> V:
+    def _clamped(self, bound, default: V, dim: V, low: V, high: V, env: dict, sizes: Sizes) -> V:
         """A slice bound as Python takes it: None the default, a negative one from the end, then
-        clamped to [0, dim]."""
+        clamped to [low, high]."""
         fn = self.fn
         if bound is None:
-            return default if isinstance(default, V) else literal(default, I64)
+            return default
         value = _as_index(fn, self.operand(bound, env, sizes) if not isinstance(bound, int) else literal(bound, I64))
         value = fn.select(fn.compare("icmp", "slt", value, literal(0, I64)), fn.binary("add", value, dim), value)
-        return fn.intrinsic("smin", [fn.intrinsic("smax", [value, literal(0, I64)], I64), dim], I64)
+        return fn.intrinsic("smin", [fn.intrinsic("smax", [value, low], I64), high], I64)
 
     def check(self, ok: V, status: int) -> None:
         """Go on where `ok` holds, else return `status`."""

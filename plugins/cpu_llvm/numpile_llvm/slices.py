@@ -1,4 +1,4 @@
-"""Slices in a loop nest (nest.py): a slice with step 1 of an array, and pointwise ops on slices of
+"""Slices in a loop nest (nest.py): a slice of an array (any constant step), and pointwise ops on slices of
 one shape, are a `Lazy` value, how to compute one element, looped over where it is used: stored
 into a slice, reduced by max, min or an integer sum, or two vectors' product. No array is made:
 PolyBench's nussinov, trisolv, seidel-2d, adi and jacobi-1d write such statements on a few

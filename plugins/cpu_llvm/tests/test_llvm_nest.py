@@ -656,3 +656,32 @@ def test_numba_in_the_same_process_leaves_the_errors_raised_right():
     """)
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert out.returncode == 0 and out.stdout.split() == ["True"], (out.returncode, out.stderr[-2000:])
+
+
+def levinson(r):
+    # PolyBench's durbin: a reversed slice in a product, and a store reading the stored array reversed
+    y = np.empty_like(r)
+    y[0] = -r[0]
+    beta, alpha = 1.0, -r[0]
+    for k in range(1, r.shape[0]):
+        beta = (1 - alpha * alpha) * beta
+        alpha = -(r[k] + r[k - 1::-1] @ y[:k]) / beta
+        y[:k] += alpha * y[k - 1::-1]
+        y[k] = alpha
+    return y
+
+
+def stepped(x, out):
+    for i in range(1, x.shape[0]):
+        out[i, ::2] = x[i - 1::-1].max() + x[::3].min() * i
+        out[i, -1:0:-2] = x[i - 1::-1].min() - x[::-3].max()
+        out[i - 1, 5:1:-1] = out[i, 1:5] * 0.5 + x[i - 1::-1].max()
+    return out
+
+
+def test_slices_with_steps_in_the_nest(nests):
+    n = int(rng.integers(8, 16))
+    r = rng.random(n) * 0.1
+    np.testing.assert_allclose(numpile.compile(levinson, backend="llvm")(r), levinson(r), rtol=1e-10)
+    check(stepped, rng.standard_normal(n), np.zeros((n, 7)))
+    assert len(nests) >= 2
