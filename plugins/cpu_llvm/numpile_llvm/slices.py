@@ -1,6 +1,6 @@
-"""Slices in a loop nest (nest.py): a slice of an array (any constant step), and pointwise ops on slices of
-one shape, are a `Lazy` value, how to compute one element, looped over where it is used: stored
-into a slice, reduced by max, min or an integer sum, or two vectors' product. No array is made:
+"""Slices in a loop nest (nest.py): a slice of an array (any constant step), and pointwise ops on
+slices of one shape, are a `Lazy` value, how to compute one element, looped over where it is used:
+stored into a slice, reduced by max, min or an integer sum, or two vectors' product. No array is made:
 PolyBench's nussinov, trisolv, seidel-2d, adi and jacobi-1d write such statements on a few
 elements per iteration, each a kernel call otherwise.
 
