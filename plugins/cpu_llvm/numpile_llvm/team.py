@@ -56,11 +56,15 @@ BUSY_SPIN_COUNT = "300"
 SPLIT_MIN_TICKS = 300_000
 #: False in a forked child: its drivers' shares run on the Python pool (see the module docstring)
 usable = True
+# the same for native code: a split range (render_range) runs alone where it is 0
+_USABLE = ctypes.c_int32(1)
+_USABLE_SYMBOL = "numpile.team_usable"
 
 
 def _forked() -> None:
     global usable
     usable = False
+    _USABLE.value = 0
 
 
 if hasattr(os, "register_at_fork"):   # not on Windows, which has no fork
@@ -110,6 +114,7 @@ def _library() -> ctypes.CDLL | None:
             import llvmlite.binding as llvm
             for f in _FUNCTIONS:
                 llvm.add_symbol(f, ctypes.cast(getattr(lib, f), ctypes.c_void_p).value)
+            llvm.add_symbol(_USABLE_SYMBOL, ctypes.addressof(_USABLE))
             return lib
     logs.get("perf").debug("llvm: libgomp not found: kernel shares run on a Python thread pool")
     return None
@@ -149,8 +154,8 @@ def render_range(module: Module, symbol: str, entry: str, params: list, step: in
     `i64 %start, i64 %stop` of a range with constant `step`) and runs `entry` over the range split
     in `threads` equal runs of iterations, one per thread of a libgomp team. It runs on the calling
     thread alone where the range has fewer than `least` iterations, an index below 0 (a negative
-    index counts from the end: two iterations could then touch one element), or too little work
-    (see [Note: split ranges]). The status is the largest of the runs' (0 where all ran through).
+    index counts from the end: two iterations could then touch one element), too little work
+    (see [Note: split ranges]), or in a forked child (libgomp's pool is the parent's). The status is the largest of the runs' (0 where all ran through).
 
     [Note: split ranges] How long an iteration takes is known only by running it (a while loop's
     trips, an inner range read from data), so the calling thread runs the range alone first and
@@ -192,12 +197,15 @@ def render_range(module: Module, symbol: str, entry: str, params: list, step: in
 
     module.declare("llvm.readcyclecounter", "declare i64 @llvm.readcyclecounter()")
     module.declare(f"{symbol}.ticks", f"@{symbol}.ticks = internal global i64 -1, align 8")
+    module.declare(_USABLE_SYMBOL, f"@{_USABLE_SYMBOL} = external global i32")
     body = ["entry:", *count(names[-2], names[-1]),
             "  %last0 = sub i64 %count, 1", f"  %last1 = mul i64 %last0, {step}", f"  %last = add i64 {names[-2]}, %last1",
             f"  %many = icmp sge i64 %count, {least}", f"  %above = icmp sge i64 {names[-2] if step > 0 else '%last'}, 0",
             f"  %per = load atomic i64, ptr @{symbol}.ticks monotonic, align 8", "  %measured = icmp sge i64 %per, 0",
             "  %work = mul i64 %per, %count", f"  %long = icmp sge i64 %work, {SPLIT_MIN_TICKS}",
-            "  %split0 = and i1 %many, %above", "  %split1 = and i1 %measured, %long", "  %split = and i1 %split0, %split1",
+            f"  %usable = load atomic i32, ptr @{_USABLE_SYMBOL} monotonic, align 4", "  %pool = icmp ne i32 %usable, 0",
+            "  %split0 = and i1 %many, %above", "  %split1 = and i1 %measured, %long", "  %split2 = and i1 %split0, %split1",
+            "  %split = and i1 %split2, %pool",
             "  br i1 %split, label %team, label %alone", "alone:",
             "  %t0 = call i64 @llvm.readcyclecounter()",
             f"  %r = call i32 @{entry}({', '.join(params)})",

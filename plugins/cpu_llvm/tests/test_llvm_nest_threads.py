@@ -6,6 +6,10 @@ NumPy's IndexError raised from a thread's part."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
+
 import numpy as np
 import pytest
 
@@ -172,3 +176,30 @@ def test_an_index_out_of_range_in_a_threads_part_raises_numpys_error(nests):
     with pytest.raises(IndexError):
         compiled(x, 3)
     assert nests and _split(nests[0])
+
+
+def test_a_forked_child_runs_a_split_range_alone():
+    # libgomp has no fork handler: a child calling the parent's team would wait for ever
+    script = textwrap.dedent("""
+        import os, numpy as np, numpile
+        from numpile_llvm import team
+        team.SPLIT_MIN_TICKS, team.threads = 0, lambda: 4
+        def rows(A):
+            for i in range(A.shape[0]):
+                for j in range(1, A.shape[1]):
+                    A[i, j] = A[i, j - 1] * 0.5 + A[i, j]
+            return A
+        def want(A):
+            return rows(A.copy())
+        f = numpile.compile(rows, backend="llvm")
+        A = np.random.default_rng(0).random((64, 8))
+        for _ in range(3):                       # the first alone, then on the team
+            assert np.array_equal(f(A.copy()), want(A))
+        pid = os.fork()
+        if pid == 0:
+            os._exit(0 if np.array_equal(f(A.copy()), want(A)) else 1)
+        _, status = os.waitpid(pid, 0)
+        print("child", os.waitstatus_to_exitcode(status))
+    """)
+    out = subprocess.run([sys.executable, "-W", "ignore", "-c", script], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.split() == ["child", "0"], out.stderr[-2000:]
