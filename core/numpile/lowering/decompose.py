@@ -52,8 +52,8 @@ def _accumulator(a: Node, dtype):
 
 
 def _cast_back(emit: Emitter, value, dtype):
-    """NumPy's mean, var and std write each step into the array of the step before (out=,
-    unsafe casting): an integer dtype= truncates."""
+    """value in `dtype` (an astype where it has another). NumPy's mean, var and std write each step
+    into the array of the step before (out=, unsafe casting): an integer dtype= truncates."""
     return value if value.dtype == dtype else emit("astype", value, dtype)
 
 
@@ -182,11 +182,18 @@ def _indices(emit: Emitter, dimensions, dtype=int, sparse=False):
              for k, d in enumerate(dimensions)]
     if sparse:
         return tuple(emit("astype", grid, meta.dtype) for grid, meta in zip(grids, metas))
-    which = emit("getitem", emit("arange", ndim), (slice(None),) + (None,) * ndim)
-    stacked = emit("getitem", grids[-1], (None,))
-    for k in reversed(range(ndim - 1)):
-        stacked = emit("where", emit("equal", which, k), emit("getitem", grids[k], (None,)), stacked)
+    stacked = _by_position(emit, [emit("getitem", grid, (None,)) for grid in grids], 0, ndim + 1)
     return emit("astype", stacked, metas.dtype)
+
+
+def _by_position(emit: Emitter, pieces: list, axis: int, ndim: int):
+    """Element k along `axis` (of ndim dims) taken from pieces[k], each of length 1 there: a where
+    per piece on the index along the axis (how np.indices and np.stack stack, in one kernel)."""
+    which = emit("getitem", emit("arange", len(pieces)), tuple(slice(None) if j == axis else None for j in range(ndim)))
+    stacked = pieces[-1]
+    for k in reversed(range(len(pieces) - 1)):
+        stacked = emit("where", emit("equal", which, k), pieces[k], stacked)
+    return stacked
 
 
 def _concatenate(emit: Emitter, arrays, axis=0):
@@ -221,26 +228,21 @@ def _concatenate(emit: Emitter, arrays, axis=0):
             piece = emit("index", piece, along + (at,))
         chosen = piece if chosen is None else emit("where", emit("less", emit("getitem", p, where_along), starts[k + 1]),
                                                    piece, chosen)
-    dtype = np.result_type(*(a.dtype for a in arrays))
-    return chosen if chosen.dtype == dtype else emit("astype", chosen, dtype)
+    return _cast_back(emit, chosen, np.result_type(*(a.dtype for a in arrays)))
 
 
 def _stack(emit: Emitter, arrays, axis=0):
     """np.stack as `_indices` stacks its grids: each array given the new axis, and element k along
-    it taken from array k by a where on the index along that axis: one kernel, fused with what
-    reads it (a loop body of such steps is a native loop), where NumPy's copies each array in.
-    One array (a copy, not the view this would be), or operands that are not graph arrays: NumPy's."""
+    it taken from array k (_by_position): one kernel, fused with what reads it (a loop body of such
+    steps is a native loop), where NumPy's copies each array in. One array (a copy, not the view
+    this would be), or operands that are not graph arrays: NumPy's."""
     if not isinstance(arrays, (tuple, list)) or len(arrays) < 2 or not all(isinstance(a, Node) for a in arrays):
         return None
     ndim = len(arrays[0].shape) + 1
     axis = normalize_axis_index(axis, ndim)
     spread = tuple(None if j == axis else slice(None) for j in range(ndim))
-    which = emit("getitem", emit("arange", len(arrays)), tuple(slice(None) if j == axis else None for j in range(ndim)))
-    stacked = emit("getitem", arrays[-1], spread)
-    for k in reversed(range(len(arrays) - 1)):
-        stacked = emit("where", emit("equal", which, k), emit("getitem", arrays[k], spread), stacked)
-    dtype = np.result_type(*(a.dtype for a in arrays))
-    return stacked if stacked.dtype == dtype else emit("astype", stacked, dtype)
+    stacked = _by_position(emit, [emit("getitem", a, spread) for a in arrays], axis, ndim)
+    return _cast_back(emit, stacked, np.result_type(*(a.dtype for a in arrays)))
 
 
 # up to this many multiply-adds a matmul is a fused kernel: a call into BLAS costs more than the loop

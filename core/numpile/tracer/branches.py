@@ -249,8 +249,8 @@ def _merge(tx, inst, value: ArrayVariable, sides: list, meet: int, state: FrameS
         _assign(tx, slot, result := ArrayVariable(out.graph.result(node, k)))
         if slot in held_apart:   # a copy, as long as nothing needs it to be the array itself
             result.stands_in_for = branch
-            for v in held_apart[slot]:
-                base_array(v).held_apart_by = base_array(v).held_apart_by or branch
+            for root in map(base_array, held_apart[slot]):
+                root.held_apart_by = root.held_apart_by or branch
     for k, (v, _) in enumerate(arrays, start=len(results)):
         v.node, v.version = out.graph.result(node, k), max(then.nodes[id(v)][1], other.nodes[id(v)][1]) + 1
     for side in sides:

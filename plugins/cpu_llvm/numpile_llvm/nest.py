@@ -11,9 +11,10 @@ handed back). Every version of an array in the nest is one buffer, so a nest is 
 where each array is read and written at its newest version (the tracer's graphs of element code
 are so).
 
-Slices (any constant step) are loops inside the nest (slices.py): pointwise ops on slices of one shape,
-stored into a slice or reduced by max, min, an integer sum or a product of two vectors (PolyBench's nussinov, trisolv, seidel-2d,
-adi, jacobi-1d: array statements on a few elements per iteration).
+Slices (any constant step) are loops inside the nest (slices.py): pointwise ops on slices of one
+shape, stored into a slice or reduced by max, min, an integer sum or a product of two vectors
+(PolyBench's nussinov, trisolv, seidel-2d, adi, jacobi-1d, durbin: array statements on a few
+elements per iteration).
 
 Where the outermost loop's iterations are independent (`_Nest.independent`: no scalar carried,
 each array written touched only at the outermost index along one dim) and each runs a loop of its
@@ -26,9 +27,9 @@ count from the end, as in NumPy); 2, a Python int leaving int64 (Python's ints d
 the max or min of an empty slice. It stops too where it cannot do what NumPy would (the frame then
 runs as Python, with a warning): 4, a slice stored from a value of another shape (NumPy may
 broadcast it); 5, one whose value reads it at other elements and needs more than the stack buffer.
-Anything else (a slice with a step not a constant, a float sum, broadcasting, an array made in the body, an op or
-dtype the op table of scalar.py lacks) raises Unlowerable: the loop then runs as before
-(ops/control.py's CompiledLoop).
+Anything else (a slice with a step not a constant, a float sum, broadcasting, an array made in
+the body, an op or dtype the op table of scalar.py lacks) raises Unlowerable: the loop then runs
+as before (ops/control.py's CompiledLoop).
 """
 
 from __future__ import annotations
@@ -276,10 +277,7 @@ class _Nest:
                 low, high = (literal(0, I64), dim) if step > 0 else (literal(-1, I64), fn.binary("sub", dim, literal(1, I64)))
                 start = self._clamped(i.start, low if step > 0 else high, dim, low, high, env, sizes)
                 stop = self._clamped(i.stop, dim if step > 0 else literal(-1, I64), dim, low, high, env, sizes)
-                span = fn.binary("sub", stop, start) if step > 0 else fn.binary("sub", start, stop)
-                length = fn.binary("sdiv", fn.binary("add", span, literal(abs(step) - 1, I64)), literal(abs(step), I64))
-                slices.append((fn.binary("mul", array.strides[k], literal(step, I64)),
-                               fn.intrinsic("smax", [length, literal(0, I64)], I64)))
+                slices.append((fn.binary("mul", array.strides[k], literal(step, I64)), _trip_count(fn, start, stop, step)))
                 offset = fn.binary("add", offset, fn.binary("mul", start, array.strides[k]))
                 continue
             if isinstance(i, (type(None), type(Ellipsis))) or isinstance(i, Node) and i.shape:
@@ -319,10 +317,7 @@ class _Nest:
     def loop(self, body: Graph, start: V, stop: V, step: int, carried: list, free: list) -> list:
         """A loop over range(start, stop, step) running body; the carried values after it."""
         fn = self.fn
-        span = fn.binary("sub", stop, start) if step > 0 else fn.binary("sub", start, stop)
-        size = abs(step)
-        count = fn.binary("sdiv", fn.binary("add", span, literal(size - 1, I64)), literal(size, I64))
-        count = fn.select(fn.compare("icmp", "sgt", span, literal(0, I64)), count, literal(0, I64))
+        count = _trip_count(fn, start, stop, step)
         inputs = body.inputs
         index, carried_in, free_in = inputs[0], inputs[1:1 + len(carried)], inputs[1 + len(carried):]
         scalars = [k for k, v in enumerate(carried) if isinstance(v, V)]
@@ -358,6 +353,13 @@ class _Nest:
         if isinstance(value, Const):
             return V(literal(value.value, node.dtype).ref, node.dtype, bool(node.meta.get("weak")))
         return value
+
+
+def _trip_count(fn: Function, start: V, stop: V, step: int) -> V:
+    """How many indices range(start, stop, step) has (a loop's iterations, a slice's length)."""
+    span = fn.binary("sub", stop, start) if step > 0 else fn.binary("sub", start, stop)
+    whole = fn.binary("sdiv", fn.binary("add", span, literal(abs(step) - 1, I64)), literal(abs(step), I64))
+    return fn.intrinsic("smax", [whole, literal(0, I64)], I64)
 
 
 def _as_index(fn: Function, value) -> V:

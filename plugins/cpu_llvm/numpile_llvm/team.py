@@ -143,6 +143,22 @@ def function(address: int, narrays: int, nsymbols: int):
     return proto(address)
 
 
+def _loaded(fields: list, base: str) -> list:
+    """IR loading each (type, name) field from the block at `base` (one 8-byte slot each), into its name."""
+    size = len(fields)
+    return [line for i, (kind, name) in enumerate(fields)
+            for line in (f"  %f{i} = getelementptr inbounds [{size} x i64], ptr {base}, i64 0, i64 {i}",
+                         f"  {name} = load {kind}, ptr %f{i}")]
+
+
+def _stored(fields: list, base: str) -> list:
+    """IR storing each (type, name) field into its slot of the block at `base` (see _loaded)."""
+    size = len(fields)
+    return [line for i, (kind, name) in enumerate(fields)
+            for line in (f"  %b{i} = getelementptr inbounds [{size} x i64], ptr {base}, i64 0, i64 {i}",
+                         f"  store {kind} {name}, ptr %b{i}")]
+
+
 def _declare(module: Module) -> None:
     module.declare("GOMP_parallel", "declare void @GOMP_parallel(ptr, ptr, i32, i32)")
     module.declare("omp_get_thread_num", "declare i32 @omp_get_thread_num() nounwind")
@@ -155,7 +171,8 @@ def render_range(module: Module, symbol: str, entry: str, params: list, step: in
     in `threads` equal runs of iterations, one per thread of a libgomp team. It runs on the calling
     thread alone where the range has fewer than `least` iterations, an index below 0 (a negative
     index counts from the end: two iterations could then touch one element), too little work
-    (see [Note: split ranges]), or in a forked child (libgomp's pool is the parent's). The status is the largest of the runs' (0 where all ran through).
+    (see [Note: split ranges]), or in a forked child (libgomp's pool is the parent's). The status
+    is the largest of the runs' (0 where all ran through).
 
     [Note: split ranges] How long an iteration takes is known only by running it (a while loop's
     trips, an inner range read from data), so the calling thread runs the range alone first and
@@ -166,11 +183,8 @@ def render_range(module: Module, symbol: str, entry: str, params: list, step: in
     the estimate follows the sizes a program calls with."""
     _declare(module)
     nounwind = module.attribute_group("nounwind")
-    fields = [p.split(" ") for p in params]   # (type, name)
-    size = len(fields) + 1                   # and the status word's address
-
-    def slot(i: int, base: str) -> str:
-        return f"getelementptr inbounds [{size} x i64], ptr {base}, i64 0, i64 {i}"
+    fields = [tuple(p.split(" ")) for p in params]   # (type, name)
+    block = fields + [("ptr", "%status")]            # and the status word's address
 
     def count(lo: str, hi: str) -> list:   # iterations of range(lo, hi, step) into %count
         span = f"sub i64 {hi}, {lo}" if step > 0 else f"sub i64 {lo}, {hi}"
@@ -178,10 +192,7 @@ def render_range(module: Module, symbol: str, entry: str, params: list, step: in
                 "  %some = icmp sgt i64 %span, 0", "  %count = select i1 %some, i64 %whole, i64 0"]
 
     names = [name for _, name in fields]
-    share = ["entry:"]
-    for i, (kind, name) in enumerate(fields):
-        share += [f"  %f{i} = {slot(i, '%data')}", f"  {name} = load {kind}, ptr %f{i}"]
-    share += [f"  %fs = {slot(len(fields), '%data')}", "  %status = load ptr, ptr %fs", *count(names[-2], names[-1]),
+    share = ["entry:", *_loaded(block, "%data"), *count(names[-2], names[-1]),
               "  %tid = call i32 @omp_get_thread_num()", "  %team = call i32 @omp_get_num_threads()",
               "  %t = sext i32 %tid to i64", "  %n = sext i32 %team to i64",
               "  %per0 = add i64 %count, %n", "  %per1 = sub i64 %per0, 1", "  %per = sdiv i64 %per1, %n",
@@ -213,12 +224,10 @@ def render_range(module: Module, symbol: str, entry: str, params: list, step: in
             "  %ran = icmp sgt i64 %count, 0", "  %runs = select i1 %ran, i64 %count, i64 1",
             "  %each = udiv i64 %took, %runs", f"  store atomic i64 %each, ptr @{symbol}.ticks monotonic, align 8",
             "  ret i32 %r", "team:",
-            f"  %block = alloca [{size} x i64], align 8", "  %status = alloca i32, align 4", "  store i32 0, ptr %status"]
-    for i, (kind, name) in enumerate(fields):
-        body += [f"  %b{i} = {slot(i, '%block')}", f"  store {kind} {name}, ptr %b{i}"]
-    body += [f"  %bs = {slot(len(fields), '%block')}", "  store ptr %status, ptr %bs",
-             f"  call void @GOMP_parallel(ptr @{symbol}.share, ptr %block, i32 {threads}, i32 0)",
-             "  %result = load i32, ptr %status", "  ret i32 %result"]
+            f"  %block = alloca [{len(block)} x i64], align 8", "  %status = alloca i32, align 4", "  store i32 0, ptr %status",
+            *_stored(block, "%block"),
+            f"  call void @GOMP_parallel(ptr @{symbol}.share, ptr %block, i32 {threads}, i32 0)",
+            "  %result = load i32, ptr %status", "  ret i32 %result"]
     module.functions.append(f"define internal i32 @{symbol}({', '.join(params)}) {nounwind} {{\n" + "\n".join(body) + "\n}\n")
 
 
@@ -230,16 +239,9 @@ def render(module: Module, symbol: str, narrays: int, symbols: list) -> None:
     # the block: array pointers, symbols, the ranges table, its length, the status word
     fields = [("ptr", f"%a{i}") for i in range(narrays)] + [("i64", f"%s{k}") for k in symbols] \
         + [("ptr", "%ranges"), ("i64", "%n"), ("ptr", "%status")]
-    size = len(fields)
-
-    def slot(i: int, base: str) -> str:
-        return f"getelementptr inbounds [{size} x i64], ptr {base}, i64 0, i64 {i}"
-
     share = ["entry:",
              "  %tid = call i32 @omp_get_thread_num()", "  %team = call i32 @omp_get_num_threads()",
-             "  %first = sext i32 %tid to i64", "  %step = sext i32 %team to i64"]
-    for i, (kind, name) in enumerate(fields):
-        share += [f"  %f{i} = {slot(i, '%data')}", f"  {name} = load {kind}, ptr %f{i}"]
+             "  %first = sext i32 %tid to i64", "  %step = sext i32 %team to i64", *_loaded(fields, "%data")]
     args = ", ".join(f"{kind} {name}" for kind, name in fields[:-3])
     share += ["  br label %test", "test:",
               "  %c = phi i64 [ %first, %entry ], [ %next, %body ]",
@@ -254,11 +256,9 @@ def render(module: Module, symbol: str, narrays: int, symbols: list) -> None:
                             + "\n".join(share) + "\n}\n")
 
     params = ", ".join(f"{kind} {name}" for kind, name in fields[:-1])
-    entry = ["entry:", f"  %block = alloca [{size} x i64], align 8", "  %status = alloca i32, align 4",
-             "  store i32 0, ptr %status"]
-    for i, (kind, name) in enumerate(fields):
-        entry += [f"  %f{i} = {slot(i, '%block')}", f"  store {kind} {name}, ptr %f{i}"]
-    entry += ["  %threads = trunc i64 %n to i32",
+    entry = ["entry:", f"  %block = alloca [{len(fields)} x i64], align 8", "  %status = alloca i32, align 4",
+             "  store i32 0, ptr %status", *_stored(fields, "%block"),
+             "  %threads = trunc i64 %n to i32",
               f"  call void @GOMP_parallel(ptr @{symbol}.share, ptr %block, i32 %threads, i32 0)",
               "  %result = load i32, ptr %status", "  ret i32 %result"]
     module.functions.append(f"define i32 @{symbol}.team({params}) {{\n" + "\n".join(entry) + "\n}\n")

@@ -6,6 +6,7 @@ NumPy's IndexError raised from a thread's part."""
 
 from __future__ import annotations
 
+import inspect
 import subprocess
 import sys
 import textwrap
@@ -180,18 +181,13 @@ def test_an_index_out_of_range_in_a_threads_part_raises_numpys_error(nests):
 
 def test_a_forked_child_runs_a_split_range_alone():
     # libgomp has no fork handler: a child calling the parent's team would wait for ever
-    script = textwrap.dedent("""
+    script = inspect.getsource(row_recurrence) + textwrap.dedent("""
         import os, numpy as np, numpile
         from numpile_llvm import team
         team.SPLIT_MIN_TICKS, team.threads = 0, lambda: 4
-        def rows(A):
-            for i in range(A.shape[0]):
-                for j in range(1, A.shape[1]):
-                    A[i, j] = A[i, j - 1] * 0.5 + A[i, j]
-            return A
         def want(A):
-            return rows(A.copy())
-        f = numpile.compile(rows, backend="llvm")
+            return row_recurrence(A.copy())
+        f = numpile.compile(row_recurrence, backend="llvm")
         A = np.random.default_rng(0).random((64, 8))
         for _ in range(3):                       # the first alone, then on the team
             assert np.array_equal(f(A.copy()), want(A))
