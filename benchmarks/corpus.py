@@ -278,6 +278,7 @@ def main(argv=None) -> None:
     kernels = [k for k in load_kernels() if not args.only or k.name in args.only]
     numba = not args.no_numba and all(hasattr(k.loops, "py_func") for k in kernels)   # py_func: a Numba dispatcher
     numpile.config.cache_dir = Path(tempfile.mkdtemp(prefix="numpile-corpus-"))   # first calls compile
+    numpile.config.safety_net = False   # the compiler's own speed
     print(f"# kernel corpus, size {args.size}: numpile {numpile.__version__} (llvm), "
           f"{'Numba ' + sys.modules['numba'].__version__ if numba else 'no Numba'}, NumPy {np.__version__}, "
           f"Python {platform.python_version()}; {cpu_name()}\n", flush=True)

@@ -11,13 +11,16 @@ results and the arguments afterwards are compared with NumPy's (kernels update t
 the graphs and breaks `numpile.explain` reports, first-call times and the median time of each tool
 (three rounds, the tools taking turns), as in benchmarks/corpus.py, whose runner this reuses.
 
-Without the corpus folder (a checkout without ../shared) the run says so and stops.
+numpile runs twice: with its safety net off (the compiler's own speed, the column "numpile") and
+on (`numpile.config.safety_net`, its default: an entry slower than Python runs as Python after a
+few timed calls; the column "net on"). Without the corpus folder (a checkout without ../shared) the run says so and stops.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import copy
 import importlib.util
 import platform
@@ -31,6 +34,7 @@ import numpy as np
 from host import cpu_name
 
 import numpile
+from numpile import safety_net
 
 HERE = Path(__file__).resolve().parent
 CORPUS = HERE.parent.parent / "shared" / "corpora" / "numpy-benchmarks"
@@ -84,6 +88,7 @@ class Row:
     kernel: Kernel
     numpy: object
     numpile: object
+    net: object                      # numpile with the safety net on
     numba: object
     graphs: object = "-"
     breaks: object = "-"
@@ -102,16 +107,32 @@ def explain(kernel: Kernel, limit: float) -> tuple:
     return report.graph_count, report.graph_break_count, reasons
 
 
+def settle(net, kernel: Kernel, limit: float, calls: int = 2 * safety_net.MAX_PAIRS + safety_net.WARMUP) -> None:
+    """Calls of numpile with the safety net on until its trials are over (as a user's first calls
+    would be), within `limit` seconds: the timed calls show the verdict."""
+    if net.first is None:
+        return
+    with contextlib.suppress(runner.OverTime, Exception), runner.time_limit(limit):
+        for _ in range(calls):
+            if not net.fn.trials:
+                break
+            net.fn(*kernel.fresh())
+
+
 def run_kernel(kernel: Kernel, numba: bool, budget: float, limit: float) -> Row:
     args = kernel.fresh()
     reference = (kernel.fn(*args), args)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         compiled = runner.first_call(numpile.compile(kernel.fn, backend="llvm"), kernel.fresh, reference, limit)
+        numpile.config.safety_net = True    # read as an entry is made: this one's is on trial
+        net = runner.first_call(numpile.compile(kernel.fn, backend="llvm"), kernel.fresh, reference, limit)
+        numpile.config.safety_net = False
+        settle(net, kernel, limit)
         graphs, breaks, notes = explain(kernel, limit)
         jitted = runner.first_call(sys.modules["numba"].njit(kernel.fn), kernel.fresh, reference, limit) if numba else None
-        row = Row(kernel, runner.Outcome(kernel.fn, correct=True), compiled, jitted, graphs, breaks, notes)
-        runner.time_rounds([row.numpy, *(t for t in (compiled, jitted) if t is not None and t.first is not None)],
+        row = Row(kernel, runner.Outcome(kernel.fn, correct=True), compiled, net, jitted, graphs, breaks, notes)
+        runner.time_rounds([row.numpy, *(t for t in (compiled, net, jitted) if t is not None and t.first is not None)],
                            kernel.fresh, budget, limit)
     numpile.reset()
     row.notes += tuple(dict.fromkeys(str(w.message).splitlines()[0] for w in caught if "numpile" in str(w.message)))
@@ -120,17 +141,21 @@ def run_kernel(kernel: Kernel, numba: bool, budget: float, limit: float) -> Row:
 
 def report(rows: list, numba: bool) -> None:
     seconds, speedup, check = runner.seconds_text, runner.speedup, runner.check
-    print("| kernel | graphs | breaks | numpile | Numba | NumPy | numpile speed-up | Numba speed-up "
+    print("| kernel | graphs | breaks | numpile | Numba | NumPy | numpile speed-up | net on | Numba speed-up "
           "| numpile 1st call | Numba 1st call |")
-    print("|---|---:|---:|---|---|---:|---:|---:|---:|---:|")
+    print("|---|---:|---:|---|---|---:|---:|---:|---:|---:|---:|")
     for r in rows:
         print(f"| {r.kernel.name} | {r.graphs} | {r.breaks} | {check(r.numpile)} | {check(r.numba)} "
-              f"| {seconds(r.numpy.seconds)} | {speedup(r, r.numpile)} | {speedup(r, r.numba)} "
+              f"| {seconds(r.numpy.seconds)} | {speedup(r, r.numpile)} | {speedup(r, r.net)} | {speedup(r, r.numba)} "
               f"| {seconds(r.numpile.first)} | {seconds(r.numba and r.numba.first)} |")
     geomean = runner.geomean
     ran = [r for r in rows if r.numpile.correct and r.numpile.seconds]
     print(f"\nnumpile: {len(ran)} of {len(rows)} correct, geometric mean over those "
-          f"{geomean(r.numpy.seconds / r.numpile.seconds for r in ran):.2f}x NumPy")
+          f"{geomean(r.numpy.seconds / r.numpile.seconds for r in ran):.2f}x NumPy (safety net off)")
+    net = [r for r in rows if r.net.correct and r.net.seconds]
+    print(f"numpile with the safety net on: {len(net)} of {len(rows)} correct, geometric mean "
+          f"{geomean(r.numpy.seconds / r.net.seconds for r in net):.2f}x NumPy, below 0.95x NumPy: "
+          f"{sum(r.net.seconds > r.numpy.seconds / 0.95 for r in net)}")
     if numba:
         both = [r for r in ran if r.numba.correct and r.numba.seconds]
         print(f"Numba: compiles and matches {len(both)} of {len(rows)}; over those, numpile "
@@ -141,7 +166,8 @@ def report(rows: list, numba: bool) -> None:
     print(f"numpile below 0.95x NumPy: {len(slower)} ({', '.join(slower)})")
     print(f"Captured whole (one graph, no break): {sum(r.graphs == 1 and r.breaks == 0 for r in rows)} of {len(rows)}")
     notes = [f"- {r.kernel.name}: {line}" for r in rows
-             for line in (*r.notes, *(f"{name}: {o.error}" for name, o in (("numpile", r.numpile), ("Numba", r.numba))
+             for line in (*r.notes, *(f"{name}: {o.error}" for name, o in (("numpile", r.numpile), ("net on", r.net),
+                                                                            ("Numba", r.numba))
                                       if o is not None and o.error))]
     if notes:
         print("\nBreak reasons (numpile.explain) and notes:", *notes, sep="\n")
@@ -164,6 +190,7 @@ def main(argv=None) -> None:
     if numba:
         import numba  # noqa: F401  (a missing Numba stops the run here, not at the first kernel)
     numpile.config.cache_dir = Path(tempfile.mkdtemp(prefix="numpile-external-"))   # first calls compile
+    numpile.config.safety_net = False
     print(f"# numpy-benchmarks ({args.corpus}), as written: numpile {numpile.__version__} (llvm), "
           f"{'Numba ' + sys.modules['numba'].__version__ if numba else 'no Numba'}, NumPy {np.__version__}, "
           f"Python {platform.python_version()}; {cpu_name()}\n", flush=True)

@@ -68,6 +68,7 @@ class ExplainOutput:
     guards: list = field(default_factory=list)            # [[readable guards of entry 0], ...]
     compile_times: list = field(default_factory=list)     # seconds per compilation
     segments: list = field(default_factory=list)          # (graph or None, GraphBreak or None) per entry, in order
+    fallbacks: list = field(default_factory=list)         # entries the safety net runs as Python: why
 
     def draw(self, path="numpile-explain"):
         """Draw the graphs, their fused kernels and the breaks (reason, source line): an SVG through
@@ -92,12 +93,15 @@ class ExplainOutput:
             lines += [f"  {g}" for g in guards] or ["  (none)"]
         if self.compile_times:
             lines.append("Compile times: " + ", ".join(f"{t * 1e3:.1f} ms" for t in self.compile_times))
+        lines += [f"Safety net: {why}" for why in self.fallbacks]
         return "\n".join(lines)
 
 
 def explain(fn, **compile_kwargs):
     """`numpile.explain(fn)(*args)`: compile fn afresh on the eager backend, run it once, and
-    report what was captured: graphs, breaks with reasons and places, ops, guards, compile times."""
+    report what was captured: graphs, breaks with reasons and places, ops, guards, compile times.
+    Given a function compiled earlier (`numpile.compile(f)` after its calls), the report also says
+    which of its entries the safety net runs as Python, and why."""
     def run(*args, **kwargs) -> ExplainOutput:
         report = ExplainOutput()
         compiled = compile(fn, backend=compile_kwargs.pop("backend", "eager"), **compile_kwargs)
@@ -122,6 +126,8 @@ def explain(fn, **compile_kwargs):
             cache.remove_listener(record)
         report.graph_count = len(report.graphs)
         report.graph_break_count = len(report.break_reasons)
+        if isinstance(fn, cache.CompiledFunction):
+            report.fallbacks = [e.fallback for e in fn.all_entries() if e.fallback]
         return report
     return run
 

@@ -29,7 +29,7 @@ import warnings
 import weakref
 from dataclasses import dataclass, replace
 
-from . import array_kinds, config, logs, output_check, progress
+from . import array_kinds, config, logs, output_check, progress, safety_net
 from .backend import Backend
 from .exc import BackendCompilerFailed, Unsupported
 from .graph import Graph
@@ -68,6 +68,7 @@ class CacheEntry:
     compile_seconds: float = 0.0
     graph_break: GraphBreak | None = None
     eager: bool = False           # the tracer could not capture this frame at all
+    fallback: str | None = None   # why the safety net runs it as Python (safety_net.py)
 
     @property
     def break_reason(self) -> str | None:
@@ -117,6 +118,8 @@ class CompiledFunction:
         self._resume_points: dict = {}                   # (code, layout, native) -> ResumePoint, on the root
         self._frames: dict = {}                          # function -> CompiledFunction, on the root
         self._dynamic = DynamicInputs(all=dynamic is True)  # grows as dims and scalars change between compiles
+        self.trials: dict = {}                           # id(entry) -> safety_net.Trial, on the root
+        self._compiled = 0                               # entries made for it, on the root
         functools.update_wrapper(self, original if hasattr(original, "__name__") else fn, updated=())
         _LIVE.add(self)
         if backend is not None:
@@ -125,6 +128,8 @@ class CompiledFunction:
     def __call__(self, *args, **kwargs):
         if self._self is not _NO_SELF:
             args = (self._self, *args)
+        if self.trials:
+            return safety_net.call(self, args, kwargs)
         entries = self.entries   # _run's first lines, inlined: a hit costs no further frame
         result = (entries[0].hit(*args, **kwargs) if kwargs else entries[0].hit(*args)) if entries else MISS
         if result is MISS:
@@ -132,6 +137,39 @@ class CompiledFunction:
         while type(result) is TailCall:
             result = result.target.call(result.args)
         return result
+
+    @staticmethod
+    def finish(result):
+        """A frame's result, its tail calls (the resume functions after graph breaks) run."""
+        while type(result) is TailCall:
+            result = result.target.call(result.args)
+        return result
+
+    def call_entries(self, args, kwargs):
+        """What `__call__` does with `args` (self included), out of line."""
+        return self.finish(self._run(args, kwargs))
+
+    @property
+    def python_fn(self):
+        """The function itself, run as Python (args with self included)."""
+        return self._fn
+
+    def compiles(self) -> int:
+        """How many entries the function the user compiled has had made, resume functions' and
+        callees' included (safety_net.py leaves out calls that compiled)."""
+        return self.root._compiled
+
+    def run_as_python(self, entry: CacheEntry) -> None:
+        """From now on `entry` runs the function as Python where its guards pass."""
+        check, fn = entry.check, self._fn
+
+        def hit(*args, **kwargs):
+            try:
+                passed = check(*args, **kwargs)
+            except Exception:  # a source that can no longer be read is a miss
+                return MISS
+            return fn(*args, **kwargs) if passed else MISS
+        entry.run, entry.hit = fn, hit
 
     def _run(self, args, kwargs):
         """This frame's result (may be a TailCall): the most recently used entry's `hit` (its guards
@@ -142,13 +180,13 @@ class CompiledFunction:
 
     def _dispatch(self, args, kwargs):
         """Run the first entry whose guards pass, compiling one on a miss; may return a TailCall."""
-        entry = self._lookup(args, kwargs)
+        entry = self.lookup(args, kwargs)
         if entry is None:
             with _compile_lock:
-                entry = self._lookup(args, kwargs) or self._miss(args, kwargs)
+                entry = self.lookup(args, kwargs) or self._miss(args, kwargs)
         return entry.run(*args, **kwargs)
 
-    def _lookup(self, args, kwargs) -> CacheEntry | None:
+    def lookup(self, args, kwargs) -> CacheEntry | None:
         """The first entry whose guards pass, moved to the front of the list."""
         entries = self.entries
         for i, entry in enumerate(entries):
@@ -427,6 +465,9 @@ class CompiledFunction:
 
     def _install(self, entry: CacheEntry, event: CompileEvent) -> None:
         self.entries = [entry, *self.entries]
+        self.root._compiled += 1
+        if safety_net.on_trial(self, entry):
+            self.trials[id(entry)] = safety_net.Trial()
         if logs.enabled("guards"):
             logs.get("guards").debug("guards of %s (entry %d):\n%s", self._fn.__qualname__, len(self.entries),
                                      "\n".join("  " + g for g in entry.guards.describe()) or "  (none)")
@@ -469,6 +510,7 @@ class CompiledFunction:
 
     def reset(self) -> None:
         self.entries = []
+        self.trials = {}
         self._limit_warned = False
 
 

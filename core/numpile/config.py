@@ -32,6 +32,12 @@ node, both sides traced and only the taken one run, instead of breaking the grap
 bodies it always is. Off by default: at top level a break costs one resume per call, not one per
 element, and code written for torch.compile expects the break (the tutorial's `bar` gives three
 graphs, `fullgraph=True` raises there)."""
+safety_net: bool = True
+"""After an entry's first calls, time it against the function run as Python on alternate calls;
+an entry more than `safety_net_margin` slower runs as Python from then on, said once under the
+`perf` log (safety_net.py). Off: the compiled code always runs (benchmarks time the compiler so)."""
+safety_net_margin: float = 0.1
+"""How much slower than Python (a fraction) an entry may run before the safety net drops it."""
 cache_dir: Path = Path(os.environ.get("NUMPILE_CACHE_DIR", Path.home() / ".cache" / "numpile"))
 """On-disk cache of compiled artifacts (safe to delete)."""
 default_backends: dict = {"cpu": ["llvm", "eager"], "cuda": ["triton", "eager"], "dask": ["dask"]}
