@@ -24,8 +24,9 @@ The index of a loop captured as a loop (ops/control.py) is a *loop symbol*: its 
 a range (first to last, ints or expressions of other symbols) while the body runs, and its hint is
 the first value. A decision on a linear expression of it is taken for the whole range: the
 expression is monotone in the index, so it holds everywhere when it holds at both ends, and those
-two decisions are ordinary ones (guards on the other symbols). A decision that differs between
-the ends, or one on a non-linear expression of the index, raises DataDependent.
+two decisions are ordinary ones (guards on the other symbols). A non-linear expression with `%`
+and `//` is decided on its bounds over the loops' ranges (intervals.py). A decision that differs
+between the ends, or one on another non-linear expression of the index, raises DataDependent.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ import contextlib
 import re
 import threading
 from dataclasses import dataclass
+
+from .intervals import interval
 
 SYMBOL_PATTERN = re.compile(r"\bs(\d+)\b")
 
@@ -279,7 +282,10 @@ def _loop_symbol_in(x: "SymInt") -> str | None:
 
 
 def _substitute(x: "SymInt", name: str, value):
-    """x with loop symbol `name` replaced by `value` (x linear in it)."""
+    """x with loop symbol `name` replaced by `value`."""
+    if x.opaque is not None:
+        text = re.sub(rf"\b{name}\b", _atom(value), x.expr)
+        return eval(text, {}) if not SYMBOL_PATTERN.search(text) else SymInt(hint=_hint(x), opaque=text)
     terms = dict(x.terms)
     coeff = terms.pop(name)
     own = _STATE.loops[name].hint
@@ -294,9 +300,10 @@ def substitute_index(x: "SymInt", index: "SymInt", value):
 
 def _decide_over_loop(difference: "SymInt", name: str, sym: str, question: str) -> bool:
     """`difference sym 0` for every value of loop symbol `name` (see the module docstring)."""
-    if difference.opaque is not None:
+    if difference.opaque is None:
+        ends = [_substitute(difference, name, v) for v in (_STATE.loops[name].first, _STATE.loops[name].last)]
+    elif (ends := interval(difference, _STATE.loops)) is None:   # `%`, `//`: bounds over the loops' ranges
         raise DataDependent(question)
-    ends = [_substitute(difference, name, v) for v in (_STATE.loops[name].first, _STATE.loops[name].last)]
     if sym in ("==", "!="):
         apart = all(e > 0 for e in ends) or all(e < 0 for e in ends)
         if not apart:
@@ -392,19 +399,21 @@ class SymInt:
     """A symbolic dimension: a linear form over the symbols (kept simple for readable guards)
     or, past + - and scaling, an opaque expression."""
 
-    __slots__ = ("terms", "const", "opaque", "hint")
+    __slots__ = ("terms", "const", "opaque", "hint", "tree")
 
-    def __init__(self, expr: str | None = None, hint: int = 0, terms=(), const: int = 0, opaque: str | None = None):
+    def __init__(self, expr: str | None = None, hint: int = 0, terms=(), const: int = 0, opaque: str | None = None,
+                 tree: tuple | None = None):
         if expr is not None:  # a fresh symbol
             terms, opaque = ((expr, 1),), None
         self.terms = tuple(sorted((k, v) for k, v in dict(terms).items() if v)) if opaque is None else ()
         self.const, self.opaque = (const if opaque is None else 0), opaque
         self.hint = None if hint is None else int(hint)   # None: unbacked
+        self.tree = tree   # an opaque one's (op, a, b), for its bounds over loops (intervals.py)
 
     @classmethod
-    def _make(cls, linear, hint, opaque=None):
+    def _make(cls, linear, hint, opaque=None, tree=None):
         if opaque is not None:
-            return cls(hint=hint, opaque=opaque)
+            return cls(hint=hint, opaque=opaque, tree=tree)
         terms, const = linear
         if not any(terms.values()):
             return const  # the symbols cancelled: a plain int
@@ -434,7 +443,8 @@ class SymInt:
         hint = _hinted(lambda p, q: p + sign * q, a, b)
         la, lb = _linear(a), _linear(b)
         if la is None or lb is None:
-            return SymInt._make(None, hint, f"{_atom(a)} {'+' if sign > 0 else '-'} {_atom(b)}")
+            op = "+" if sign > 0 else "-"
+            return SymInt._make(None, hint, f"{_atom(a)} {op} {_atom(b)}", (op, a, b))
         terms = dict(la[0])
         for k, v in lb[0].items():
             terms[k] = terms.get(k, 0) + sign * v
@@ -450,7 +460,7 @@ class SymInt:
             return NotImplemented
         hint = _hinted(lambda p, q: p * q, self, o)
         if isinstance(o, SymInt) or self.opaque is not None:
-            return SymInt._make(None, hint, f"{_atom(self)} * {_atom(o)}")
+            return SymInt._make(None, hint, f"{_atom(self)} * {_atom(o)}", ("*", self, o))
         terms, const = _linear(self)
         return SymInt._make(({k: v * o for k, v in terms.items()}, const * o), hint)
 
@@ -462,7 +472,7 @@ class SymInt:
         a, b = (other, self) if reverse else (self, other)
         if sym == "//" and not isinstance(b, SymInt) and b == 1:
             return a
-        return SymInt._make(None, _hinted(fn, a, b), f"{_atom(a)} {sym} {_atom(b)}")
+        return SymInt._make(None, _hinted(fn, a, b), f"{_atom(a)} {sym} {_atom(b)}", (sym, a, b))
 
     def __floordiv__(self, o): return self._opaque(o, "//", lambda a, b: a // b)
     def __rfloordiv__(self, o): return self._opaque(o, "//", lambda a, b: a // b, True)

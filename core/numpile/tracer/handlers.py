@@ -18,8 +18,8 @@ from .sources import ModuleSource
 from .dispatch import handles
 from .translator import InstructionTranslator
 from .variables import (
-    NULL, ArrayIteratorVariable, CellVariable, ConstantVariable, DictVariable, IteratorVariable,
-    DataRange, ListVariable, NestedFunctionVariable, ObjectVariable, RangeIteratorVariable, SymbolicRange,
+    NULL, CellVariable, ConstantVariable, DictVariable, IteratorVariable,
+    DataRange, ListVariable, NestedFunctionVariable, ObjectVariable, PositionalIterator, RangeIteratorVariable, SymbolicRange,
     TupleVariable, contexts, make_slice,
 )
 
@@ -504,7 +504,7 @@ def for_iter(tx: Tx, inst):
     it = tx.stack[-1]
     if not isinstance(it, IteratorVariable):
         raise Unsupported(f"iterating over {it.describe()}")
-    if isinstance(it, (RangeIteratorVariable, ArrayIteratorVariable)) and loops.capture(tx, inst, it):
+    if isinstance(it, (RangeIteratorVariable, PositionalIterator)) and loops.capture(tx, inst, it):
         return
     count = tx.loop_counts[inst.offset] = tx.loop_counts.get(inst.offset, 0) + 1
     if count > config.unroll_limit + 1:

@@ -16,8 +16,9 @@ from ...exc import Unsupported
 from ...graph import Node, map_nodes
 from ...ops.indexing import is_advanced, is_mask
 from ..sources import Source
-from .base import IteratorVariable, Variable
+from .base import Variable
 from .containers import TupleVariable
+from .iterators import ArrayIteratorVariable, ArrayItems
 from .objects import ConstantVariable
 
 # Array attributes that are facts of the meta, not ops.
@@ -70,6 +71,8 @@ class ArrayVariable(Variable):
             if isinstance(value, tuple):
                 return TupleVariable([ConstantVariable(d) for d in value])
             return ConstantVariable(value)
+        if name == "flat":   # iterated: its elements in C order (a.flat[i] and writes break at them)
+            return ArrayItems(tx, self, with_index=False)
         op = ops.lookup_property(name)
         if op is not None:
             return tx.output.call_op(op, (self,), {}, method=None)
@@ -135,6 +138,8 @@ class ArrayVariable(Variable):
                 raise Unsupported(f"{what}: NumPy cannot cast the result from {have.dtype} to {want.dtype} "
                                   "with casting rule 'same_kind' (UFuncTypeError)")
             result = tx.output.call_op(ops.get("astype"), (result, ConstantVariable(want.dtype)), {})
+        if have.scalar and not want.scalar:   # a 0-d array updated stays one (np.copy of a scalar is)
+            result = tx.output.call_op(ops.get("copy"), (result,), {})
         tx.output.mutate(self, result)
 
 
@@ -178,32 +183,6 @@ class ArrayMethodVariable(Variable):
 
     def truth(self, tx) -> bool:
         return True
-
-
-class ArrayIteratorVariable(IteratorVariable):
-    """iter(x) of an array x: each step indexes x when it is taken, as NumPy's iterator does (a view
-    of the row, or a copy of the element of a 1-d x), so updates of x in the loop are seen."""
-
-    def __init__(self, array: ArrayVariable, length: int, row):
-        super().__init__([])
-        self.array, self.length, self.row = array, length, row  # row(i): the Variable for x[i], made now
-
-    def next(self) -> Variable | None:
-        if self.index >= self.length:
-            return None
-        self.index += 1
-        return self.row(self.index - 1)
-
-    def rest(self) -> list[Variable]:
-        return [self.row(i) for i in range(self.index, self.length)]
-
-    def remaining(self) -> tuple:
-        """(first, last, stop, step, count) of the row indices not taken yet (a loop node's range)."""
-        return self.index, self.length - 1, self.length, 1, self.length - self.index
-
-    def at(self, index) -> Variable:
-        """The row a loop over x takes at `index` (a loop's symbolic index: x[i])."""
-        return self.row(index)
 
 
 def base_array(v: ArrayVariable) -> ArrayVariable:

@@ -12,6 +12,7 @@ import numpy as np
 from ... import ops
 from ...exc import Unsupported
 from ..liveness import peeling
+from . import iterators
 from .arrays import ArrayVariable
 from .base import IteratorVariable, Variable
 from .containers import DictVariable, ListVariable, TupleVariable, constant_result, dict_items, make_slice
@@ -40,15 +41,35 @@ def _iterate(tx, args, kwargs):
 
 
 def _zip(tx, args, kwargs):
+    positional = iterators.zip_of(tx, args, kwargs)
+    if positional is not None:
+        return positional
     if kwargs.get("strict") is not None and kwargs["strict"].as_constant():
         lengths = {len(a.unpack(tx, "zip()")) for a in args}
         if len(lengths) > 1:
             raise Unsupported("zip(strict=True) of unequal lengths (ValueError)")
-    columns = [a.unpack(tx, "zip()") for a in args]
-    return IteratorVariable([TupleVariable(list(row)) for row in zip(*columns)])
+    iterators_ = [a.iterate(tx, "zip()") for a in args]   # taken in turn, as zip does: zip(it, it) pairs
+    rows = []
+    while (row := _next_row(iterators_)) is not None:
+        rows.append(TupleVariable(row))
+    return IteratorVariable(rows)
+
+
+def _next_row(iterators_: list) -> list | None:
+    """zip's next row: an item of each iterator, or None at the first one exhausted."""
+    row = []
+    for it in iterators_:
+        item = it.next()
+        if item is None:
+            return None
+        row.append(item)
+    return row
 
 
 def _enumerate(tx, args, kwargs):
+    positional = iterators.enumerate_of(tx, args, kwargs)
+    if positional is not None:
+        return positional
     items = args[0].unpack(tx, "enumerate()")
     start = (args[1] if len(args) > 1 else kwargs.get("start", ConstantVariable(0))).as_constant()
     return IteratorVariable([TupleVariable([ConstantVariable(start + i), v]) for i, v in enumerate(items)])
@@ -195,7 +216,7 @@ BUILTINS = {
     float: _float, int: _int, max: _extremum("max", operator.gt), min: _extremum("min", operator.lt),
     **{fn: _data_dependent(fn.__name__) for fn in (bool, complex, str, round,
                                                    sorted, repr, divmod, any, all, hash)},
-    range: _range, slice: _slice,
+    range: _range, slice: _slice, np.ndindex: iterators.ndindex, np.ndenumerate: iterators.ndenumerate,
 }
 
 # Callables that compute a constant from constants and have no side effects.

@@ -1,0 +1,163 @@
+"""Iterators whose items are known by position: the rows of an array, `enumerate` and `zip` of
+such iterables, `np.ndindex`, `np.ndenumerate` and `a.flat`.
+
+A loop node takes the item at its symbolic index (tracer/loops.py asks `remaining()` for the
+positions and `at(index)` for the item there); an unrolled loop takes them in turn (`next()`).
+`enumerate` and `zip` are positional where everything they iterate is (an array, a range, another
+of these); of anything else (a list, a tuple of Python values) they are the plain iterators of
+their items they always were. np.ndindex walks a flattened index: the item at position k is the
+tuple of `k // stride % dim`, whose bounds shapes.py knows over a loop (intervals.py).
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+
+import numpy as np
+
+from ...exc import Unsupported
+from .base import IteratorVariable, Variable
+from .containers import TupleVariable
+from .objects import ConstantVariable
+
+
+class PositionalIterator(IteratorVariable):
+    """An iterator of `length` items, item k made by `item(k)` (k an int or a loop's SymInt)."""
+
+    def __init__(self, length: int):
+        super().__init__([])
+        self.length = length
+
+    def item(self, position) -> Variable:
+        raise NotImplementedError
+
+    def next(self) -> Variable | None:
+        if self.index >= self.length:
+            return None
+        self.index += 1
+        return self.item(self.index - 1)
+
+    def rest(self) -> list[Variable]:
+        return [self.item(k) for k in range(self.index, self.length)]
+
+    def remaining(self) -> tuple:
+        """(first, last, stop, step, count) of the positions not taken yet (a loop node's range)."""
+        return self.index, self.length - 1, self.length, 1, self.length - self.index
+
+    def at(self, index) -> Variable:
+        """The item a loop over the iterator takes at `index` (a loop's symbolic index)."""
+        return self.item(index)
+
+
+class ArrayIteratorVariable(PositionalIterator):
+    """iter(x) of an array x: each step indexes x when it is taken, as NumPy's iterator does (a view
+    of the row, or a copy of the element of a 1-d x), so updates of x in the loop are seen."""
+
+    def __init__(self, array, length: int, row):
+        super().__init__(length)
+        self.array, self.row = array, row  # row(i): the Variable for x[i], made now
+
+    def item(self, position) -> Variable:
+        return self.row(position)
+
+
+class RangeItems(PositionalIterator):
+    """The values of a range, by position (a range inside enumerate or zip)."""
+
+    def __init__(self, values: range):
+        super().__init__(len(values))
+        self.values = values
+
+    def item(self, position) -> Variable:
+        return ConstantVariable(self.values.start + position * self.values.step)
+
+
+class Enumerate(PositionalIterator):
+    def __init__(self, inner: PositionalIterator, start: int):
+        super().__init__(inner.length)
+        self.inner, self.start = inner, start
+
+    def item(self, position) -> Variable:
+        return TupleVariable([ConstantVariable(self.start + position), self.inner.item(position)])
+
+
+class Zip(PositionalIterator):
+    def __init__(self, inners: list):
+        super().__init__(min(i.length for i in inners))
+        self.inners = inners
+
+    def item(self, position) -> Variable:
+        return TupleVariable([i.item(position) for i in self.inners])
+
+
+class NdIndex(PositionalIterator):
+    """np.ndindex(*shape): the index tuples of an array of that shape, in C order."""
+
+    def __init__(self, shape: tuple):
+        self.shape = tuple(map(operator.index, shape))   # sizes specialised (guarded), as a range's are
+        super().__init__(math.prod(self.shape))
+
+    def item(self, position) -> Variable:
+        index, stride = [], self.length
+        for n in self.shape:
+            stride //= n
+            k = position // stride if stride != 1 else position
+            index.append(ConstantVariable(k % n if index else k))   # the first is below its dim already
+        return TupleVariable(index)
+
+
+class ArrayItems(PositionalIterator):
+    """`a.flat` and np.ndenumerate(a): a's elements in C order (with their index tuples)."""
+
+    def __init__(self, tx, array, with_index: bool):
+        self.indices = NdIndex(array.node.shape)
+        super().__init__(self.indices.length)
+        self.tx, self.array, self.with_index = tx, array, with_index
+
+    def item(self, position) -> Variable:
+        index = self.indices.item(position)
+        element = self.array.getitem(self.tx, index)
+        return TupleVariable([index, element]) if self.with_index else element
+
+
+def positional(tx, value: Variable, what: str) -> PositionalIterator | None:
+    """`value` as a positional iterable for enumerate/zip: a range, an array's rows, an untaken
+    positional iterator; None for anything else."""
+    if isinstance(value, PositionalIterator):
+        return value if value.index == 0 else None
+    if value.is_constant():
+        return RangeItems(value.as_constant()) if type(value.as_constant()) is range else None
+    it = value.iterate(tx, what)   # an array's: its rows
+    return it if isinstance(it, PositionalIterator) and it.index == 0 else None
+
+
+def enumerate_of(tx, args: list, kwargs: dict) -> PositionalIterator | None:
+    start = (args[1] if len(args) > 1 else kwargs.get("start", ConstantVariable(0))).as_constant()
+    inner = positional(tx, args[0], "enumerate()")
+    return Enumerate(inner, start) if inner is not None else None
+
+
+def zip_of(tx, args: list, kwargs: dict) -> PositionalIterator | None:
+    if kwargs.get("strict") is not None or not args:
+        return None
+    inners = [positional(tx, a, "zip()") for a in args]
+    if None in inners or len({id(i) for i in inners}) < len(inners):   # zip(it, it) takes in turn
+        return None
+    return Zip(inners)
+
+
+def ndindex(tx, args: list, kwargs: dict) -> NdIndex:
+    if kwargs:
+        raise Unsupported("np.ndindex with keyword arguments")
+    shape = tuple(a.as_constant() for a in args)
+    if len(shape) == 1 and isinstance(shape[0], tuple):
+        shape = shape[0]
+    return NdIndex(tuple(shape))
+
+
+def ndenumerate(tx, args: list, kwargs: dict) -> ArrayItems:
+    (array,) = args
+    if not issubclass(array.python_type(), np.ndarray):
+        raise Unsupported(f"np.ndenumerate of {array.describe()}")
+    return ArrayItems(tx, array, with_index=True)
