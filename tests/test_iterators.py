@@ -136,3 +136,15 @@ def test_ndindex_of_any_shape(shape, rng):
             total += x[pos]
         return total
     run_like_numpy(count, "eager", lambda call: (rand(rng, shape),), graphs=None)
+
+
+def printed_rows(x):
+    out = np.zeros(len(x))
+    for i, (row, k) in enumerate(zip(x, np.ndindex(len(x)))):
+        print(end="")   # a graph break in every iteration: the rest of the loop resumes as Python's iterators
+        out[i] = row.sum() + k[0]
+    return out
+
+
+def test_a_break_inside_resumes_with_the_same_iterators(rng):
+    run_like_numpy(printed_rows, "eager", lambda call: (rand(rng, (12, 3)),), graphs=None)

@@ -19,9 +19,9 @@ from ..graph import python_value
 from ..shapes import SymInt
 from .output_graph import MAYBE_VIEWS
 from .variables import (
-    ArrayIteratorVariable, ArrayMethodVariable, ArrayVariable, BoundMethodVariable, CellVariable, ConstantVariable,
+    ArrayMethodVariable, ArrayVariable, BoundMethodVariable, CellVariable, ConstantVariable,
     ContextExitVariable, DictVariable, ErrstateVariable, IteratorVariable, ListVariable, NestedFunctionVariable,
-    ObjectVariable, SliceVariable, TupleVariable, Variable,
+    ObjectVariable, PositionalIterator, SliceVariable, TupleVariable, Variable,
 )
 from .variables.contexts import entered_exit
 
@@ -198,8 +198,8 @@ class Reconstructor:
             return self.ns.const(var.value)
         if isinstance(var, SliceVariable):
             return f"slice({self.expr(var.start)}, {self.expr(var.stop)}, {self.expr(var.step)})"
-        if isinstance(var, ArrayIteratorVariable):  # NumPy's iterator, at the same row
-            return self._temp(var, lambda: f"map({self.expr(var.array)}.__getitem__, range({var.index}, {var.length}))")
+        if isinstance(var, PositionalIterator):  # NumPy's or Python's own iterator, at the same position
+            return self._temp(var, lambda: var.source(self.expr, self.ns.const, var.index))
         if isinstance(var, IteratorVariable):
             return self._temp(var, lambda: "iter([" + ", ".join(self.expr(v) for v in var.rest()) + "])")
         if isinstance(var, CellVariable):

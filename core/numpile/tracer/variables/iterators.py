@@ -11,6 +11,7 @@ tuple of `k // stride % dim`, whose bounds shapes.py knows over a loop (interval
 
 from __future__ import annotations
 
+import itertools
 import math
 import operator
 
@@ -49,6 +50,11 @@ class PositionalIterator(IteratorVariable):
         """The item a loop over the iterator takes at `index` (a loop's symbolic index)."""
         return self.item(index)
 
+    def source(self, expr, const, start: int) -> str:
+        """Python source of the same iterator from position `start` on (residual code at a graph
+        break): `expr(variable)` and `const(value)` give the source of what it reads."""
+        raise NotImplementedError
+
 
 class ArrayIteratorVariable(PositionalIterator):
     """iter(x) of an array x: each step indexes x when it is taken, as NumPy's iterator does (a view
@@ -61,6 +67,9 @@ class ArrayIteratorVariable(PositionalIterator):
     def item(self, position) -> Variable:
         return self.row(position)
 
+    def source(self, expr, const, start: int) -> str:
+        return f"map({expr(self.array)}.__getitem__, range({start}, {self.length}))"
+
 
 class RangeItems(PositionalIterator):
     """The values of a range, by position (a range inside enumerate or zip)."""
@@ -72,6 +81,9 @@ class RangeItems(PositionalIterator):
     def item(self, position) -> Variable:
         return ConstantVariable(self.values.start + position * self.values.step)
 
+    def source(self, expr, const, start: int) -> str:
+        return f"iter({const(self.values[start:])})"
+
 
 class Enumerate(PositionalIterator):
     def __init__(self, inner: PositionalIterator, start: int):
@@ -81,6 +93,9 @@ class Enumerate(PositionalIterator):
     def item(self, position) -> Variable:
         return TupleVariable([ConstantVariable(self.start + position), self.inner.item(position)])
 
+    def source(self, expr, const, start: int) -> str:
+        return f"enumerate({self.inner.source(expr, const, start)}, {self.start + start})"
+
 
 class Zip(PositionalIterator):
     def __init__(self, inners: list):
@@ -89,6 +104,9 @@ class Zip(PositionalIterator):
 
     def item(self, position) -> Variable:
         return TupleVariable([i.item(position) for i in self.inners])
+
+    def source(self, expr, const, start: int) -> str:
+        return f"zip({', '.join(i.source(expr, const, start) for i in self.inners)})"
 
 
 class NdIndex(PositionalIterator):
@@ -106,6 +124,9 @@ class NdIndex(PositionalIterator):
             index.append(ConstantVariable(k % n if index else k))   # the first is below its dim already
         return TupleVariable(index)
 
+    def source(self, expr, const, start: int) -> str:
+        return f"{const(itertools.islice)}({const(np.ndindex)}({const(self.shape)}), {start}, None)"
+
 
 class ArrayItems(PositionalIterator):
     """`a.flat` and np.ndenumerate(a): a's elements in C order (with their index tuples)."""
@@ -119,6 +140,10 @@ class ArrayItems(PositionalIterator):
         index = self.indices.item(position)
         element = self.array.getitem(self.tx, index)
         return TupleVariable([index, element]) if self.with_index else element
+
+    def source(self, expr, const, start: int) -> str:
+        items = f"{const(np.ndenumerate)}({expr(self.array)})" if self.with_index else f"{expr(self.array)}.flat"
+        return f"{const(itertools.islice)}({items}, {start}, None)"
 
 
 def positional(tx, value: Variable, what: str) -> PositionalIterator | None:
