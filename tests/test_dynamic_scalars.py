@@ -180,3 +180,36 @@ def test_dynamic_int_division_by_it_breaks_and_huge_values_recompile(rng):
         compiled(x, 0)
     reasons = [e.graph_break.reason for e in compiled.all_entries() if e.graph_break is not None]
     assert any("Python's result may differ from NumPy's" in r for r in reasons)
+
+
+def jacobi_steps(T, A, B):
+    for t in range(1, T):
+        B[1:-1] = 0.33333 * (A[:-2] + A[1:-1] + A[2:])
+        A[1:-1] = 0.33333 * (B[:-2] + B[1:-1] + B[2:])
+    return A
+
+
+def stops_early(T, A):
+    for t in range(T):
+        if t == 3:      # a Python branch on the index: no loop node takes this range
+            break
+        A[t] += 1.0
+    return A
+
+
+@pytest.mark.parametrize("backend", ["eager", "llvm"])
+def test_an_int_trip_count_that_changed_is_one_loop_for_every_value(backend, rng):
+    compiled = numpile.compile(jacobi_steps, backend=backend)
+    for T in (30, 31, 45, 1, 0, 31):
+        A, B = rand(rng, (50,)), rand(rng, (50,))
+        want = jacobi_steps(T, A.copy(), B.copy())
+        assert_same(compiled(T, A, B), want)
+    assert len(compiled.entries) == 2   # T = 30, then T as a graph value for every other
+
+
+def test_an_int_range_no_loop_node_takes_is_specialised(rng):
+    compiled = numpile.compile(stops_early, backend="eager")
+    for T in (5, 6, 7, 6):
+        A = rand(rng, (10,))
+        assert_same(compiled(T, A.copy()), stops_early(T, A.copy()))
+    assert len(compiled.entries) == 3   # one per value (5, 6, 7): specialised

@@ -113,10 +113,28 @@ def test_backend_without_dynamic_shapes_gets_static_graphs(rng):
     assert len(compiled.entries) == 3
 
 
-def test_python_loop_over_a_dynamic_dim_specialises(rng):
+def test_python_loop_over_a_dynamic_dim_is_one_loop_for_every_size(rng):
     def f(x):
         acc = x[0]
-        for i in range(1, x.shape[0]):     # the trip count needs the value: guarded equal
+        for i in range(1, x.shape[0]):     # a loop node whose trip count is the size's
+            acc = acc + x[i]
+        return acc
+    compiled = numpile.compile(f, backend="eager", dynamic=True)
+    for n in (3, 4, 9):
+        x = rand(rng, (n, 2))
+        assert_same(compiled(x), f(x))
+    assert len(compiled.entries) == 1
+    assert [n.target for n in compiled.entries[0].graph.calls].count("loop") == 1
+    x = rand(rng, (1, 2))
+    assert_same(compiled(x), f(x))      # no iteration: the trace's decisions took one for granted
+
+
+def test_a_loop_over_a_dynamic_dim_that_no_loop_node_takes_specialises(rng):
+    def f(x):
+        acc = x[0]
+        for i in range(1, x.shape[0]):
+            if i == 2:      # a Python branch on the index: no loop node
+                break
             acc = acc + x[i]
         return acc
     compiled = numpile.compile(f, backend="eager", dynamic=True)

@@ -29,6 +29,15 @@ class Unsupported(NumpileError):
         return self
 
 
+class Retrace(Unsupported):
+    """What the trace took for granted does not hold: trace the frame again knowing `hint`
+    (tracer.trace collects the hints; OutputGraph.hints holds them)."""
+
+    def __init__(self, reason: str, hint: tuple):
+        super().__init__(reason)
+        self.hint = hint
+
+
 class BackendCompilerFailed(NumpileError):
     """A backend raised while compiling a graph, or what its compiled graph returned is not the
     graph's outputs (`failed` says which: "failed to compile", "returned wrong outputs for")."""

@@ -16,7 +16,8 @@ from ..dynamic import DynamicInputs
 from . import bytecode_compat as bc
 from .codegen import CodeNamespace, Reconstructor, signature_params
 from .guards import GuardSet
-from .output_graph import OutputGraph, Retrace
+from ..exc import Retrace
+from .output_graph import OutputGraph
 from .residual import LASTI_SLOT, NULL_SLOT, Branch, branches_at
 from . import resume
 from .resume import ResumeLayout

@@ -199,7 +199,7 @@ class Reconstructor:
         if isinstance(var, SliceVariable):
             return f"slice({self.expr(var.start)}, {self.expr(var.stop)}, {self.expr(var.step)})"
         if isinstance(var, PositionalIterator):  # NumPy's or Python's own iterator, at the same position
-            return self._temp(var, lambda: var.source(self.expr, self.ns.const, var.index))
+            return self._temp(var, lambda: var.residual(self.expr, self.ns.const, var.index))
         if isinstance(var, IteratorVariable):
             return self._temp(var, lambda: "iter([" + ", ".join(self.expr(v) for v in var.rest()) + "])")
         if isinstance(var, CellVariable):

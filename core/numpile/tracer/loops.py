@@ -374,10 +374,11 @@ class LoopBody:
             with loop_range(self.index, self.first, self.last, self.step):
                 tx.locals[name] = tx.output.call_op(t.op, (t.base, ConstantVariable(t.at(self.last))), {})
         for name, var in list(tx.locals.items()):
-            if var.is_constant() and self._of_index(var.as_constant()) and self.count is not None:
+            of_index = isinstance(var, ConstantVariable) and self._of_index(var.unguarded())   # an int argument stays unguarded
+            if of_index and self.count is not None:
                 with loop_range(self.index, self.first, self.last, self.step):
                     tx.locals[name] = ConstantVariable(substitute_index(var.as_constant(), self.index, self.last))
-            elif name not in self.state_locals or var.is_constant() and self._of_index(var.as_constant()) \
+            elif name not in self.state_locals or of_index \
                     or name == self.target and isinstance(var, ArrayVariable):
                 del tx.locals[name]   # bound in the loop, read nowhere after it
         rest = self.count - self.groups * self.period if self.period > 1 else 0

@@ -11,7 +11,7 @@ import types
 import numpy as np
 
 from .. import array_kinds, ops
-from ..exc import Unsupported
+from ..exc import Retrace, Unsupported
 from ..graph import Graph, Node, map_nodes
 from ..ops import ArrayMeta
 from ..ops.indexing import check_masks, is_mask
@@ -37,14 +37,6 @@ ALWAYS_VIEWS = frozenset({"getitem", "transpose", "swapaxes", "moveaxis", "expan
                           "flip"})
 # Ops that view or copy depending on strides, which metas do not know.
 MAYBE_VIEWS = frozenset({"reshape", "ravel"})
-
-
-class Retrace(Unsupported):
-    """What the trace took for granted does not hold: trace the frame again knowing `hint`."""
-
-    def __init__(self, reason: str, hint: tuple):
-        super().__init__(reason)
-        self.hint = hint
 
 
 def aliased_inputs(reason: str, view: str) -> Retrace:

@@ -22,7 +22,7 @@ import numpy as np
 from .. import ops
 from ..exc import Unsupported
 from ..shapes import loop_dependent
-from .variables import ArrayVariable, ConstantVariable
+from .variables import ArrayVariable, ConstantVariable, DynamicIntVariable
 
 INT_INPUT_BOUND = 2 ** 31       # a dynamic int input fits in int32 (guarded)
 _INT_RESULT_BOUND = 2 ** 62     # weak int results stay well inside int64
@@ -37,28 +37,18 @@ _BITWISE = {operator.and_, operator.or_, operator.xor, operator.rshift, operator
 INT_OPERATORS = frozenset(_ARITHMETIC | _DIVISIONS | _BITWISE)
 
 
-class DynamicIntVariable(ConstantVariable):
-    """A Python int argument that changed between compiles: a constant that is guarded on its value
-    only when the trace needs the value; Python arithmetic on it makes it a graph input instead."""
-
-    def graph_value(self, output) -> ArrayVariable:
-        if not hasattr(self, "_graph_value"):
-            self._graph_value = output.dynamic_int_input(self._value, self.source)
-        return self._graph_value
-
-
 def unspecialised_operands(output, fn, args: list) -> list:
     """The operands of a Python operator with the dynamic ints among them made graph values, where
     the operator is arithmetic on numbers (not `t * [1, 2]`, not `x[t]`); and a loop's index (an
     expression of loop symbols) made its graph value where it meets a float (`i * 0.5`), which a
     size cannot be."""
-    constants = [a._value if isinstance(a, ConstantVariable) else None for a in args]   # read without a guard
+    constants = [a.unguarded() if isinstance(a, ConstantVariable) else None for a in args]   # read without a guard
     if fn in INT_OPERATORS and float in map(type, constants) and any(map(loop_dependent, constants)):
         args = [output.loop_index_value(c) if loop_dependent(c) else a for a, c in zip(args, constants)]
     if fn not in INT_OPERATORS or not any(isinstance(a, DynamicIntVariable) for a in args):
         return args
-    if not all(isinstance(a, ArrayVariable) or isinstance(a, ConstantVariable) and type(a._value) in (int, float, bool)
-               for a in args):  # _value: reading it must not specialise the constant
+    if not all(isinstance(a, ArrayVariable) or isinstance(a, ConstantVariable) and type(a.unguarded()) in (int, float, bool)
+               for a in args):  # unguarded: reading it must not specialise the constant
         return args
     return [a.graph_value(output) if isinstance(a, DynamicIntVariable) else a for a in args]
 

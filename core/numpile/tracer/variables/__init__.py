@@ -11,13 +11,13 @@ from .containers import DictVariable, ListVariable, SliceVariable, TupleVariable
 from .contexts import ContextExitVariable, ErrstateVariable
 from .functions import BoundMethodVariable, CellVariable, NestedFunctionVariable
 from .iterators import ArrayIteratorVariable, PositionalIterator
-from .objects import ConstantVariable, ObjectVariable
+from .objects import ConstantVariable, DynamicIntVariable, ObjectVariable
 from .ranges import DataRange, RangeIteratorVariable, SymbolicRange
 
 __all__ = [
     "base_array",
     "ArrayIteratorVariable", "ArrayMethodVariable", "ArrayVariable", "BoundMethodVariable", "CONSTANT_TYPES",
-    "CellVariable", "ConstantVariable", "ContextExitVariable", "DictVariable", "ErrstateVariable",
+    "CellVariable", "ConstantVariable", "ContextExitVariable", "DictVariable", "DynamicIntVariable", "ErrstateVariable",
     "IteratorVariable", "ListVariable", "NULL", "NestedFunctionVariable", "NullVariable", "ObjectVariable",
     "PositionalIterator",
     "DataRange", "RangeIteratorVariable", "SliceVariable", "SymbolicRange", "TupleVariable", "Variable", "call_known",

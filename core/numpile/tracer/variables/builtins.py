@@ -16,7 +16,7 @@ from . import iterators
 from .arrays import ArrayVariable
 from .base import IteratorVariable, Variable
 from .containers import DictVariable, ListVariable, TupleVariable, constant_result, dict_items, make_slice
-from .objects import ConstantVariable, ObjectVariable
+from .objects import ConstantVariable, DynamicIntVariable, ObjectVariable
 from .ranges import DataRange, make_range
 
 
@@ -134,7 +134,15 @@ def _range(tx, args, kwargs):
             return _data_dependent("range")(tx, args, kwargs)
         start, stop, step = (ConstantVariable(0), args[0], ConstantVariable(1)) if len(args) == 1 else (*args, ConstantVariable(1))[:3]
         return ConstantVariable(DataRange(start, stop, step.as_constant()))
-    return ConstantVariable(make_range(*(a.as_constant() for a in args)))
+    # a range of symbolic sizes, or of Python ints that changed between calls, is a loop node's,
+    # unless a trace found that none takes it (then they are specialised: guarded)
+    site = (tx.code, tx.ip)
+    loops = tx.output.dynamic.loops and ("specialise", site) not in tx.output.hints
+    if loops and any(isinstance(a, DynamicIntVariable) for a in args) and _data_bounds(args):
+        bounds = [a.graph_value(tx.output) if isinstance(a, DynamicIntVariable) else a for a in args]
+        start, stop, step = (ConstantVariable(0), bounds[0], ConstantVariable(1)) if len(args) == 1 else (*bounds, ConstantVariable(1))[:3]
+        return ConstantVariable(DataRange(start, stop, step.as_constant(), site))
+    return ConstantVariable(make_range(*(a.as_constant() for a in args), site=site if loops else None))
 
 
 def _data_bounds(args: list) -> bool:
@@ -144,7 +152,8 @@ def _data_bounds(args: list) -> bool:
                                                            and args[2].as_constant() != 0):
         return False
     return all(a.node.shape == () and a.node.dtype.kind in "iub" if isinstance(a, ArrayVariable)
-               else a.is_constant() and type(a.as_constant()) is int for a in args[:2])
+               else isinstance(a, DynamicIntVariable) or a.is_constant() and type(a.as_constant()) is int
+               for a in args[:2])
 
 
 def _slice(tx, args, kwargs):

@@ -50,7 +50,7 @@ class PositionalIterator(IteratorVariable):
         """The item a loop over the iterator takes at `index` (a loop's symbolic index)."""
         return self.item(index)
 
-    def source(self, expr, const, start: int) -> str:
+    def residual(self, expr, const, start: int) -> str:
         """Python source of the same iterator from position `start` on (residual code at a graph
         break): `expr(variable)` and `const(value)` give the source of what it reads."""
         raise NotImplementedError
@@ -67,7 +67,7 @@ class ArrayIteratorVariable(PositionalIterator):
     def item(self, position) -> Variable:
         return self.row(position)
 
-    def source(self, expr, const, start: int) -> str:
+    def residual(self, expr, const, start: int) -> str:
         return f"map({expr(self.array)}.__getitem__, range({start}, {self.length}))"
 
 
@@ -81,7 +81,7 @@ class RangeItems(PositionalIterator):
     def item(self, position) -> Variable:
         return ConstantVariable(self.values.start + position * self.values.step)
 
-    def source(self, expr, const, start: int) -> str:
+    def residual(self, expr, const, start: int) -> str:
         return f"iter({const(self.values[start:])})"
 
 
@@ -93,8 +93,8 @@ class Enumerate(PositionalIterator):
     def item(self, position) -> Variable:
         return TupleVariable([ConstantVariable(self.start + position), self.inner.item(position)])
 
-    def source(self, expr, const, start: int) -> str:
-        return f"enumerate({self.inner.source(expr, const, start)}, {self.start + start})"
+    def residual(self, expr, const, start: int) -> str:
+        return f"enumerate({self.inner.residual(expr, const, start)}, {self.start + start})"
 
 
 class Zip(PositionalIterator):
@@ -105,8 +105,8 @@ class Zip(PositionalIterator):
     def item(self, position) -> Variable:
         return TupleVariable([i.item(position) for i in self.inners])
 
-    def source(self, expr, const, start: int) -> str:
-        return f"zip({', '.join(i.source(expr, const, start) for i in self.inners)})"
+    def residual(self, expr, const, start: int) -> str:
+        return f"zip({', '.join(i.residual(expr, const, start) for i in self.inners)})"
 
 
 class NdIndex(PositionalIterator):
@@ -124,7 +124,7 @@ class NdIndex(PositionalIterator):
             index.append(ConstantVariable(k % n if index else k))   # the first is below its dim already
         return TupleVariable(index)
 
-    def source(self, expr, const, start: int) -> str:
+    def residual(self, expr, const, start: int) -> str:
         return f"{const(itertools.islice)}({const(np.ndindex)}({const(self.shape)}), {start}, None)"
 
 
@@ -141,7 +141,7 @@ class ArrayItems(PositionalIterator):
         element = self.array.getitem(self.tx, index)
         return TupleVariable([index, element]) if self.with_index else element
 
-    def source(self, expr, const, start: int) -> str:
+    def residual(self, expr, const, start: int) -> str:
         items = f"{const(np.ndenumerate)}({expr(self.array)})" if self.with_index else f"{expr(self.array)}.flat"
         return f"{const(itertools.islice)}({items}, {start}, None)"
 

@@ -45,6 +45,10 @@ class ConstantVariable(Variable):
     def as_constant(self):
         return self.value
 
+    def unguarded(self):
+        """The value read without guarding it (to look at what it is, not to use it)."""
+        return self._value
+
     def describe(self) -> str:
         return f"constant {self._value!r}"
 
@@ -136,3 +140,14 @@ def python_attr(tx, var: ConstantVariable | ObjectVariable, value, name: str) ->
     if var.is_constant() and not isinstance(value, (types.ModuleType, type)):
         return ConstantVariable(attr) if isinstance(attr, CONSTANT_TYPES) else ObjectVariable(attr)
     return var._attr_variable(tx, name, attr, guard=True)
+
+
+class DynamicIntVariable(ConstantVariable):
+    """A Python int argument that changed between compiles: a constant that is guarded on its value
+    only when the trace needs the value; Python arithmetic on it (tracer/python_scalars.py), or a
+    range it bounds, makes it a graph input instead."""
+
+    def graph_value(self, output):
+        if not hasattr(self, "_graph_value"):
+            self._graph_value = output.dynamic_int_input(self._value, self.source)
+        return self._graph_value

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ...exc import Unsupported
-from ...shapes import loop_dependent
+from ...exc import Retrace, Unsupported
+from ...shapes import SymInt, loop_dependent
 from .base import IteratorVariable, Variable
 from .objects import ConstantVariable
 
@@ -16,13 +16,18 @@ from .objects import ConstantVariable
 @dataclass(frozen=True)
 class SymbolicRange:
     """range(start, stop, step) with bounds that are expressions of a loop's index (`range(i)` in
-    the body of a loop over i): only a loop node can run it."""
+    the body of a loop over i) or of symbolic sizes (`range(1, len(x) - 1)` of a dynamic x): only a
+    loop node can run it. `site` (code, offset) of a range of sizes alone: where no loop node takes
+    it, the frame is traced again with that range's sizes specialised (a guard on their values)."""
 
     start: object
     stop: object
     step: int
+    site: tuple | None = None
 
     def __iter__(self):
+        if self.site is not None:
+            raise Retrace(f"a loop over {self} is not a loop node: its sizes are specialised", ("specialise", self.site))
         raise Unsupported(f"a loop over {self} cannot be unrolled (its length changes with an enclosing loop's index)")
 
     def __str__(self) -> str:
@@ -38,8 +43,11 @@ class DataRange:
     start: object   # a Variable: an integer graph value or a constant
     stop: object
     step: int
+    site: tuple | None = None   # of a range of Python ints made graph values: specialised where no loop node takes it
 
     def __iter__(self):
+        if self.site is not None:
+            raise Retrace(f"a loop over {self} is not a loop node: its ints are specialised", ("specialise", self.site))
         raise Unsupported("range() of an array needs its data (a NumPy value converted to Python): "
                           "a loop over it is captured only as a loop node")
 
@@ -49,14 +57,18 @@ class DataRange:
         return f"range({self.start.describe()}, {self.stop.describe()}, {self.step})"
 
 
-def make_range(*args):
-    """range(*args), or a SymbolicRange where a bound is an expression of a loop's index."""
-    if not any(loop_dependent(a) for a in args):
+def make_range(*args, site: tuple | None = None):
+    """range(*args), or a SymbolicRange where a bound is an expression of a loop's index, or with
+    `site` (where the range is made, for a loop node to take) of a symbolic size."""
+    sizes = site is not None and any(isinstance(a, SymInt) for a in args)
+    if not any(loop_dependent(a) for a in args) and not sizes:
         return range(*args)
     start, stop, step = (0, args[0], 1) if len(args) == 1 else (*args, 1)[:3]
     if not isinstance(step, int) or step == 0:
+        if sizes and not any(loop_dependent(a) for a in args):
+            return range(*args)
         raise Unsupported(f"range() with step {step} over an expression of a loop's index")
-    return SymbolicRange(start, stop, step)
+    return SymbolicRange(start, stop, step, None if any(loop_dependent(a) for a in args) else site)
 
 
 class RangeIteratorVariable(IteratorVariable):
