@@ -263,12 +263,27 @@ class _Nest:
         counts from the end where negative and is checked (status INDEX_ERROR), a slice's bounds
         are clamped as Python's are."""
         fn = self.fn
-        index = index if isinstance(index, tuple) else (index,)
-        if len(index) != len(array.dims):
-            raise Unlowerable("an index that is not one item per dimension")
+        index = slices_.per_dim(index, len(array.dims))
         offset, outermost, slices = literal(0, I64), set(), []
-        for k, i in enumerate(index):
-            dim = literal(array.dims[k], I64) if isinstance(array.dims[k], int) else array.dims[k]
+        for k, (i, at) in enumerate(zip(index, self.positions(index, array.dims, env, sizes))):
+            if isinstance(at, slices_.Span):
+                slices.append((fn.binary("mul", array.strides[k], literal(at.step, I64)), at.length))
+                offset = fn.binary("add", offset, fn.binary("mul", at.start, array.strides[k]))
+                continue
+            operand = self.operand(i, env, sizes) if not isinstance(i, int) else None   # made once: sizes are kept
+            if isinstance(operand, V) and operand.ref == self.index:
+                outermost.add(k)
+            offset = fn.binary("add", offset, fn.binary("mul", at, array.strides[k]))
+        self.accesses.append((array.root, written, frozenset(outermost)))
+        return fn.emit(f"getelementptr inbounds i8, ptr {array.data.ref}, i64 {offset.ref}", I64, "p"), slices
+
+    def positions(self, index: tuple, dims, env: dict, sizes: Sizes) -> list:
+        """Per item of an index of one item per dim: an integer's position, counted from the end
+        where negative and checked (status INDEX_ERROR), or a slice's Span, its bounds clamped as
+        Python's are."""
+        fn, out = self.fn, []
+        for i, d in zip(index, dims):
+            dim = literal(d, I64) if isinstance(d, int) else d
             if isinstance(i, slice):
                 step = 1 if i.step is None else i.step
                 if type(step) is not int or step == 0:
@@ -277,20 +292,15 @@ class _Nest:
                 low, high = (literal(0, I64), dim) if step > 0 else (literal(-1, I64), fn.binary("sub", dim, literal(1, I64)))
                 start = self._clamped(i.start, low if step > 0 else high, dim, low, high, env, sizes)
                 stop = self._clamped(i.stop, dim if step > 0 else literal(-1, I64), dim, low, high, env, sizes)
-                slices.append((fn.binary("mul", array.strides[k], literal(step, I64)), _trip_count(fn, start, stop, step)))
-                offset = fn.binary("add", offset, fn.binary("mul", start, array.strides[k]))
+                out.append(slices_.Span(start, step, _trip_count(fn, start, stop, step)))
                 continue
             if isinstance(i, (type(None), type(Ellipsis))) or isinstance(i, Node) and i.shape:
                 raise Unlowerable("a new axis or an array index in a loop nest")
-            operand = self.operand(i, env, sizes) if not isinstance(i, int) else literal(i, I64)
-            if isinstance(operand, V) and operand.ref == self.index:
-                outermost.add(k)
-            value = _as_index(fn, operand)
+            value = _as_index(fn, self.operand(i, env, sizes) if not isinstance(i, int) else literal(i, I64))
             wrapped = fn.select(fn.compare("icmp", "slt", value, literal(0, I64)), fn.binary("add", value, dim), value)
             self.check(fn.compare("icmp", "ult", wrapped, dim), INDEX_ERROR)
-            offset = fn.binary("add", offset, fn.binary("mul", wrapped, array.strides[k]))
-        self.accesses.append((array.root, written, frozenset(outermost)))
-        return fn.emit(f"getelementptr inbounds i8, ptr {array.data.ref}, i64 {offset.ref}", I64, "p"), slices
+            out.append(wrapped)
+        return out
 
     def _clamped(self, bound, default: V, dim: V, low: V, high: V, env: dict, sizes: Sizes) -> V:
         """A slice bound as Python takes it: None the default, a negative one from the end, then
@@ -375,6 +385,8 @@ def _getitem(nest: _Nest, n: Node, env: dict, sizes: Sizes):
     array, index = n.args
     if isinstance(env[array], V) and index == ():   # x[()] of a 0-d value: the value (a NumPy scalar)
         return V(env[array].ref, n.dtype, bool(n.meta.get("weak")))
+    if isinstance(env[array], slices_.Lazy):   # an element or a slice of a slice expression: still lazy
+        return slices_.indexed(nest, slices_.used(nest, env[array]), index, env, sizes, n)
     a = nest._version(array, env[array])
     address, slices = nest.place(a, index, env, sizes)
     if len(slices) != len(n.shape):

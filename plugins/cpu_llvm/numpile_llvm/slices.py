@@ -53,6 +53,14 @@ class Lazy:
         return self.made[key]
 
 
+@dataclass(frozen=True)
+class Span:
+    """A slice's positions along one dim: `length` of them from `start` by `step`."""
+    start: V
+    step: int
+    length: V
+
+
 def load(fn: Function, address: V, dtype: np.dtype) -> V:
     value = fn.emit(f"load {mem_type(dtype)}, ptr {address.ref}", dtype if dtype.kind != "b" else np.dtype(np.int8))
     return fn.emit(f"icmp ne i8 {value.ref}, 0", BOOL) if dtype.kind == "b" else value
@@ -240,6 +248,31 @@ def over(fn: Function, lengths, start: list, step) -> list:
         return fn.loop(literal(0, I64), lengths[k], acc, lambda p, c: from_dim(k + 1, positions + (p,), c),
                        fn.module.loop_properties(_NOT_UNROLLED))
     return from_dim(0, (), start)
+
+
+def per_dim(index, ndim: int) -> tuple:
+    """An index as one item per dimension: `x[i]` of a matrix is its row `x[i, :]`."""
+    index = index if isinstance(index, tuple) else (index,)
+    if len(index) < ndim and not any(i is None or i is Ellipsis for i in index):
+        index += (slice(None),) * (ndim - len(index))
+    if len(index) != ndim:
+        raise Unlowerable("an index that is not one item per dimension")
+    return index
+
+
+def indexed(nest, lazy: Lazy, index, env: dict, sizes: Sizes, n: Node):
+    """`lazy[index]`: its element (integers in every dim), or a slice expression of it."""
+    fn = nest.fn
+    at = nest.positions(per_dim(index, len(lazy.dims)), lazy.dims, env, sizes)
+    kept = [p for p in at if isinstance(p, Span)]
+
+    def element(positions: tuple) -> V:
+        taken = iter(positions)
+        return lazy.at(tuple(fn.binary("add", p.start, fn.binary("mul", next(taken), literal(p.step, I64)))
+                             if isinstance(p, Span) else p for p in at))
+    if not kept:
+        return V(element(()).ref, n.dtype, bool(n.meta.get("weak")))
+    return Lazy(tuple(p.length for p in kept), element, lazy.reads)
 
 
 def sliced(nest, a, address: V, slices: list) -> Lazy:

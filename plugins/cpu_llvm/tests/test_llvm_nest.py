@@ -685,3 +685,15 @@ def test_slices_with_steps_in_the_nest(nests):
     np.testing.assert_allclose(numpile.compile(levinson, backend="llvm")(r), levinson(r), rtol=1e-10)
     check(stepped, rng.standard_normal(n), np.zeros((n, 7)))
     assert len(nests) >= 2
+
+
+def row_extremes(x):
+    out = np.zeros(x.shape[0], dtype=x.dtype)
+    for i, row in enumerate(x):      # x[i] of a matrix: its row x[i, :]
+        out[i] = row.max() - row[::2].min()
+    return out
+
+
+def test_rows_indexed_by_one_item_are_slices(nests):
+    check(row_extremes, make=lambda: (rng.integers(-50, 50, size=(7, 5)),))
+    assert len(nests) == 1
