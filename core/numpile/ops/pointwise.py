@@ -200,3 +200,36 @@ def _astype_method(x, dtype):
 register("astype", POINTWISE, impl=np.astype, meta=_astype_meta, signature=_astype_sig,
          numpy=(np.astype,), methods={"astype": _astype_method},
          convert={"dtype": np.dtype}, doc="x.astype(dtype), np.astype")
+
+
+# Python's math functions of one float, on one graph value (math.exp(-0.5 * d * d) in a loop): the
+# NumPy ufunc each computes the same value with, where Python raises nothing (tracer/variables/
+# builtins.py makes the call; a backend that computes it with the ufunc checks the domain itself,
+# as the llvm nest does, and stops where Python would raise)
+PYTHON_MATH = {
+    "exp": "exp", "expm1": "expm1", "log": "log", "log2": "log2", "log10": "log10", "log1p": "log1p",
+    "sqrt": "sqrt", "sin": "sin", "cos": "cos", "tan": "tan", "asin": "arcsin", "acos": "arccos",
+    "atan": "arctan", "sinh": "sinh", "cosh": "cosh", "tanh": "tanh", "asinh": "arcsinh",
+    "acosh": "arccosh", "atanh": "arctanh", "fabs": "absolute", "cbrt": "cbrt",
+}
+
+
+def _python_math(x, name):
+    """math.<name>(x) as Python computes it: its errors (math domain error, math range error)
+    where Python raises them; a float64 the graph hands back as Python's float."""
+    import math
+    return np.float64(getattr(math, name)(float(x)))
+
+
+def _python_math_sig(x, name): ...
+
+
+def _python_math_meta(x, name):
+    x = as_meta(x)
+    if x.shape != () or x.dtype.kind not in "biuf" or name not in PYTHON_MATH:
+        raise NotImplementedError(f"math.{name}() of {x} (of one real number)")
+    return ArrayMeta((), np.dtype(np.float64), scalar=True)   # the tracer marks it weak
+
+
+register("python_math", POINTWISE, impl=_python_math, meta=_python_math_meta, signature=_python_math_sig,
+         doc="math.exp(x) and its kin of one real graph value: a Python float (emitted by the tracer)")

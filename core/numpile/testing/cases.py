@@ -137,6 +137,8 @@ def _pointwise_cases() -> list[Case]:
     cases += [Case("astype", (Arr((3, 4), src), dst)) for src in DTYPES for dst in DTYPES]
     cases += [Case("python_int", (Arr((), dtype, scalar=True),)) for dtype in ("float64", "float32")]
     cases += [Case("python_int", (Arr((), "float16", scalar=True),)), Case("python_int", (Arr(()),))]
+    cases += [Case("python_math", (Arr((), dtype, scalar=True, low=0.5, high=2.0), name))
+              for dtype, name in (("float64", "exp"), ("float64", "sqrt"), ("float32", "log"), ("float64", "atan"))]
     cases += [Case("astype", (Arr((2, 3), special=True), "float32")), Case("astype", (Arr(()), "int32")),
               Case("astype", (Arr((), scalar=True), np.float32)), Case("astype", (Arr((0, 3), "int32"), float)),
               Case("astype", (Arr((3, 4), layout="T"), "int64")), Case("astype", (Arr((3, 4), "int32", layout="step"), "f4")),

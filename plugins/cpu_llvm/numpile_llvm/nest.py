@@ -43,7 +43,7 @@ from numpile.graph import Graph, Node
 from numpile.lowering import BufferArg, Const, Kernel, Program
 from numpile.shapes import SymInt
 
-from . import jit, nestcall, scalar, team
+from . import jit, nestcall, pymath, scalar, team
 from . import slices as slices_
 from .irbuilder import BOOL, I64, Function, Module, Unlowerable, V, literal, reg_type
 from .nestcall import INDEX_ERROR, OVERFLOW
@@ -593,5 +593,5 @@ def _tuple_getitem(nest: _Nest, n: Node, env: dict, sizes: Sizes):
 
 
 _CALLS = {"getitem": _getitem, "index": _getitem, "setitem": _setitem, "loop": _loop, "cond": _cond, "tuple_getitem": _tuple_getitem,
-          "python_int": _python_int, "while_loop": _while, **dict.fromkeys(slices_.REDUCED, slices_.reduction),
+          "python_int": _python_int, "python_math": pymath.python_math, "while_loop": _while, **dict.fromkeys(slices_.REDUCED, slices_.reduction),
           "matmul": slices_.product, "dot": slices_.product}

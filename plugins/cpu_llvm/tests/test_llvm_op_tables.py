@@ -18,6 +18,7 @@ LEFT_TO_NUMPY = {
     "ldexp": "mixed float and int operands",
     "spacing": "no LLVM intrinsic; rare",
     "python_int": "Python raises for NaN and inf, which a kernel cannot (nest.py's loop nests check it)",
+    "python_math": "Python raises outside math's domains, which a kernel cannot (pymath.py checks it in nests)",
 }
 
 

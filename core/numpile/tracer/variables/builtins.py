@@ -11,6 +11,7 @@ import numpy as np
 
 from ... import ops
 from ...exc import Unsupported
+from ...ops.pointwise import PYTHON_MATH
 from ..liveness import peeling
 from . import iterators
 from .arrays import ArrayVariable
@@ -228,6 +229,22 @@ BUILTINS = {
     range: _range, slice: _slice, np.ndindex: iterators.ndindex, np.ndenumerate: iterators.ndenumerate,
 }
 
+def _python_math(name: str):
+    """math.<name>(x) of a graph value: Python's float, its errors Python's (ops/pointwise.py)."""
+    return lambda tx, x: tx.output.call_op(ops.get("python_math"), (x, ConstantVariable(name)), {}, weak=True)
+
+
+def _rounded(ufunc: str):
+    """math.floor(x) (ceil, trunc): int() of the rounded value, as Python's (in a loop body)."""
+    return lambda tx, x: _int(tx, [tx.output.call_op(ops.get(ufunc), (x,), {})], {})
+
+
+# math's functions of one number, on graph values
+_MATH_CALLS = {
+    **{getattr(math, name): _python_math(name) for name in PYTHON_MATH if hasattr(math, name)},
+    math.floor: _rounded("floor"), math.ceil: _rounded("ceil"), math.trunc: _rounded("trunc"),
+}
+
 # Callables that compute a constant from constants and have no side effects.
 PURE_ON_CONSTANTS = (
     {getattr(math, name) for name in dir(math) if callable(getattr(math, name))}
@@ -244,6 +261,9 @@ def call_builtin(tx, fn, args: list, kwargs: dict) -> Variable | None:
         return None
     if handler is not None:
         return handler(tx, args, kwargs)
+    math_call = _MATH_CALLS.get(fn)
+    if math_call is not None and len(args) == 1 and not kwargs and isinstance(args[0], ArrayVariable):
+        return math_call(tx, args[0])
     if _is_numpy_scalar_type(fn) or fn in PURE_ON_CONSTANTS:
         if all(a.is_constant() for a in args) and all(v.is_constant() for v in kwargs.values()):
             return constant_result(fn(*(a.as_constant() for a in args), **{k: v.as_constant() for k, v in kwargs.items()}))
