@@ -173,32 +173,44 @@ def report(rows: list, numba: bool) -> None:
         print("\nBreak reasons (numpile.explain) and notes:", *notes, sep="\n")
 
 
-def main(argv=None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--corpus", type=Path, default=CORPUS, help="the numpy-benchmarks folder")
+def arguments(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    """The options every runner of public code shares (this one, benchmarks/npbench.py)."""
     parser.add_argument("--only", nargs="*", help="kernel names to run")
     parser.add_argument("--no-numba", action="store_true", help="leave Numba out")
     parser.add_argument("--budget", type=float, default=0.3, help="seconds of timed calls per tool and kernel")
     parser.add_argument("--limit", type=float, default=20.0,
                         help="seconds a first call or a timing may take before it is cut off")
-    args = parser.parse_args(argv)
-    if not args.corpus.is_dir():
-        print(f"{args.corpus} is not here (it lies beside the project, in ../shared): nothing to run")
-        return
-    paths = sorted(p for p in args.corpus.glob("*.py") if not args.only or p.stem in args.only)
+    return parser
+
+
+def run_all(title: str, kernels, args) -> None:
+    """Each kernel (name, a function making its Kernel) run with NumPy, numpile and Numba; the table."""
     numba = not args.no_numba
     if numba:
         import numba  # noqa: F401  (a missing Numba stops the run here, not at the first kernel)
     numpile.config.cache_dir = Path(tempfile.mkdtemp(prefix="numpile-external-"))   # first calls compile
     numpile.config.safety_net = False
-    print(f"# numpy-benchmarks ({args.corpus}), as written: numpile {numpile.__version__} (llvm), "
+    print(f"# {title}, as written: numpile {numpile.__version__} (llvm), "
           f"{'Numba ' + sys.modules['numba'].__version__ if numba else 'no Numba'}, NumPy {np.__version__}, "
           f"Python {platform.python_version()}; {cpu_name()}\n", flush=True)
     rows = []
-    for path in paths:
-        rows.append(run_kernel(load_kernel(path), numba, args.budget, args.limit))
-        print(f"{path.stem}: done", file=sys.stderr, flush=True)
+    for name, make in kernels:
+        if args.only and name not in args.only:
+            continue
+        rows.append(run_kernel(make(), numba, args.budget, args.limit))
+        print(f"{name}: done", file=sys.stderr, flush=True)
     report(rows, numba)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--corpus", type=Path, default=CORPUS, help="the numpy-benchmarks folder")
+    args = arguments(parser).parse_args(argv)
+    if not args.corpus.is_dir():
+        print(f"{args.corpus} is not here (it lies beside the project, in ../shared): nothing to run")
+        return
+    paths = sorted(args.corpus.glob("*.py"))
+    run_all(f"numpy-benchmarks ({args.corpus})", [(p.stem, lambda p=p: load_kernel(p)) for p in paths], args)
 
 
 if __name__ == "__main__":
