@@ -594,4 +594,4 @@ def _tuple_getitem(nest: _Nest, n: Node, env: dict, sizes: Sizes):
 
 _CALLS = {"getitem": _getitem, "index": _getitem, "setitem": _setitem, "loop": _loop, "cond": _cond, "tuple_getitem": _tuple_getitem,
           "python_int": _python_int, "python_math": pymath.python_math, "while_loop": _while, **dict.fromkeys(slices_.REDUCED, slices_.reduction),
-          "matmul": slices_.product, "dot": slices_.product}
+          "matmul": slices_.product, "dot": slices_.product, "flip": slices_.flipped}

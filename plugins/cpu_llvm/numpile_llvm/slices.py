@@ -262,17 +262,43 @@ def per_dim(index, ndim: int) -> tuple:
 
 def indexed(nest, lazy: Lazy, index, env: dict, sizes: Sizes, n: Node):
     """`lazy[index]`: its element (integers in every dim), or a slice expression of it."""
+    value = remapped(nest, lazy, nest.positions(per_dim(index, len(lazy.dims)), lazy.dims, env, sizes))
+    return value if isinstance(value, Lazy) else V(value.ref, n.dtype, bool(n.meta.get("weak")))
+
+
+def flipped(nest, n: Node, env: dict, sizes: Sizes) -> Lazy:
+    """np.flip of a slice expression (along `axis`, or all): position p of a flipped dim is
+    length - 1 - p of the expression."""
+    lazy, fn = used(nest, nest.operand(n.args[0], env, sizes)), nest.fn
+    axis = dict(n.kwargs).get("axis", n.args[1] if len(n.args) > 1 else None)
+    ndim = len(lazy.dims)
+    axes = set(range(ndim)) if axis is None else {a % ndim for a in (axis if isinstance(axis, tuple) else (axis,))}
+    return remapped(nest, lazy, [Span(fn.binary("sub", d, literal(1, I64)), -1, d) if k in axes else Span(literal(0, I64), 1, d)
+                                 for k, d in enumerate(lazy.dims)])
+
+
+def remapped(nest, lazy: Lazy, plan: list):
+    """The slice expression whose positions map into lazy's by `plan` (per dim of lazy: a Span of
+    its positions, or one position), or its one element where no Span is left. Its reads are
+    remapped alike: where a store checks what it overlaps (_in_order), a reversed or shifted read
+    is seen as one."""
     fn = nest.fn
-    at = nest.positions(per_dim(index, len(lazy.dims)), lazy.dims, env, sizes)
-    kept = [p for p in at if isinstance(p, Span)]
+    if any(len(slices) != len(plan) for *_, slices in lazy.reads):
+        raise Unlowerable("a slice of a reduced slice expression in a loop nest")
 
     def element(positions: tuple) -> V:
         taken = iter(positions)
         return lazy.at(tuple(fn.binary("add", p.start, fn.binary("mul", next(taken), literal(p.step, I64)))
-                             if isinstance(p, Span) else p for p in at))
+                             if isinstance(p, Span) else p for p in plan))
+    kept = [p for p in plan if isinstance(p, Span)]
     if not kept:
-        return V(element(()).ref, n.dtype, bool(n.meta.get("weak")))
-    return Lazy(tuple(p.length for p in kept), element, lazy.reads)
+        return element(())
+    starts = [p.start if isinstance(p, Span) else p for p in plan]
+    reads = tuple((root, node, element_address(fn, address, [stride for stride, _ in slices], starts),
+                   tuple((fn.binary("mul", stride, literal(p.step, I64)), p.length)
+                         for (stride, _), p in zip(slices, plan) if isinstance(p, Span)))
+                  for root, node, address, slices in lazy.reads)
+    return Lazy(tuple(p.length for p in kept), element, reads)
 
 
 def sliced(nest, a, address: V, slices: list) -> Lazy:

@@ -697,3 +697,42 @@ def row_extremes(x):
 def test_rows_indexed_by_one_item_are_slices(nests):
     check(row_extremes, make=lambda: (rng.integers(-50, 50, size=(7, 5)),))
     assert len(nests) == 1
+
+
+def levinson_flipped(r):
+    y = np.empty_like(r)
+    a, b = -r[0], 1.0
+    y[0] = -r[0]
+    for k in range(1, r.shape[0]):
+        b *= 1.0 - a * a
+        a = -(r[k] + np.dot(np.flip(r[:k]), y[:k])) / b
+        y[:k] += a * np.flip(y[:k])      # reads what it writes: through a buffer
+        y[k] = a
+    return y
+
+
+def flipped_rows(x):
+    out = np.zeros_like(x)
+    for i in range(1, x.shape[0]):
+        out[i] = np.flip(x[i - 1]) * 2 + np.flip(x[i, ::2], axis=0).max()
+    return out
+
+
+def test_flips_of_slices(nests):
+    r = rng.random(int(rng.integers(8, 16))) * 0.1   # the recursion is well conditioned on these
+    np.testing.assert_allclose(numpile.compile(levinson_flipped, backend="llvm")(r), levinson_flipped(r), rtol=1e-10)
+    check(flipped_rows, make=lambda: (rng.integers(-9, 9, size=(6, 4)),))
+    assert len(nests) == 2
+
+
+def rows_shifted_in_place(x):
+    for i in range(x.shape[0]):
+        row = x[i]
+        x[i, 1:] = row[:-1] + 1               # reads one behind what it stores: NumPy reads first
+        x[i, :-1] = np.flip(row)[1:] * 2      # reads it reversed
+    return x
+
+
+def test_slices_of_rows_stored_over_themselves(nests):
+    check(rows_shifted_in_place, make=lambda: (rng.integers(-9, 9, size=(5, 6)),))
+    assert len(nests) == 1
