@@ -22,7 +22,7 @@ from ..ops.indexing import diagonal_positions
 from ..ops.meta import normalize_axis_index
 from ..ops.reductions import reduced_axes
 from ..ops.shape import diff_end, meshgrid_axis, roll_offsets
-from ..shapes import replaying, sym_max
+from ..shapes import hint, replaying, sym_max
 from .einsum import einsum
 from .selections import masked_update, prune
 
@@ -247,6 +247,8 @@ def _stack(emit: Emitter, arrays, axis=0):
 
 # up to this many multiply-adds a matmul is a fused kernel: a call into BLAS costs more than the loop
 SMALL_MATMUL = 1 << 11
+# a vector-matrix product of symbolic sizes of at least this many matrix elements goes to BLAS
+VECTOR_MATRIX_BLAS = 1 << 14
 
 
 def _matmul(emit: Emitter, x1, x2):
@@ -263,12 +265,23 @@ def _matmul(emit: Emitter, x1, x2):
     a, b = x1.shape, x2.shape
     if not all(type(d) is int for d in (*a, *b)):
         # symbolic sizes: a dot or a matrix-vector product is memory-bound, as fast as a kernel as in
-        # BLAS, and fuses (a loop body's `A[i, :j] @ A[:j, j]`); a product of matrices stays BLAS's
-        return _matmul_summed(emit, x1, x2, dtype) if min(len(a), len(b)) == 1 and max(len(a), len(b)) <= 2 else None
+        # BLAS, and fuses (a loop body's `A[i, :j] @ A[:j, j]`); a product of matrices stays BLAS's,
+        # and so does a large vector-matrix one, whose kernel sums down the matrix's columns (a
+        # covariance's `data[:, i] @ data[:, i:M]`: 10x slower than BLAS's row order)
+        if min(len(a), len(b)) != 1 or max(len(a), len(b)) > 2 or len(b) == 2 and _at_least(b, VECTOR_MATRIX_BLAS):
+            return None
+        return _matmul_summed(emit, x1, x2, dtype)
     rows, columns = a[-2] if len(a) > 1 else 1, b[-1] if len(b) > 1 else 1
     if math.prod(np.broadcast_shapes(a[:-2], b[:-2])) * rows * a[-1] * columns > SMALL_MATMUL:
         return None
     return _matmul_summed(emit, x1, x2, dtype)
+
+
+def _at_least(shape: tuple, elements: int) -> bool:
+    """Whether a shape of symbolic sizes has at least this many elements in the call being traced
+    (a choice of speed, not of result: taken on the hints)."""
+    hints = [hint(d) for d in shape]
+    return None not in hints and math.prod(hints) >= elements
 
 
 def _matmul_summed(emit: Emitter, x1, x2, dtype):
