@@ -78,9 +78,11 @@ def _sizes_of(kernel: Kernel, program: Program):
     (in any other layout a stride is a constant or read from the array)."""
     for stage in kernel.stages:
         yield from stage.inner
-        indices = [i for index in [stage.output_index] + [e.index for e in walk(stage.value) if isinstance(e, Load)]
-                   for i in index]
-        for e in walk(stage.value):
+        # the value's expressions, and those a scatter's positions are read with (x[idx[i]] = ...)
+        exprs = [e for root in [stage.value, *(i.value for i in stage.output_index if isinstance(i, Indirect))]
+                 for e in walk(root)]
+        indices = [i for index in [stage.output_index] + [e.index for e in exprs if isinstance(e, Load)] for i in index]
+        for e in exprs:
             if isinstance(e, LoopIndex):
                 indices.append(e.index)   # an index's value, which may be read through np.roll's wrap too
             elif isinstance(e, Const):

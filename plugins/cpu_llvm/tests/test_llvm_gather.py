@@ -212,3 +212,19 @@ def test_a_scatter_out_of_bounds_changes_nothing(update):
     assert str(ours.value) == str(numpy_error.value)
     np.testing.assert_array_equal(mine, numpys)
     np.testing.assert_array_equal(mine, x)
+
+
+def scatter_through_gathers(xi, yi, z, n):
+    selected = np.abs(z) > 0.5
+    n[xi[selected], yi[selected]] = 7                  # positions read through gathers of symbolic sizes
+    return n
+
+
+def test_a_scatter_whose_positions_are_gathers_of_symbolic_sizes():
+    """The kernel takes every symbol its scatter's positions are read with (s0 of xi's length was
+    missing: KeyError compiling NPBench's mandelbrot2)."""
+    compiled = numpile.compile(scatter_through_gathers, backend="llvm", dynamic=True)
+    for size in (40, 57):
+        xi, yi, z = rng.integers(0, 9, size), rng.integers(0, 6, size), rng.standard_normal(size)
+        want = scatter_through_gathers(xi, yi, z, np.zeros((9, 6)))
+        np.testing.assert_array_equal(compiled(xi, yi, z, np.zeros((9, 6))), want)
