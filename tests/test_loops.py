@@ -7,7 +7,7 @@ import pytest
 
 import numpile
 from numpile import config
-from conftest import assert_same, rand
+from conftest import assert_same, rand, run_like_numpy
 from numpile.testing.loop_programs import jacobi, rebinding, sum_of_squares, sweep, triangular
 
 BACKENDS = ["eager", "llvm"]
@@ -390,3 +390,17 @@ def test_threads_run_one_compiled_loop_at_once(rng):
         results = list(pool.map(lambda a: compiled(a.copy()), arrays))
     for a, got in zip(arrays, results):
         assert_same(got, sweep(a.copy()))
+
+
+def blocks_of_powers(x, K):
+    for i in range(K):
+        v = np.reshape(x, (2 ** i, -1))        # a size that is a power of the index: not a loop node's
+        x = (v * 2.0 + i).reshape(-1)
+    return x
+
+
+@pytest.mark.parametrize("backend", ["eager", "llvm"])
+def test_a_power_of_the_index_unrolls_the_loop(backend, rng):
+    """`R ** i` of a loop's index (NPBench's Stockham FFT) raised TypeError in the trace, and the
+    whole function ran as Python; the loop unrolls instead."""
+    run_like_numpy(blocks_of_powers, backend, lambda call: (rng.standard_normal(64), 6), graphs=1)

@@ -478,6 +478,8 @@ class SymInt:
     def __rfloordiv__(self, o): return self._opaque(o, "//", lambda a, b: a // b, True)
     def __mod__(self, o): return self._opaque(o, "%", lambda a, b: a % b)
     def __rmod__(self, o): return self._opaque(o, "%", lambda a, b: a % b, True)
+    def __pow__(self, o): return self.specialize() ** o    # not a size: a loop's index raises (unrolled)
+    def __rpow__(self, o): return o ** self.specialize()
     def __neg__(self): return self * -1
     def __pos__(self): return self
 
