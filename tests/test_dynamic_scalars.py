@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 import numpile
-from conftest import assert_same, rand
+from conftest import assert_same, rand, run_like_numpy
 
 
 def newton_sqrt2(x, tol):
@@ -213,3 +213,16 @@ def test_an_int_range_no_loop_node_takes_is_specialised(rng):
         A = rand(rng, (10,))
         assert_same(compiled(T, A.copy()), stops_early(T, A.copy()))
     assert len(compiled.entries) == 3   # one per value (5, 6, 7): specialised
+
+
+def inverted(T, x):
+    crc = T
+    for i in range(x.shape[0]):
+        crc = (crc >> 1) ^ int(x[i])
+    return ~crc & 0xFFFF
+
+
+@pytest.mark.parametrize("backend", ["eager", "llvm"])
+def test_invert_of_a_python_int_graph_value(backend, rng):
+    """`~crc` of a Python int the graph computes is Python's (-crc - 1): it broke the graph."""
+    run_like_numpy(inverted, backend, lambda call: (0xFFFF, rng.integers(0, 256, 20)), graphs=1)

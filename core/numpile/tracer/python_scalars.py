@@ -32,7 +32,7 @@ _SYMBOLS = {operator.lt: "<", operator.le: "<=", operator.eq: "==", operator.ne:
 _COMPARISONS = set(_SYMBOLS)
 _ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.neg, operator.pos} | _COMPARISONS
 _DIVISIONS = {operator.truediv, operator.floordiv, operator.mod}
-_BITWISE = {operator.and_, operator.or_, operator.xor, operator.rshift, operator.lshift}   # on ints only
+_BITWISE = {operator.and_, operator.or_, operator.xor, operator.rshift, operator.lshift, operator.invert}   # on ints only
 # operators that keep a dynamic int unspecialised
 INT_OPERATORS = frozenset(_ARITHMETIC | _DIVISIONS | _BITWISE)
 
@@ -102,6 +102,8 @@ def _bitwise_bound(fn, args: list, bounds: list) -> int:
     and `^` stay under the next power of two, shifts scale the shifted value's bound."""
     if fn is operator.rshift:
         return bounds[0]
+    if fn is operator.invert:   # ~x is -x - 1
+        return bounds[0] + 1
     if fn is operator.lshift:
         return bounds[0] << args[1].as_constant()
     masks = [a.as_constant() for a in args if not isinstance(a, ArrayVariable) and a.as_constant() >= 0]

@@ -43,13 +43,12 @@ from numpile.graph import Graph, Node
 from numpile.lowering import BufferArg, Const, Kernel, Program
 from numpile.shapes import SymInt
 
-from . import jit, nestcall, pymath, scalar, team
+from . import jit, nestcall, pynumbers, scalar, team
 from . import slices as slices_
 from .irbuilder import BOOL, I64, Function, Module, Unlowerable, V, literal, reg_type
 from .nestcall import INDEX_ERROR, OVERFLOW
 from .sizes import Sizes
 
-_CHECKED = {"add": "sadd", "subtract": "ssub", "multiply": "smul"}   # Python int arithmetic, overflow checked
 # a loop the vectoriser takes runs its last iterations in the vector body, masked: element loops are
 # short (a row of 30), and a scalar remainder there is a fifth of the row, branching on data
 _TAIL_FOLDED = '!{!"llvm.loop.vectorize.predicate.enable", i1 true}'
@@ -434,38 +433,16 @@ def _pointwise(nest: _Nest, n: Node, env: dict, sizes: Sizes):
 def _element(nest: _Nest, n: Node, operands: list) -> V:
     """Pointwise op n on operands that are single values."""
     if all(isinstance(o, Const) and o.dtype is None or isinstance(o, V) and o.weak for o in operands):
-        operands = [_python_operand(o) for o in operands]   # Python arithmetic: int64, float64 or bool
+        operands = [pynumbers.python_operand(o) for o in operands]   # Python arithmetic: int64, float64 or bool
     fn = nest.fn
     if all(isinstance(o, Const) for o in operands):   # a constant (a branch's `k = 0`: 0 * 1 in the graph)
         value = ops.get(n.target).impl(*(o.value for o in operands), **n.kwargs)
         return V(literal(value, n.dtype).ref, n.dtype, bool(n.meta.get("weak")))
-    if n.meta.get("weak") and n.dtype.kind == "i" and n.target in _CHECKED | {"negative": None, "left_shift": None}:
-        return _checked(nest, n, operands)
+    if n.meta.get("weak") and n.dtype.kind == "i" and n.target in pynumbers.CHECKED:
+        return pynumbers.checked(nest, n, operands)
+    operands = pynumbers.fitted(nest, operands)
     value = scalar.emit(fn, n.target, operands, dict(n.kwargs), n.dtype)
     return V(value.ref, value.dtype, bool(n.meta.get("weak")))
-
-
-def _python_operand(o):
-    """An operand of Python arithmetic (a weak value or a Python constant) as the NumPy value
-    Python's result agrees with: an int64, float64 or bool."""
-    if isinstance(o, V):
-        return V(o.ref, o.dtype)
-    return Const(o.value, np.dtype(np.int64) if type(o.value) is int else np.dtype(type(o.value)))
-
-
-def _checked(nest: _Nest, n: Node, operands: list) -> V:
-    """Python int arithmetic: int64, stopping with OVERFLOW where Python's result would not fit."""
-    fn = nest.fn
-    if n.target == "left_shift":
-        raise Unlowerable("a Python int shifted left in a loop nest (it may leave int64)")
-    a, b = ([literal(0, I64)] if n.target == "negative" else []) + [_as_index(fn, o) for o in operands]
-    symbol = f"llvm.{_CHECKED.get(n.target, 'ssub')}.with.overflow.i64"
-    fn.module.declare(symbol, f"declare {{i64, i1}} @{symbol}(i64, i64)")
-    pair = fn.emit(f"call {{i64, i1}} @{symbol}(i64 {a.ref}, i64 {b.ref})", I64)
-    overflow = fn.emit(f"extractvalue {{i64, i1}} {pair.ref}, 1", BOOL)
-    nest.check(fn.binary("xor", overflow, literal(True, BOOL)), OVERFLOW)
-    value = fn.emit(f"extractvalue {{i64, i1}} {pair.ref}, 0", I64)
-    return V(value.ref, I64, True)
 
 
 def _while(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> list:
@@ -507,18 +484,6 @@ def _while(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> list:
         results[k] = nest._weak(carried_in[k], x)
     _after_free(nest, free, free_values)
     return results
-
-
-def _python_int(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> V:
-    """int() of a float: truncated, stopping with OVERFLOW where Python raises or the int leaves int64."""
-    x = nest.operand(n.args[0], env, sizes)
-    if not isinstance(x, V):
-        raise Unlowerable("int() of a constant in a loop nest")
-    fn = nest.fn
-    # |x| < 2**63: one compare (false for NaN and inf); -2**63 itself stops too, and Python gets it right
-    fits = fn.compare("fcmp", "olt", fn.intrinsic("fabs", [x], x.dtype), literal(2.0**63, x.dtype))
-    nest.check(fits, OVERFLOW)
-    return V(fn.convert("fptosi", x, I64).ref, I64, True)
 
 
 def _loop(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> list:
@@ -593,5 +558,5 @@ def _tuple_getitem(nest: _Nest, n: Node, env: dict, sizes: Sizes):
 
 
 _CALLS = {"getitem": _getitem, "index": _getitem, "setitem": _setitem, "loop": _loop, "cond": _cond, "tuple_getitem": _tuple_getitem,
-          "python_int": _python_int, "python_math": pymath.python_math, "while_loop": _while, **dict.fromkeys(slices_.REDUCED, slices_.reduction),
+          "python_int": pynumbers.python_int, "python_math": pynumbers.python_math, "while_loop": _while, **dict.fromkeys(slices_.REDUCED, slices_.reduction),
           "matmul": slices_.product, "dot": slices_.product, "flip": slices_.flipped}

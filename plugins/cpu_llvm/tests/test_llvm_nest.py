@@ -736,3 +736,34 @@ def rows_shifted_in_place(x):
 def test_slices_of_rows_stored_over_themselves(nests):
     check(rows_shifted_in_place, make=lambda: (rng.integers(-9, 9, size=(5, 6)),))
     assert len(nests) == 1
+
+
+def crc_of_bytes(data, poly=0x8408):
+    crc = 0xFFFF
+    for b in data:                      # a Python int meets each uint8 element
+        cur = 0xFF & b
+        for _ in range(0, 8):
+            if (crc & 0x0001) ^ (cur & 0x0001):
+                crc = (crc >> 1) ^ poly
+            else:
+                crc >>= 1
+            cur >>= 1
+    crc = ~crc & 0xFFFF
+    return (crc << 8) | ((crc >> 8) & 0xFF)
+
+
+def python_int_into_small_ints(x, k):
+    total = np.zeros((), dtype=x.dtype)
+    for i in range(x.shape[0]):
+        total = total + (x[i] ^ (k - i))      # NEP 50: the Python int must fit x's dtype
+    return total
+
+
+def test_python_ints_meeting_small_numpy_ints(nests):
+    check(crc_of_bytes, make=lambda: (rng.integers(0, 256, 64).astype(np.uint8),))
+    assert nests    # the byte loop (its first iteration peeled: crc becomes a graph value there)
+    for dtype in (np.uint8, np.int16, np.uint64):
+        x = rng.integers(0, 100, 10).astype(dtype)
+        check(python_int_into_small_ints, x, 50)
+    with pytest.raises(OverflowError):            # k - i goes negative for a uint8: NumPy raises
+        numpile.compile(python_int_into_small_ints, backend="llvm")(rng.integers(0, 100, 10).astype(np.uint8), 5)
