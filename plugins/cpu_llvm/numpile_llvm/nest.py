@@ -417,8 +417,7 @@ def _pointwise(nest: _Nest, n: Node, env: dict, sizes: Sizes):
         raise Unlowerable(f"{n.target} with several results in a loop nest")
     args = n.args[:1] if n.target == "astype" else n.args   # astype's dtype is the result's
     operands = [nest.operand(a, env, sizes) for a in args]
-    if any(isinstance(o, _Array) for o in operands):
-        raise Unlowerable(f"{n.target} of arrays in a loop nest")
+    operands = [_whole(nest, a, o, env, sizes) if isinstance(o, _Array) else o for a, o in zip(args, operands)]
     lazy = [o for o in operands if isinstance(o, slices_.Lazy)]
     if lazy or n.shape:   # elements of slices of one shape, or scalars with them
         if not lazy or any(isinstance(a, Node) and a.shape and a.shape != n.shape for a in args):
@@ -428,6 +427,12 @@ def _pointwise(nest: _Nest, n: Node, env: dict, sizes: Sizes):
                                                                        for o in operands]),
                             tuple(r for o in lazy for r in o.reads))
     return _element(nest, n, operands)
+
+
+def _whole(nest: _Nest, node: Node, array: _Array, env: dict, sizes: Sizes) -> slices_.Lazy:
+    """A whole array read by a pointwise op (`E[i] - symbols`): the slice of all of it."""
+    a = nest._version(node, array)
+    return slices_.sliced(nest, a, *nest.place(a, (slice(None),) * len(a.dims), env, sizes))
 
 
 def _element(nest: _Nest, n: Node, operands: list) -> V:
@@ -559,4 +564,5 @@ def _tuple_getitem(nest: _Nest, n: Node, env: dict, sizes: Sizes):
 
 _CALLS = {"getitem": _getitem, "index": _getitem, "setitem": _setitem, "loop": _loop, "cond": _cond, "tuple_getitem": _tuple_getitem,
           "python_int": pynumbers.python_int, "python_math": pynumbers.python_math, "while_loop": _while, **dict.fromkeys(slices_.REDUCED, slices_.reduction),
-          "matmul": slices_.product, "dot": slices_.product, "flip": slices_.flipped}
+          "matmul": slices_.product, "dot": slices_.product, "flip": slices_.flipped,
+          **dict.fromkeys(slices_.ARG_REDUCED, slices_.arg_reduction)}

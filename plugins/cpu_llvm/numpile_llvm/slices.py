@@ -205,6 +205,42 @@ def reduction(nest, n: Node, env: dict, sizes: Sizes):
     return at(()) if not kept else Lazy(tuple(lazy.dims[k] for k in kept), at, lazy.reads)
 
 
+ARG_REDUCED = {"argmin": "less", "argmax": "greater"}   # the comparison a later element must win by
+
+
+def arg_reduction(nest, n: Node, env: dict, sizes: Sizes):
+    """argmin or argmax of a slice expression: the position of its first best element, over all
+    of it in C order or along `axis` (a slice expression of the other dims); a NaN is best, its
+    first one, as in NumPy. An empty one stops (status EMPTY: Python raises NumPy's error)."""
+    lazy, fn = used(nest, nest.operand(n.args[0], env, sizes)), nest.fn
+    kwargs = dict(n.kwargs)
+    axis = kwargs.pop("axis", None)
+    if any(kwargs.values()):
+        raise Unlowerable(f"{n.target} with keepdims in a loop nest")
+    ndim, dtype = len(lazy.dims), n.args[0].dtype
+    axes = list(range(ndim)) if axis is None else [axis % ndim]
+    kept = [k for k in range(ndim) if k not in axes]
+    boolean = np.dtype(bool)
+
+    def at(outer: tuple) -> V:
+        def step(acc: list, inner: tuple) -> list:
+            best, where, seen = acc
+            positions = dict(zip(kept, outer)) | dict(zip(axes, inner))
+            x = scalar.cast(fn, lazy.at(tuple(positions[k] for k in range(ndim))), dtype)
+            flat = literal(0, I64)
+            for k, p in zip(axes, inner):   # the position among the reduced dims, in C order
+                flat = fn.binary("add", fn.binary("mul", flat, lazy.dims[k]), p)
+            wins = scalar.emit(fn, ARG_REDUCED[n.target], [x, best], {}, boolean)
+            nan_first = fn.binary("and", scalar.emit(fn, "isnan", [x], {}, boolean),
+                                  fn.binary("xor", scalar.emit(fn, "isnan", [best], {}, boolean), literal(True, BOOL)))
+            take = fn.binary("or", fn.binary("xor", seen, literal(True, BOOL)), fn.binary("or", wins, nan_first))
+            return [fn.select(take, x, best), fn.select(take, flat, where), literal(True, BOOL)]
+        best, where, seen = over(fn, [lazy.dims[k] for k in axes], [literal(0, dtype), literal(0, I64), literal(False, BOOL)], step)
+        nest.check(seen, EMPTY)
+        return V(where.ref, I64, bool(n.meta.get("weak")))
+    return at(()) if not kept else Lazy(tuple(lazy.dims[k] for k in kept), at, lazy.reads)
+
+
 def product(nest, n: Node, env: dict, sizes: Sizes) -> V:
     """matmul or dot of two 1-d slice expressions of numbers: their products added in order (a
     product's order is BLAS's in NumPy, not one NumPy fixes: equal within rounding)."""

@@ -767,3 +767,43 @@ def test_python_ints_meeting_small_numpy_ints(nests):
         check(python_int_into_small_ints, x, 50)
     with pytest.raises(OverflowError):            # k - i goes negative for a uint8: NumPy raises
         numpile.compile(python_int_into_small_ints, backend="llvm")(rng.integers(0, 100, 10).astype(np.uint8), 5)
+
+
+def nearest_symbol(E, symbols):
+    out = np.zeros(len(E), dtype=symbols.dtype)
+    for i in range(len(E)):
+        out[i] = symbols[np.argmin(np.abs(E[i] - symbols) ** 2)]   # a whole array in element code
+    return out
+
+
+def best_of_rows(x):
+    out = np.zeros((x.shape[0], 3), dtype=np.int64)
+    for i in range(x.shape[0] - 1):
+        out[i, 0] = x[i].argmax()
+        out[i, 1] = np.argmin(x[i, ::-1])
+        out[i, 2] = np.argmax(x[i:i + 2])      # flat, over two rows
+    return out
+
+
+def test_argmin_argmax_of_slices(nests):
+    check(nearest_symbol, make=lambda: (rng.standard_normal(30), rng.standard_normal(7)))
+    for dtype in (np.float64, np.int32, np.uint8):
+        x = rng.integers(0, 5, size=(6, 4)).astype(dtype)     # ties: the first of equals wins
+        check(best_of_rows, x)
+    x = rng.standard_normal((6, 4))
+    x[2, 1] = x[2, 3] = x[4, 0] = np.nan                    # NaN wins, its first
+    check(best_of_rows, x)
+    assert len(nests) == 5
+
+
+def empty_argmax(x, k):
+    out = 0
+    for i in range(x.shape[0]):
+        out += np.argmax(x[i, k:])
+    return out
+
+
+def test_argmax_of_an_empty_slice_raises_numpys_error():
+    x = rng.standard_normal((4, 3))
+    with pytest.raises(ValueError, match="empty sequence"):
+        numpile.compile(empty_argmax, backend="llvm")(x, 3)
