@@ -2,6 +2,8 @@
 as selects (lowering/selections.py), differentially against NumPy on fresh random inputs: values,
 dtypes, the arrays updated in place, empty and full masks, and the forms that stay gathers."""
 
+from contextlib import nullcontext
+
 import numpy as np
 import pytest
 
@@ -114,3 +116,27 @@ def test_element_wise_updates_are_selects_with_no_positions_left(fn, selects):
     assert ("where" in targets and "setitem" not in targets) == selects
     if fn is not centred:   # its mean still gathers the selection
         assert ("nonzero" not in targets) == selects
+
+
+def selected_totals(x, m):
+    return x[m].sum(), x[m].mean(), x[x > x.dtype.type(0)].sum() + x[m & (x < 1)].mean()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32, np.uint8])
+def test_sums_and_means_of_selections(dtype, backend):
+    """x[m].sum() and x[m].mean() are sums of where(m, x, 0) (one pass, no positions): NumPy's
+    values and dtypes, an empty selection's mean NaN."""
+    rng = np.random.default_rng()
+    compiled = numpile.compile(selected_totals, backend=backend)
+    for fraction in (0.0, 0.4, 1.0):
+        x = (rng.standard_normal(40) * 20).astype(dtype) if dtype != np.uint8 else rng.integers(0, 9, 40).astype(dtype)
+        m = rng.random(40) < fraction
+        with np.errstate(all="ignore"), pytest.warns(RuntimeWarning) if fraction == 0.0 else nullcontext():
+            expected = selected_totals(x, m)
+        got = compiled(x, m)
+        for g, e in zip(got, expected):
+            assert type(g) is type(e)
+            np.testing.assert_allclose(g, e, rtol=1e-5 if dtype == np.float32 else 1e-12)
+    targets = [n.target for n in decompose(compiled.entries[0].graph).calls]
+    assert "nonzero" not in targets and "index" not in targets

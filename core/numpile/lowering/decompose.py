@@ -24,7 +24,7 @@ from ..ops.reductions import reduced_axes
 from ..ops.shape import diff_end, meshgrid_axis, roll_offsets
 from ..shapes import hint, replaying, sym_max
 from .einsum import einsum
-from .selections import masked_update, prune
+from .selections import masked_total, masked_update, prune
 
 
 class Emitter:
@@ -62,8 +62,17 @@ def _average(emit: Emitter, total, count: int):
 
 
 def _mean(emit: Emitter, a, axis=None, dtype=None, keepdims=False):
+    masked = masked_total(emit, a) if axis in (None, 0) else None   # x[m].mean(): where m holds
+    if masked is not None:
+        return _average(emit, emit("sum", masked[0], dtype=_accumulator(a, dtype), keepdims=keepdims), masked[1])
     total = emit("sum", a, axis=axis, dtype=_accumulator(a, dtype), keepdims=keepdims)
     return _average(emit, total, _count(a, axis))
+
+
+def _sum(emit: Emitter, a, axis=None, dtype=None, keepdims=False):
+    """x[m].sum(): where m holds, without its positions; any other sum stays as it is."""
+    masked = masked_total(emit, a) if axis in (None, 0) else None
+    return None if masked is None else emit("sum", masked[0], dtype=dtype, keepdims=keepdims)
 
 
 def _var(emit: Emitter, a, axis=None, dtype=None, ddof=0, keepdims=False):
@@ -310,7 +319,7 @@ def _outer(emit: Emitter, a, b):
     return emit("multiply", emit("getitem", column, (slice(None), None)), emit("getitem", row, (None, slice(None))))
 
 
-DECOMPOSITIONS = {"mean": _mean, "var": _var, "std": _std, "divmod": _divmod, "meshgrid": _meshgrid,
+DECOMPOSITIONS = {"mean": _mean, "sum": _sum, "var": _var, "std": _std, "divmod": _divmod, "meshgrid": _meshgrid,
                   "einsum": einsum, "matmul": _matmul, "dot": _dot, "outer": _outer, "roll": _roll, "diff": _diff,
                   "fill_diagonal": _fill_diagonal, "indices": _indices, "stack": _stack, "concatenate": _concatenate, "setitem": masked_update}
 

@@ -31,6 +31,21 @@ def masked_update(emit, a, index, value):
     return emit("where", mask, full, a)
 
 
+def masked_total(emit, a):
+    """For the sum or mean of all of `a`, a gather of x at the nonzero() positions of a mask m of
+    x's shape (`x[m].mean()`): (where(m, x, 0), the count of m's true values), one pass over x
+    and no positions; None for anything else. The sum adds the unselected zeros in between: the
+    same value within rounding, as any other order of a float sum."""
+    if not isinstance(a, Node) or a.target != "index" or len(a.shape) != 1:
+        return None
+    x, index = a.args
+    mask = _mask_of(x, index)
+    if mask is None:
+        return None
+    zero = emit("zeros", (), dtype=x.dtype)   # x's own zero: no promotion
+    return emit("where", mask, x, zero), emit("sum", mask)
+
+
 def _mask_of(a, index) -> Node | None:
     """The boolean mask of a's shape whose nonzero() positions `index` is, in order, else None."""
     if not isinstance(a, Node) or not isinstance(index, tuple) or len(index) != len(a.shape) or not index:
