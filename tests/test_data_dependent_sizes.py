@@ -229,7 +229,8 @@ def test_decisions_on_data_sizes_break_with_the_size_named(rng, fn, reason):
 
 
 def test_mask_reads_are_one_graph_and_kernels_on_llvm(rng):
-    """x[m] is nonzero (a call into NumPy) and one gather kernel with the arithmetic fused in."""
+    """x[m].sum() is a sum of where(m, x, 0), one kernel with the arithmetic fused in; len(x[m])
+    is the count nonzero (a call into NumPy) binds."""
     if "llvm" not in numpile.list_backends(available_only=True):
         pytest.skip("backend 'llvm' is not installed here")
     from numpile import lowering

@@ -64,7 +64,8 @@ def _average(emit: Emitter, total, count: int):
 def _mean(emit: Emitter, a, axis=None, dtype=None, keepdims=False):
     masked = masked_total(emit, a) if axis in (None, 0) else None   # x[m].mean(): where m holds
     if masked is not None:
-        return _average(emit, emit("sum", masked[0], dtype=_accumulator(a, dtype), keepdims=keepdims), masked[1])
+        selected, mask = masked
+        return _average(emit, emit("sum", selected, dtype=_accumulator(a, dtype), keepdims=keepdims), emit("sum", mask))
     total = emit("sum", a, axis=axis, dtype=_accumulator(a, dtype), keepdims=keepdims)
     return _average(emit, total, _count(a, axis))
 

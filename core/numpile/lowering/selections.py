@@ -33,17 +33,16 @@ def masked_update(emit, a, index, value):
 
 def masked_total(emit, a):
     """For the sum or mean of all of `a`, a gather of x at the nonzero() positions of a mask m of
-    x's shape (`x[m].mean()`): (where(m, x, 0), the count of m's true values), one pass over x
-    and no positions; None for anything else. The sum adds the unselected zeros in between: the
-    same value within rounding, as any other order of a float sum."""
+    x's shape (`x[m].mean()`): (where(m, x, 0), m), one pass over x and no positions; None for
+    anything else. The sum adds the unselected zeros in between: the same value within rounding,
+    as any other order of a float sum (not NumPy's to the bit, as its pairwise sum of x[m] is)."""
     if not isinstance(a, Node) or a.target != "index" or len(a.shape) != 1:
         return None
     x, index = a.args
     mask = _mask_of(x, index)
     if mask is None:
         return None
-    zero = emit("zeros", (), dtype=x.dtype)   # x's own zero: no promotion
-    return emit("where", mask, x, zero), emit("sum", mask)
+    return emit("where", mask, x, x.dtype.type(0)), mask   # x's own zero: no promotion
 
 
 def _mask_of(a, index) -> Node | None:
