@@ -87,18 +87,13 @@ def source_file(name: str, text: str) -> Path:
 
 def directory(name: str) -> Path:
     """A directory of this user's, for a tool that keeps files of its own (Triton's cache of
-    compiled kernels): `name` under cache_dir, made 0700 where missing, or where the cache is off
-    (or that directory is another user's), one of this process's own."""
-    root = Path(config.cache_dir)
-    path = root / name
-    if root not in _off:
-        try:
-            if _usable_dirs(path, create=True):
-                if os.access(path, os.W_OK):
-                    return path
-                _turn_off(root, f"{path} is not writable")
-        except OSError as e:
-            _turn_off(root, e)
+    compiled kernels): `name` under cache_dir, made 0700 where missing, where a file can be
+    written now, or where the cache is off (or that directory is another user's), one of this
+    process's own."""
+    probe = _store(f"{name}/.probe", b"probe")   # a write that fails turns the cache off and says why
+    if probe is not None:
+        probe.unlink(missing_ok=True)
+        return probe.parent
     path = _scratch() / name
     path.mkdir(mode=0o700, parents=True, exist_ok=True)
     return path
