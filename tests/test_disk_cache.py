@@ -1,8 +1,10 @@
 """numpile.disk_cache: private modes, entries of other users ignored with one warning, checksums,
-full disks, and many processes writing the same entries at once."""
+unusable cache directories (one warning, the cache off), and many processes writing the same
+entries at once."""
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import subprocess
@@ -13,6 +15,7 @@ import warnings
 import pytest
 
 from numpile import config, disk_cache
+from numpile.testing.faults import UNUSABLE_CACHES, check_one_warning, run_with_unusable_cache
 
 HEADER = b"test-format-1 key\n"
 OTHER_UID = 12345
@@ -110,23 +113,48 @@ def test_directories_of_another_user_are_neither_read_nor_written(cache_dir, lev
 
 
 FULL_DISK = textwrap.dedent("""
-    import logging, resource, signal
-    from numpile import disk_cache, set_logs
-    set_logs(perf=True)
+    import resource, signal, warnings
+    from numpile import disk_cache
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write past the limit fails with EFBIG instead
     resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
-    disk_cache.write("backend/entry.o", b"header\\n", bytes(1 << 20))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        disk_cache.write("backend/entry.o", b"header\\n", bytes(1 << 20))
     assert disk_cache.read("backend/entry.o", b"header\\n") is None
+    print(*[w.message for w in caught], sep="\\n")
 """)
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="file size limits are POSIX")
-def test_a_full_disk_costs_a_log_line_and_leaves_nothing(tmp_path):
+def test_a_file_too_large_for_the_disk_costs_one_warning_and_leaves_nothing(tmp_path):
     env = {**os.environ, "NUMPILE_CACHE_DIR": str(tmp_path)}
     done = subprocess.run([sys.executable, "-c", FULL_DISK], env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
-    assert f"cannot write the cache file {tmp_path / 'backend' / 'entry.o'}" in done.stderr
+    assert done.stdout.startswith(f"numpile's disk cache is off: cannot write to {tmp_path} ([Errno 27] File too large")
     assert os.listdir(tmp_path / "backend") == []
+
+
+UNUSABLE = textwrap.dedent("""
+    import json, os, warnings
+    from numpile import disk_cache
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for i in range(3):   # every way into the cache: entries, a source file, a directory
+            disk_cache.write(f"backend/{i}.o", b"header\\n", b"object code" * 1000)
+            assert disk_cache.read(f"backend/{i}.o", b"header\\n") is None
+            source = disk_cache.source_file(f"kernels/k{i}.py", "x = 1\\n" * 1000)
+            assert source.read_text() == "x = 1\\n" * 1000
+            tool = disk_cache.directory("tool")
+            (tool / f"{i}.bin").write_bytes(b"tool's own")
+    print(json.dumps([str(w.message) for w in caught]))
+""")
+
+
+@pytest.mark.parametrize("kind", UNUSABLE_CACHES)
+def test_an_unusable_cache_directory_costs_one_warning_naming_it_and_why(kind, tmp_path):
+    cache_dir, done = run_with_unusable_cache(kind, tmp_path, UNUSABLE)
+    assert done.returncode == 0, done.stderr
+    check_one_warning(json.loads(done.stdout), kind, cache_dir)
 
 
 WRITER = textwrap.dedent("""

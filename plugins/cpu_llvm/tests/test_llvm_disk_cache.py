@@ -1,5 +1,6 @@
 """The llvm backend's object code on disk (numpile.disk_cache): a second process compiles nothing,
-bad files are rebuilt, the cache is private to the user, and processes compiling at once share it."""
+bad files are rebuilt, the cache is private to the user, processes compiling at once share it,
+and a cache directory that cannot be used costs one warning, never the compile."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ import sys
 import textwrap
 
 import pytest
+
+from numpile.testing.faults import UNUSABLE_CACHES, check_backend_with_unusable_cache
 
 CACHE_SCRIPT = textwrap.dedent("""
     import logging, numpy as np, numpile
@@ -63,3 +66,8 @@ def test_processes_compiling_at_once_share_the_cache(tmp_path):
         assert run.returncode == 0, err
     assert len(os.listdir(tmp_path / "llvm")) == 1  # one object, no temporary files left
     assert "object code: disk cache" in _run_cached(tmp_path)
+
+
+@pytest.mark.parametrize("kind", UNUSABLE_CACHES)
+def test_an_unusable_cache_directory_costs_one_warning_not_the_compile(kind, tmp_path):
+    check_backend_with_unusable_cache("llvm", kind, tmp_path)

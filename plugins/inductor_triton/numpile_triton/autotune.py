@@ -15,10 +15,12 @@ import hashlib
 import json
 import time
 
-from numpile import config, logs
+from numpile import disk_cache, logs
 
 from . import matmul
 from .kernel import KernelPlan, next_power_of_2
+
+HEADER = b"numpile-triton autotune record 1\n"
 
 POINTWISE_BLOCKS = (256, 512, 1024, 2048, 4096)
 LOOP_RBLOCKS = (256, 512, 1024, 2048, 4096)
@@ -66,17 +68,15 @@ class Tuner:
         or timed now on copies of `arrays`."""
         sizes_key = size_class(rows, cols)
         if sizes_key not in self.chosen:
-            path = config.cache_dir / "triton" / "autotune" / f"{self.key}_{'x'.join(map(str, sizes_key))}.json"
-            if path.exists():
-                saved = json.loads(path.read_text())
+            name = f"triton/autotune/{self.key}_{'x'.join(map(str, sizes_key))}.json"
+            saved = disk_cache.read(name, HEADER)
+            if saved is not None:
+                saved = json.loads(saved)
                 self.chosen[sizes_key] = (saved["blocks"], saved["warps"])
             else:
                 self.chosen[sizes_key] = self._time(launch, rows, cols, arrays, sizes)
-                path.parent.mkdir(parents=True, exist_ok=True)
-                temp = path.with_suffix(f".{time.time_ns()}.tmp")
                 blocks, warps = self.chosen[sizes_key]
-                temp.write_text(json.dumps({"blocks": blocks, "warps": warps}))
-                temp.replace(path)
+                disk_cache.write(name, HEADER, json.dumps({"blocks": blocks, "warps": warps}).encode())
         return self.chosen[sizes_key]
 
     def _time(self, launch, rows: int, cols: tuple, arrays: tuple, sizes: tuple) -> tuple[dict, int]:

@@ -49,8 +49,8 @@ def place_triton_cache() -> None:
     user placed it with TRITON_CACHE_DIR."""
     if "TRITON_CACHE_DIR" not in os.environ:
         from triton import knobs
-        from numpile import config
-        knobs.cache.dir = str(config.cache_dir / "triton" / "compiled")
+        from numpile import disk_cache
+        knobs.cache.dir = str(disk_cache.directory("triton/compiled"))
 
 
 def name() -> str:

@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-from numpile import config, logs, ops
+from numpile import disk_cache, logs, ops
 from numpile.lowering import BufferArg, Extern, Kernel, Program
 from numpile.lowering.reference import run_kernel
 from numpile.ops.control import CompiledCond, CompiledLoop, CompiledWhile
@@ -81,13 +81,7 @@ def _load_module(source: str):
     """The module of `source`, from a file in numpile's cache directory (Triton reads the source
     of its kernels from their file)."""
     digest = hashlib.sha256(source.encode()).hexdigest()[:24]
-    folder = config.cache_dir / "triton" / "kernels"
-    folder.mkdir(parents=True, exist_ok=True)
-    path = folder / f"numpile_{digest}.py"
-    if not path.exists() or path.read_text() != source:
-        temp = path.with_suffix(f".{time.time_ns()}.tmp")
-        temp.write_text(source)
-        temp.replace(path)
+    path = disk_cache.source_file(f"triton/kernels/numpile_{digest}.py", source)
     spec = importlib.util.spec_from_file_location(f"numpile_triton_kernels_{digest}", path)
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

@@ -13,6 +13,7 @@ import pytest
 
 import numpile
 from numpile.testing import assert_same_result
+from numpile.testing.faults import UNUSABLE_CACHES, check_backend_with_unusable_cache
 from numpile.testing.loop_programs import jacobi, sum_of_squares, triangular
 
 rng = np.random.default_rng()
@@ -341,6 +342,12 @@ def test_triton_caches_compiled_kernels_in_numpiles_cache_dir(tmp_path, monkeypa
     finally:
         knobs.cache.dir = before
 
+
+
+@pytest.mark.parametrize("kind", UNUSABLE_CACHES)
+def test_an_unusable_cache_directory_costs_one_warning_not_the_compile(kind, tmp_path):
+    """Kernel sources, Triton's cache and the kernel records go to a directory of the process's own."""
+    check_backend_with_unusable_cache("triton", kind, tmp_path)
 
 def test_a_value_a_kernel_stores_and_reads_itself_is_allocated_not_copied_in():
     """A small matmul fused with its bias: the kernel stores `x @ w + b` and reads it back. The runner

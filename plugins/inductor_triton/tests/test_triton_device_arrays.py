@@ -2,10 +2,13 @@
 tensors), the default backend picked by the inputs' device, results staying on the device. Runs
 only on a CUDA machine with CuPy (tests/run_on_gpu.sh); the oracle is NumPy on host copies."""
 
+import json
+
 import numpy as np
 import pytest
 
 import numpile
+from numpile.testing.faults import UNUSABLE_CACHES, check_one_warning, run_with_unusable_cache
 
 cupy = pytest.importorskip("cupy")
 torch = pytest.importorskip("torch")
@@ -255,6 +258,34 @@ def test_max_autotune_times_once_keeps_the_choice_on_disk_and_updates_in_place_o
     close(got[1], np.asarray(want[1]), rtol=1e-10)
     close(da, want_a, rtol=1e-12)
 
+
+
+TUNED_CHILD = """
+import json, warnings
+import cupy, numpy as np
+import numpile
+
+def step(a, b):
+    return np.exp(b - b.max()).sum(), (a * b).sum()
+
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    compiled = numpile.compile(step, backend="triton", mode="max-autotune")
+    for n in (300_000, 70_000):
+        a, b = np.random.default_rng(n).standard_normal((2, n))
+        got, want = compiled(cupy.asarray(a), cupy.asarray(b)), step(a, b)
+        for g, w in zip(got, want):
+            np.testing.assert_allclose(cupy.asnumpy(g), w, rtol=1e-10)
+print(json.dumps([str(w.message) for w in caught]))
+"""
+
+
+@pytest.mark.parametrize("kind", UNUSABLE_CACHES)
+def test_max_autotune_with_an_unusable_cache_directory_costs_one_warning(kind, tmp_path):
+    """The tuned choices (and the kernels, Triton's cache, the records) are kept for this process only."""
+    cache_dir, done = run_with_unusable_cache(kind, tmp_path, TUNED_CHILD)
+    assert done.returncode == 0, done.stderr
+    check_one_warning(json.loads(done.stdout.splitlines()[-1]), kind, cache_dir)
 
 def test_numpy_inputs_on_the_gpu_say_what_their_transfers_cost(capsys):
     x = rng.standard_normal((512, 1024)).astype(np.float32)
