@@ -83,7 +83,7 @@ class OutputGraph:
         self.attr_writes: dict[tuple, tuple] = {}  # (id of object var, name) -> (object var, name, value), in order
         self.loc = None  # the user source line being traced (SourceLoc)
         self.errstate: list[dict] = []  # settings of the np.errstate blocks being traced, outermost first
-        self._nonzero: dict[Node, list] = {}  # a boolean mask's node -> the Variables of its nonzero() arrays
+        self._nonzero: dict = {}  # a boolean mask's value (_mask_key) -> the Variables of its nonzero() arrays
         self.array_kind: tuple | None = None   # (ArrayKind, location) of the inputs that are CuPy arrays or tensors
         self._numpy_input: str | None = None   # the first input that is an ndarray (one kind per call)
 
@@ -333,7 +333,8 @@ class OutputGraph:
         whose bounds are computed in the graph by the positions it picks (ops slice_positions).
         Also whether the result stands for NumPy's view: every array in the index is an integer
         or such a slice (then updates through the result reach `array`). The same mask gives the
-        same index arrays (so `x[m] += 1` reads and writes one selection of one size)."""
+        same index arrays (so `x[m] += 1` reads and writes one selection of one size), and so does
+        the same comparison of the same values (`x[x > 0] = x[x > 0] - 1`)."""
         items = list(index.items) if isinstance(index, TupleVariable) and index.cls is tuple else [index]
         metas = tuple(map_nodes(self.graph_arg(v), lambda n: n.array_meta) for v in items)
         sliced = [k for k, v in enumerate(items) if isinstance(v, SliceVariable)
@@ -351,9 +352,10 @@ class OutputGraph:
             if not is_mask(meta):
                 expanded.append(var)
             elif isinstance(meta, ArrayMeta):
-                if var.node not in self._nonzero:
-                    self._nonzero[var.node] = self.call_op(ops.get("nonzero"), (var,), {}).items
-                expanded += self._nonzero[var.node]
+                key = _mask_key(var.node)
+                if key not in self._nonzero:
+                    self._nonzero[key] = self.call_op(ops.get("nonzero"), (var,), {}).items
+                expanded += self._nonzero[key]
             else:  # a constant mask: its index arrays are constants too
                 expanded += [ConstantVariable(i) for i in np.nonzero(np.asarray(meta))]
         return TupleVariable(expanded), False
@@ -495,6 +497,26 @@ class OutputGraph:
                               if (u := self.shape_env.unbacked.get(k)) is not None
                               else (by_expr[s[0]], s[1]) if s is not None and s[0] in by_expr else None
                               for k, s in enumerate(self.shape_env.symbols)]
+
+
+def _mask_key(node: Node):
+    """What identifies a mask's value: the node, or for a pointwise op (which computes the same
+    thing from the same operands) the op and its operands, constants with their types."""
+    if node.op != "call" or node.results is not None or ops.get(node.target).kind != ops.POINTWISE:
+        return node
+    key = (node.target, node.dtype, _typed((node.args, tuple(sorted(node.kwargs.items())))))
+    try:
+        hash(key)
+    except TypeError:   # an unhashable constant (a list): only this node is this mask
+        return node
+    return key
+
+
+def _typed(value):
+    """Constants paired with their types (2 and 2.0 are different operands), Nodes as they are."""
+    if isinstance(value, tuple):
+        return tuple(map(_typed, value))
+    return value if isinstance(value, Node) else (type(value), value)
 
 
 def _makes_view(name: str, method: str | None, args: tuple, meta: ArrayMeta) -> bool:
