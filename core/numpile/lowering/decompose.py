@@ -21,7 +21,8 @@ from ..graph import Graph, Node, map_nodes
 from ..ops.indexing import diagonal_positions
 from ..ops.meta import normalize_axis_index
 from ..ops.reductions import reduced_axes
-from ..ops.shape import diff_end, meshgrid_axis, roll_offsets
+from ..ops.shape import STACKS, diff_end, meshgrid_axis, roll_offsets, stack_layout
+from ..ops.tiling import repeat_count, repeat_counts, tile_layout
 from ..shapes import replaying, sym_max
 from .einsum import einsum
 from .selections import masked_update, prune
@@ -161,13 +162,18 @@ def _fill_diagonal(emit: Emitter, a, val, wrap=False):
     positions = diagonal_positions(a.shape, wrap) if _static(a) else range(0)
     if not positions or not (_static(val) and math.prod(val.shape) or np.ndim(val) == 0 and not isinstance(val, Node)):
         return None
-    flat = emit("arange", positions.start, positions.stop, positions.step)
-    strides = [math.prod(a.shape[k + 1:]) for k in range(len(a.shape))]
-    index = tuple(emit("remainder", emit("floor_divide", flat, stride), size) for stride, size in zip(strides, a.shape))
+    index = _unravelled(emit, emit("arange", positions.start, positions.stop, positions.step), a.shape)
     if isinstance(val, Node) and val.shape:
         values = val if len(val.shape) == 1 else emit("ravel", val)
         val = emit("index", values, (emit("remainder", emit("arange", len(positions)), math.prod(val.shape)),))
     return emit("setitem", a, index, val)
+
+
+def _unravelled(emit: Emitter, flat, shape: tuple) -> tuple:
+    """Flat positions in an array of `shape` as an index of it: floor_divide and remainder by the
+    C-order strides (by constants: multiplies, computed where they are read)."""
+    strides = [math.prod(shape[k + 1:]) for k in range(len(shape))]
+    return tuple(emit("remainder", emit("floor_divide", flat, stride), size) for stride, size in zip(strides, shape))
 
 
 def _indices(emit: Emitter, dimensions, dtype=int, sparse=False):
@@ -245,6 +251,87 @@ def _stack(emit: Emitter, arrays, axis=0):
     return _cast_back(emit, stacked, np.result_type(*(a.dtype for a in arrays)))
 
 
+def _stacks(fn):
+    """np.hstack, vstack and column_stack: each operand reshaped to the dims the function gives it
+    (a view, or a constant), then concatenated (one kernel where `_concatenate` takes the pieces)."""
+    def decomposition(emit: Emitter, tup):
+        if not isinstance(tup, (tuple, list)):
+            return None
+        shapes, axis = stack_layout(fn, [x.shape if isinstance(x, Node) else np.shape(x) for x in tup])
+        pieces = tuple(_with_ones(emit, x, shape) for x, shape in zip(tup, shapes))
+        return _concatenate(emit, pieces, axis) or emit("concatenate", pieces, axis=axis)
+    return decomposition
+
+
+def _with_ones(emit: Emitter, x, shape: tuple):
+    """x given `shape`, its own with 1s before it or after it: a view (getitem with None items),
+    not a reshape, which kernels do not read through."""
+    if not isinstance(x, Node):
+        return np.reshape(x, shape)
+    ones = (None,) * (len(shape) - len(x.shape))
+    if not ones:
+        return x
+    return emit("getitem", x, ones + (Ellipsis,) if tuple(shape[len(ones):]) == tuple(x.shape) else (Ellipsis,) + ones)
+
+
+def _tile(emit: Emitter, A, reps):
+    """Along each axis np.tile repeats: a dim of 1 is broadcast, a longer one gathered at positions
+    arange(r * n) % n (the remainder by a constant: a multiply, in a kernel), then copied where
+    nothing was gathered. Sizes known only at run time, and empty results: NumPy's."""
+    if not _static(A) or 0 in ops.get("tile").meta(A.array_meta, reps).shape:
+        return None
+    shape, reps = tile_layout(A.shape, reps)
+    tiled = _with_ones(emit, A, shape)
+    for axis, (n, r) in enumerate(zip(shape, reps)):
+        if r > 1 and n > 1:
+            positions = emit("remainder", emit("arange", r * n), n)
+            tiled = emit("index", tiled, (slice(None),) * axis + (positions,))
+    final = tuple(n * r for n, r in zip(shape, reps))
+    if tuple(tiled.shape) != final:
+        tiled = emit("broadcast_to", tiled, final)
+    return tiled if tiled.target == "index" else emit("astype", tiled, A.dtype)
+
+
+def _repeat(emit: Emitter, a, repeats, axis=None):
+    """np.repeat as a gather along the axis: at positions arange(n * r) // r for one count r, at
+    the constant positions np.repeat(arange(n), repeats) for counts given as constants. Counts
+    computed in the graph (a length only the data knows), and empty results: NumPy's."""
+    if not _static(a) or isinstance(repeats, Node) or not math.prod(ops.get("repeat").meta(a.array_meta, repeats, axis).shape):
+        return None
+    if not a.shape:     # NumPy repeats a 0-d a as 1-D
+        a = emit("getitem", a, (None,))
+    flat = axis is None and len(a.shape) > 1    # along the flattened a: positions unravelled into a
+    axis = 0 if axis is None else normalize_axis_index(axis, len(a.shape))
+    n = math.prod(a.shape) if flat else a.shape[axis]
+    counts = repeat_counts(n, repeats)
+    if counts is None:
+        count = repeat_count(repeats)
+        positions = emit("floor_divide", emit("arange", n * count), count)
+    else:
+        positions = np.repeat(np.arange(n), counts)
+    if flat:
+        return emit("index", a, _unravelled(emit, positions, a.shape) if isinstance(positions, Node) else np.unravel_index(positions, a.shape))
+    return emit("index", a, (slice(None),) * axis + (positions,))
+
+
+def _triangle(keep: str):
+    """np.triu and np.tril: where the column minus the row is on the kept side of k, m; else a zero
+    of m's dtype (a 1-D m is broadcast along the rows, as NumPy's where does)."""
+    def decomposition(emit: Emitter, m, k=0):
+        if not _static(m):
+            return None
+        rows, columns = (m.shape[-2:] if len(m.shape) > 1 else m.shape * 2)
+        offset = emit("subtract", emit("arange", columns), emit("getitem", emit("arange", rows), (slice(None), None)))
+        return emit("where", emit(keep, offset, k), m, m.dtype.type(0))
+    return decomposition
+
+
+def _np_average(emit: Emitter, a, axis=None, weights=None, returned=False, keepdims=False):
+    """Without weights, np.average is the mean; NumPy's weighted average raises where the weights
+    sum to zero, and stays NumPy's call."""
+    return _mean(emit, a, axis, None, keepdims) if weights is None and not returned else None
+
+
 # up to this many multiply-adds a matmul is a fused kernel: a call into BLAS costs more than the loop
 SMALL_MATMUL = 1 << 11
 
@@ -299,7 +386,10 @@ def _outer(emit: Emitter, a, b):
 
 DECOMPOSITIONS = {"mean": _mean, "var": _var, "std": _std, "divmod": _divmod, "meshgrid": _meshgrid,
                   "einsum": einsum, "matmul": _matmul, "dot": _dot, "outer": _outer, "roll": _roll, "diff": _diff,
-                  "fill_diagonal": _fill_diagonal, "indices": _indices, "stack": _stack, "concatenate": _concatenate, "setitem": masked_update}
+                  "fill_diagonal": _fill_diagonal, "indices": _indices, "stack": _stack, "concatenate": _concatenate,
+                  "setitem": masked_update, "tile": _tile, "repeat": _repeat, "triu": _triangle("greater_equal"),
+                  "tril": _triangle("less_equal"), "average": _np_average,
+                  **{fn.__name__: _stacks(fn) for fn in STACKS}}
 
 
 def _meta_of(result):
