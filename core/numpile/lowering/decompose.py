@@ -275,43 +275,43 @@ def _with_ones(emit: Emitter, x, shape: tuple):
 
 
 def _tile(emit: Emitter, A, reps):
-    """Along each axis np.tile repeats: a dim of 1 is broadcast, a longer one gathered at positions
-    arange(r * n) % n (the remainder by a constant: a multiply, in a kernel), then copied where
-    nothing was gathered. Sizes known only at run time, and empty results: NumPy's."""
+    """np.tile as one broadcast copy: along an axis where A has one element, that element
+    broadcast to r; where it has n > 1, a new axis of r before the n, the two then merged by a
+    reshape (a view of the new array). With no such axis it stays a broadcast copy, which fuses
+    with what reads it. Sizes known only at run time, and empty results: NumPy's."""
     if not _static(A) or 0 in ops.get("tile").meta(A.array_meta, reps).shape:
         return None
     shape, reps = tile_layout(A.shape, reps)
-    tiled = _with_ones(emit, A, shape)
-    for axis, (n, r) in enumerate(zip(shape, reps)):
-        if r > 1 and n > 1:
-            positions = emit("remainder", emit("arange", r * n), n)
-            tiled = emit("index", tiled, (slice(None),) * axis + (positions,))
+    lead = len(shape) - len(A.shape)
+    items, spread = [None] * lead, list(reps[:lead])
+    for n, r in zip(shape[lead:], reps[lead:]):
+        items += [None, slice(None)] if n > 1 and r > 1 else [slice(None)]
+        spread += [r, n] if n > 1 and r > 1 else [n * r]
+    copies = emit("astype", emit("broadcast_to", emit("getitem", A, tuple(items)), tuple(spread)), A.dtype)
     final = tuple(n * r for n, r in zip(shape, reps))
-    if tuple(tiled.shape) != final:
-        tiled = emit("broadcast_to", tiled, final)
-    return tiled if tiled.target == "index" else emit("astype", tiled, A.dtype)
+    return copies if tuple(copies.shape) == final else emit("reshape", copies, final)
 
 
 def _repeat(emit: Emitter, a, repeats, axis=None):
-    """np.repeat as a gather along the axis: at positions arange(n * r) // r for one count r, at
-    the constant positions np.repeat(arange(n), repeats) for counts given as constants. Counts
-    computed in the graph (a length only the data knows), and empty results: NumPy's."""
-    if not _static(a) or isinstance(repeats, Node) or not math.prod(ops.get("repeat").meta(a.array_meta, repeats, axis).shape):
+    """np.repeat of one count r: a new axis after the repeated one (the last, for the flattened
+    a), broadcast to r and copied (one kernel writing each element r times, no positions
+    computed), reshaped to NumPy's shape (a view of that new array). Counts given as constants: a
+    gather at the constant positions np.repeat(arange(n), repeats). Counts computed in the graph (a
+    length only the data knows), and empty results: NumPy's."""
+    meta = ops.get("repeat").meta(a.array_meta, repeats, axis) if _static(a) and not isinstance(repeats, Node) else None
+    if meta is None or not math.prod(meta.shape):
         return None
     if not a.shape:     # NumPy repeats a 0-d a as 1-D
         a = emit("getitem", a, (None,))
-    flat = axis is None and len(a.shape) > 1    # along the flattened a: positions unravelled into a
-    axis = 0 if axis is None else normalize_axis_index(axis, len(a.shape))
-    n = math.prod(a.shape) if flat else a.shape[axis]
-    counts = repeat_counts(n, repeats)
+    flat = axis is None     # along the flattened a
+    axis = len(a.shape) - 1 if flat else normalize_axis_index(axis, len(a.shape))
+    counts = repeat_counts(math.prod(a.shape) if flat else a.shape[axis], repeats)
     if counts is None:
-        count = repeat_count(repeats)
-        positions = emit("floor_divide", emit("arange", n * count), count)
-    else:
-        positions = np.repeat(np.arange(n), counts)
-    if flat:
-        return emit("index", a, _unravelled(emit, positions, a.shape) if isinstance(positions, Node) else np.unravel_index(positions, a.shape))
-    return emit("index", a, (slice(None),) * axis + (positions,))
+        spread = emit("getitem", a, (slice(None),) * (axis + 1) + (None,))
+        copies = emit("broadcast_to", spread, a.shape[:axis + 1] + (repeat_count(repeats),) + a.shape[axis + 1:])
+        return emit("reshape", emit("astype", copies, a.dtype), meta.shape)
+    positions = np.repeat(np.arange(len(counts)), counts)
+    return emit("index", a, np.unravel_index(positions, a.shape) if flat else (slice(None),) * axis + (positions,))
 
 
 def _triangle(keep: str):
