@@ -86,8 +86,8 @@ def scaled_by_largest(image):
     out = np.abs(4 * image[1:-1, 1:-1] - image[:-2, 1:-1] - image[2:, 1:-1])
     valmax = np.max(out)
     valmax = max(1., valmax) + 1.E-9
-    out /= valmax
-    return out, min(valmax, np.float64(3.0)), max(np.min(image), np.max(image) / 2)
+    out /= valmax       # the same either way: the Python float or the np.float64 max() chose
+    return out, min(np.max(out), np.float64(0.5)), max(np.min(image), np.max(image) / 2)
 
 
 PROGRAMS = {
@@ -104,6 +104,7 @@ PROGRAMS = {
     stacks: lambda rng: (rand(rng, (3,)), rand(rng, (3,), np.int64)),
     repeats_and_tiles: lambda rng: (rand(rng, (3, 4), np.int32), rng.integers(0, 3, 12)),
     weighted: lambda rng: (rand(rng, (4, 5)), rng.random(5) + 0.1),
+    scaled_by_largest: lambda rng: (rand(rng, (6, 7, 3)) * rng.choice([0.01, 3.0]),),
 }
 
 
@@ -135,3 +136,34 @@ def test_forms_left_to_numpy_say_why(fn, reason):
         np.testing.assert_array_equal(numpile.compile(fn, backend="llvm")(a), fn(a))
     else:
         assert any(reason in b.reason for b in explained.break_reasons), explained.break_reasons
+
+
+def largest_returned(x):
+    return max(1.0, np.max(x))          # a Python float or a np.float64, as the data decides
+
+
+def largest_in_float32(x, y):
+    return y * max(0.5, x.sum())        # float32 * Python float is float32; * np.float64 is float64
+
+
+def largest_of_two(x, y):
+    return max(x.max(), y.max()) - min(x.min(), y.min())
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn, graphs", [(largest_returned, 2), (largest_in_float32, 2), (largest_of_two, 1)],
+                         ids=lambda v: getattr(v, "__name__", str(v)))
+def test_max_of_number_and_scalar_where_the_type_shows(rng, backend, fn, graphs):
+    """Where it shows whether max() chose the Python number or the NumPy scalar (returned, or a
+    dtype that promotes differently), the call is a graph break, and the results are NumPy's."""
+    def args(call):
+        scale = (0.01, 5.0)[call % 2]
+        return rand(rng, (5,)) * scale, rand(rng, (5,), np.float32)
+    compiled = run_like_numpy(lambda x, y: fn(x, y) if fn is not largest_returned else fn(x), backend, args,
+                              graphs=None, calls=4)
+    assert sum(e.graph is not None for e in compiled.all_entries()) >= 1
+    for call in range(4):
+        x, y = args(call)
+        got = compiled(x, y)
+        want = fn(x, y) if fn is not largest_returned else fn(x)
+        assert type(got) is type(want) and np.asarray(got).dtype == np.asarray(want).dtype

@@ -293,6 +293,7 @@ class OutputGraph:
             raise Unsupported(f"{op.name} raises {type(e).__name__} in NumPy: {e}") from None
         if weak:
             meta = dataclasses.replace(meta, weak=True)
+        either = self._python_or_numpy(op, (*args, *kwargs.values()), gargs, gkwargs, meta)
         node = self.graph.call(op.name, gargs, gkwargs, meta, self.loc)
         if self.errstate:
             node.meta["errstate"] = {k: v for settings in self.errstate for k, v in settings.items()}
@@ -302,11 +303,42 @@ class OutputGraph:
             return results
         self.shape_env.bind_dims(node, node.shape)
         self._check_bound(op)
-        result = ArrayVariable(node)
+        result = ArrayVariable(node, python_or_numpy=either)
         if _makes_view(op.name, method, args, meta):
             base = args[0]
             result.base, result.view_op, result.base_version = base, (op, tuple(args[1:]), dict(kwargs), method), base.version
         return result
+
+    def _python_or_numpy(self, op: ops.OpDef, operands: tuple, gargs: tuple, gkwargs: dict, meta) -> tuple | None:
+        """Where an operand may be a Python number or a NumPy scalar as the data decides
+        (ArrayVariable.python_or_numpy): the op's result is the same array either way, or a scalar
+        that is as undecided; else (another dtype, an op with several results, a loop's body or a
+        branch's side) the trace starts again with that call a graph break."""
+        either = [v for v in _flattened(operands) if isinstance(v, ArrayVariable) and v.python_or_numpy]
+        if not either:
+            return None
+        call = either[0].python_or_numpy
+        retrace = Retrace(f"{op.name} of a value that max()/min() makes a Python number or a NumPy scalar as the "
+                          "data decides depends on which", ("python or numpy", call))
+        if self.graph is not self.root_graph or isinstance(meta, tuple):
+            raise retrace
+        undecided = {id(v.node) for v in either}
+        metas = map_nodes((gargs, gkwargs), lambda n: dataclasses.replace(n.array_meta, weak=True)
+                          if id(n) in undecided else n.array_meta)
+        try:
+            other = op.meta(*metas[0], **metas[1])
+        except Exception:
+            raise retrace from None
+        if isinstance(other, tuple) or (other.shape, other.dtype) != (meta.shape, meta.dtype):
+            raise retrace
+        return call if meta.scalar or meta.weak else None
+
+    def check_python_or_numpy(self, var: Variable, what: str) -> None:
+        """Retrace with the max()/min() that made `var` a graph break: `what` shows whether it is a
+        Python number or a NumPy scalar."""
+        if isinstance(var, ArrayVariable) and var.python_or_numpy:
+            raise Retrace(f"max()/min() of a Python number and a NumPy scalar: {what} shows which the data chose",
+                          ("python or numpy", var.python_or_numpy))
 
     def _check_bound(self, op: ops.OpDef) -> None:
         if any(u.node is None for u in self.shape_env.unbacked.values()):  # a meta rule's mistake, said plainly
@@ -431,7 +463,9 @@ class OutputGraph:
 
     def check_held_apart(self, var: ArrayVariable, what: str, arrays: bool = True) -> None:
         """Retrace if `var` (or what it views) is a cond's result standing for an array held apart, or
-        (with `arrays`) such an array, and `what` happens to it: that needs the one array NumPy has."""
+        (with `arrays`) such an array, and `what` happens to it: that needs the one array NumPy has;
+        or if it is a value max()/min() makes a Python number or a NumPy scalar (check_python_or_numpy)."""
+        self.check_python_or_numpy(var, what)
         root = base_array(var)
         branch = root.stands_in_for or arrays and root.held_apart_by
         if branch:
@@ -497,6 +531,14 @@ class OutputGraph:
                               if (u := self.shape_env.unbacked.get(k)) is not None
                               else (by_expr[s[0]], s[1]) if s is not None and s[0] in by_expr else None
                               for k, s in enumerate(self.shape_env.symbols)]
+
+
+def _flattened(values) -> list:
+    """The Variables among values, tuples' and lists' items too."""
+    flat = []
+    for v in values:
+        flat += _flattened(v.items) if isinstance(v, (TupleVariable, ListVariable)) else [v]
+    return flat
 
 
 def _mask_key(node: Node):
