@@ -75,9 +75,7 @@ def _repeat_meta(a, repeats, axis=None):
         if repeats.ndim > 1:
             raise ValueError("object too deep for desired array")
         length = unbacked("the length of np.repeat's result (the sum of its repeats)")
-    elif type(n) is not int and np.ndim(repeats) > 0 and np.size(repeats) != 1:
-        raise NotImplementedError("an array of repeats along an axis whose size is symbolic is not supported")
-    else:
+    else:   # counts given as constants: a symbolic size along the axis is guarded to be their number
         counts = repeat_counts(n, repeats)
         length = n * repeat_count(repeats) if counts is None else int(counts.sum())
     return ArrayMeta(shape[:axis] + (length,) + shape[axis + 1:], a.dtype)
