@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 import numpile
+from numpile import lowering
 from conftest import rand, run_like_numpy
 
 BACKENDS = ["eager", "llvm"]
@@ -167,3 +168,38 @@ def test_max_of_number_and_scalar_where_the_type_shows(rng, backend, fn, graphs)
         got = compiled(x, y)
         want = fn(x, y) if fn is not largest_returned else fn(x)
         assert type(got) is type(want) and np.asarray(got).dtype == np.asarray(want).dtype
+
+
+def repeated_tail(x, r):
+    y = np.zeros(x.shape[0] * (1 + r), dtype=np.float32)
+    y[:x.shape[0]] = x
+    y[x.shape[0]:] = np.repeat(x, r)        # int64 values cast into float32, as setitem casts
+    return y
+
+
+def repeated_own_head(y, r):
+    y[4:4 + 4 * r] = np.repeat(y[:4], r)    # reads the array it is stored into
+    return y
+
+
+def tiled_steps(x):
+    y = np.ones(6 * x.shape[0])
+    y[1::2] = np.tile(x, 3)                 # into a stepped view
+    y[::2] = np.repeat(x[::-1], 3)
+    return y
+
+
+@pytest.mark.parametrize("fn, args", [
+    (repeated_tail, lambda rng: (rng.integers(-9, 9, 6), 3)),
+    (repeated_own_head, lambda rng: (rand(rng, (20,)), 3)),
+    (tiled_steps, lambda rng: (rand(rng, (5,)),)),
+], ids=lambda v: getattr(v, "__name__", ""))
+def test_stores_of_repeats_and_tiles_write_the_array_itself(rng, fn, args):
+    """`y[a:b] = np.repeat(x, r)` (np.tile too) stores the copies at y's positions: one kernel, no
+    reshape called, no temporary of the copies."""
+    run_like_numpy(fn, "llvm", lambda call: args(rng), graphs=1, calls=2)
+    graphs = []
+    numpile.compile(fn, backend=lambda graph, example_inputs: graphs.append(graph) or graph)(*args(rng))
+    (graph,) = graphs
+    program = lowering.schedule(graph)
+    assert not any(isinstance(step, lowering.Extern) and step.op == "reshape" for step in program.steps), str(program)
