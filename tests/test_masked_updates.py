@@ -58,6 +58,17 @@ def counted_too(x, m):
     return x * (len(np.nonzero(m)[0]) + 1)   # the positions' count is still needed: they stay
 
 
+def wrapped(x, L):
+    x[x > L / 2] = x[x > L / 2] - L    # two comparisons of the same values: one mask, one selection
+    x[x < -L / 2] = x[x < -L / 2] + L
+    return x
+
+
+def other_selection(x, y):
+    x[x > 0] = y[y > 0]                 # two masks: NumPy raises where their counts differ
+    return x
+
+
 def sweeps(spins, draws):
     for t in range(draws.shape[0]):
         flipping = draws[t] < 0.3
@@ -72,10 +83,16 @@ def _inputs(rng, name):
     return {"flip": (x, m), "add_other": (x, y, m), "root_of_positive": (x,),
             "ints_down": (rng.integers(-9, 9, shape),), "cast_in": (rng.integers(-9, 9, shape).astype(np.int8), y),
             "centred": (x, m | (rng.random(shape) < 0.5)), "reversed_selection": (x, m),
-            "rows": (x, rng.random(shape[0]) < 0.5), "counted_too": (x, m), "sweeps": (np.sign(x), rng.random((6, *shape)))}[name]
+            "rows": (x, rng.random(shape[0]) < 0.5), "counted_too": (x, m), "sweeps": (np.sign(x), rng.random((6, *shape))),
+            "wrapped": (4 * x, 4)}[name]
 
 
-PROGRAMS = [flip, add_other, root_of_positive, ints_down, cast_in, centred, reversed_selection, rows, counted_too, sweeps]
+def _fresh(args) -> list:
+    return [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+
+
+PROGRAMS = [flip, add_other, root_of_positive, ints_down, cast_in, centred, reversed_selection, rows, counted_too, sweeps,
+            wrapped]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -85,8 +102,7 @@ def test_masked_updates_as_numpy(fn, backend):
     compiled = numpile.compile(fn, backend=backend)
     for _ in range(3):
         args = _inputs(rng, fn.__name__)
-        mine = [a.copy() for a in args]
-        theirs = [a.copy() for a in args]
+        mine, theirs = _fresh(args), _fresh(args)
         got, expected = compiled(*mine), fn(*theirs)
         assert got.dtype == expected.dtype and got.shape == expected.shape
         np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-12)
@@ -106,16 +122,28 @@ class Recording(numpile.Backend):
         return graph.compile_python()
 
 
-@pytest.mark.parametrize("fn, selects", [(flip, True), (add_other, True), (centred, True),
+@pytest.mark.parametrize("fn, selects", [(flip, True), (add_other, True), (centred, True), (wrapped, True),
                                          (reversed_selection, False), (rows, False)], ids=lambda v: getattr(v, "__name__", str(v)))
 def test_element_wise_updates_are_selects_with_no_positions_left(fn, selects):
     backend = Recording()
     args = _inputs(np.random.default_rng(), fn.__name__)
-    numpile.compile(fn, backend=backend)(*[a.copy() for a in args])
+    numpile.compile(fn, backend=backend)(*_fresh(args))
     targets = [n.target for n in decompose(backend.graphs[0]).calls]
     assert ("where" in targets and "setitem" not in targets) == selects
     if fn is not centred:   # its mean still gathers the selection
         assert ("nonzero" not in targets) == selects
+
+
+def test_the_same_comparison_is_one_mask_and_other_masks_are_not():
+    x = np.random.default_rng().standard_normal((5, 6))
+    assert numpile.explain(wrapped)(4 * x, 4).graph_break_count == 0
+    assert numpile.explain(root_of_positive)(x.copy()).graph_break_count == 0
+    broken = numpile.explain(other_selection)(x.copy(), x[::-1].copy())
+    assert broken.graph_break_count == 1 and "depends on the data" in broken.break_reasons[0].reason
+    compiled = numpile.compile(other_selection, backend="llvm")
+    np.testing.assert_array_equal(compiled(np.array([1.0, -2, 3]), np.array([-1.0, 5, 6])), [5.0, -2, 6])
+    with pytest.raises(ValueError):     # NumPy's own error: 4 values for 2 positions
+        compiled(np.array([1.0, 2, -1, -2]), np.array([1.0, 1, 1, 1]))
 
 
 def selected_totals(x, m):

@@ -65,7 +65,8 @@ _BY_SIZE["cond"] = "each side compiled the first time it is taken; in a loop nes
 
 def on_llvm(name: str) -> str:
     """Whether the scheduler places the op (its first conformance case, decomposed if composite,
-    read by a pointwise op as a view would be) in kernels, or leaves it a call into NumPy."""
+    read by a pointwise op as a view would be) in kernels, or leaves it a call into NumPy (other
+    than views, which move no data)."""
     if name in _BY_SIZE:
         return _BY_SIZE[name]
     case = conformance_cases([name])[0]
@@ -74,7 +75,9 @@ def on_llvm(name: str) -> str:
     value, meta = results[0], (meta[0] if isinstance(meta, tuple) else meta)  # several results: the first
     graph.output([graph.call("astype", (value, meta.dtype), {}, astype.meta(meta, meta.dtype))])
     program = lowering.schedule(graph)
-    return "NumPy call" if any(isinstance(step, lowering.Extern) for step in program.steps) else "kernel"
+    calls = [step for step in program.steps if isinstance(step, lowering.Extern)]
+    # a view NumPy makes of a kernel's new array (np.tile's reshape of its copies) moves no data
+    return "NumPy call" if any(step.op == name or ops.get(step.op).kind != ops.VIEW for step in calls) else "kernel"
 
 
 def _uncaptured_functions() -> list[str]:

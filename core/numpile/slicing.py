@@ -39,4 +39,6 @@ def _clamp(bound: int, size, lo, hi):
     value = bound + size if bound < 0 else bound
     if loop_dependent(value):   # decisions that hold for every index of the loop, where they do
         return (value if value <= hi else hi) if value >= lo else lo
+    if is_unbacked(value):      # a size only the data knows: no decision where the larger is known (`x[:-1]`)
+        return sym_max(lo, min(value, hi))
     return max(lo, min(value, hi))

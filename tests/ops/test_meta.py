@@ -120,6 +120,12 @@ REFUSED = [
     ("cov", (a(3, 4),), {"fweights": a(5)}), ("cov", (a(3, 4),), {"aweights": a(2, 4)}),
     ("nonzero", (a(),)), ("bincount", (a(3),)), ("bincount", (a(2, 3, dtype="int64"),)), ("bincount", (a(dtype="int64"),)),
     ("bincount", (a(3, dtype="int64"),), {"minlength": -1}), ("bincount", (a(3, dtype="int64"), a(2))),
+    ("tile", (a(3), -1)), ("tile", (a(3), (2, -1))), ("repeat", (a(3), -1)), ("repeat", (a(3), [1, 2])),
+    ("repeat", (a(3), [1, -1, 2])), ("repeat", (a(3), [[1, 2, 3]])), ("repeat", (a(3), 2, 1)), ("repeat", (a(), 2, 1)),
+    ("repeat", (a(3), a(3))), ("repeat", (a(3), a(3) * 1.5)), ("triu", (a(),)), ("tril", (np.float64(1), 1)),
+    ("hstack", ((),)), ("vstack", ((a(2), a(3)),)), ("column_stack", ((a(2), a(3)),)), ("hstack", ((a(2, 3), a(3)),)),
+    ("average", (a(3, 4),), {"weights": a(4)}), ("average", (a(3, 4),), {"weights": a(3), "axis": 1}),
+    ("average", (a(3, 4),), {"weights": a(3, 1), "axis": 0}), ("average", (a(3),), {"axis": 1}),
 ]
 
 
@@ -174,6 +180,9 @@ ACCEPTED = [
     ("linspace", (0, 1, 5), {"dtype": int}), ("linspace", (a(2, dtype="int32"), 1, 3)),
     ("linspace", (0, [1, 2], 3), {"axis": -1}), ("linspace", (np.float32(0), 1, 3)), ("linspace", (0j, 1, 3)),
     ("eye", (3, 0)), ("eye", (2, 5, 7)), ("identity", (0,)),
+    ("repeat", (a(3), 1.5)), ("repeat", (a(3), [1.0, 2.5, 0])),
+    ("tile", (np.int8(3), (2, 2))), ("tile", (a(2, 3), ())), ("triu", ([[1, 2], [3, 4]],)), ("hstack", ((1, a(2)),)),
+    ("average", (a(3, 4, dtype="int8"),), {"weights": a(4, dtype="float32"), "axis": -1}),
 ]
 
 
@@ -372,6 +381,14 @@ BIG3 = ArrayMeta((10**4, 10**4, 10**4), np.dtype("float32"))
     ("cholesky", (BIG3.__class__((10**4, 10**4), np.dtype("float32")),), {}, (10**4, 10**4)),
     ("norm", (BIG,), {"axis": 1}, (10**6,)),
     ("cov", (BIG,), {}, (10**6, 10**6)),
+    ("tile", (BIG, (3, 1, 2)), {}, (3, 10**6, 2 * 10**6)),
+    ("repeat", (BIG, 3), {}, (3 * 10**12,)),
+    ("repeat", (BIG, 2, 1), {}, (10**6, 2 * 10**6)),
+    ("triu", (BIG, 1), {}, (10**6, 10**6)),
+    ("tril", (ArrayMeta((10**6,), np.dtype("int8")),), {}, (10**6, 10**6)),
+    ("hstack", ((BIG, BIG),), {}, (10**6, 2 * 10**6)),
+    ("column_stack", ((ArrayMeta((10**6,), np.dtype("int8")), BIG),), {}, (10**6, 10**6 + 1)),
+    ("average", (BIG,), {"axis": 0, "weights": BIG, "returned": True}, None),
 ])
 def test_huge_shapes(name, args, kwargs, shape):
     op = ops.get(name)

@@ -21,7 +21,8 @@ from ..graph import Graph, Node, map_nodes
 from ..ops.indexing import diagonal_positions
 from ..ops.meta import normalize_axis_index
 from ..ops.reductions import reduced_axes
-from ..ops.shape import diff_end, meshgrid_axis, roll_offsets
+from ..ops.shape import STACKS, diff_end, meshgrid_axis, roll_offsets, stack_layout
+from ..ops.tiling import repeat_count, repeat_counts, tile_layout
 from ..shapes import hint, replaying, sym_max
 from .einsum import einsum
 from .selections import masked_total, masked_update, prune
@@ -171,13 +172,18 @@ def _fill_diagonal(emit: Emitter, a, val, wrap=False):
     positions = diagonal_positions(a.shape, wrap) if _static(a) else range(0)
     if not positions or not (_static(val) and math.prod(val.shape) or np.ndim(val) == 0 and not isinstance(val, Node)):
         return None
-    flat = emit("arange", positions.start, positions.stop, positions.step)
-    strides = [math.prod(a.shape[k + 1:]) for k in range(len(a.shape))]
-    index = tuple(emit("remainder", emit("floor_divide", flat, stride), size) for stride, size in zip(strides, a.shape))
+    index = _unravelled(emit, emit("arange", positions.start, positions.stop, positions.step), a.shape)
     if isinstance(val, Node) and val.shape:
         values = val if len(val.shape) == 1 else emit("ravel", val)
         val = emit("index", values, (emit("remainder", emit("arange", len(positions)), math.prod(val.shape)),))
     return emit("setitem", a, index, val)
+
+
+def _unravelled(emit: Emitter, flat, shape: tuple) -> tuple:
+    """Flat positions in an array of `shape` as an index of it: floor_divide and remainder by the
+    C-order strides (by constants: multiplies, computed where they are read)."""
+    strides = [math.prod(shape[k + 1:]) for k in range(len(shape))]
+    return tuple(emit("remainder", emit("floor_divide", flat, stride), size) for stride, size in zip(strides, shape))
 
 
 def _indices(emit: Emitter, dimensions, dtype=int, sparse=False):
@@ -255,6 +261,87 @@ def _stack(emit: Emitter, arrays, axis=0):
     return _cast_back(emit, stacked, np.result_type(*(a.dtype for a in arrays)))
 
 
+def _stacks(fn):
+    """np.hstack, vstack and column_stack: each operand reshaped to the dims the function gives it
+    (a view, or a constant), then concatenated (one kernel where `_concatenate` takes the pieces)."""
+    def decomposition(emit: Emitter, tup):
+        if not isinstance(tup, (tuple, list)):
+            return None
+        shapes, axis = stack_layout(fn, [x.shape if isinstance(x, Node) else np.shape(x) for x in tup])
+        pieces = tuple(_with_ones(emit, x, shape) for x, shape in zip(tup, shapes))
+        return _concatenate(emit, pieces, axis) or emit("concatenate", pieces, axis=axis)
+    return decomposition
+
+
+def _with_ones(emit: Emitter, x, shape: tuple):
+    """x given `shape`, its own with 1s before it or after it: a view (getitem with None items),
+    not a reshape, which kernels do not read through."""
+    if not isinstance(x, Node):
+        return np.reshape(x, shape)
+    ones = (None,) * (len(shape) - len(x.shape))
+    if not ones:
+        return x
+    return emit("getitem", x, ones + (Ellipsis,) if tuple(shape[len(ones):]) == tuple(x.shape) else (Ellipsis,) + ones)
+
+
+def _tile(emit: Emitter, A, reps):
+    """np.tile as one broadcast copy: along an axis where A has one element, that element
+    broadcast to r; where it has n > 1, a new axis of r before the n, the two then merged by a
+    reshape (a view of the new array). With no such axis it stays a broadcast copy, which fuses
+    with what reads it. Sizes known only at run time, and empty results: NumPy's."""
+    if not _static(A) or 0 in ops.get("tile").meta(A.array_meta, reps).shape:
+        return None
+    shape, reps = tile_layout(A.shape, reps)
+    lead = len(shape) - len(A.shape)
+    items, spread = [None] * lead, list(reps[:lead])
+    for n, r in zip(shape[lead:], reps[lead:]):
+        items += [None, slice(None)] if n > 1 and r > 1 else [slice(None)]
+        spread += [r, n] if n > 1 and r > 1 else [n * r]
+    copies = emit("astype", emit("broadcast_to", emit("getitem", A, tuple(items)), tuple(spread)), A.dtype)
+    final = tuple(n * r for n, r in zip(shape, reps))
+    return copies if tuple(copies.shape) == final else emit("reshape", copies, final)
+
+
+def _repeat(emit: Emitter, a, repeats, axis=None):
+    """np.repeat of one count r: a new axis after the repeated one (the last, for the flattened
+    a), broadcast to r and copied (one kernel writing each element r times, no positions
+    computed), reshaped to NumPy's shape (a view of that new array). Counts given as constants: a
+    gather at the constant positions np.repeat(arange(n), repeats). Counts computed in the graph (a
+    length only the data knows), and empty results: NumPy's."""
+    meta = ops.get("repeat").meta(a.array_meta, repeats, axis) if _static(a) and not isinstance(repeats, Node) else None
+    if meta is None or not math.prod(meta.shape):
+        return None
+    if not a.shape:     # NumPy repeats a 0-d a as 1-D
+        a = emit("getitem", a, (None,))
+    flat = axis is None     # along the flattened a
+    axis = len(a.shape) - 1 if flat else normalize_axis_index(axis, len(a.shape))
+    counts = repeat_counts(math.prod(a.shape) if flat else a.shape[axis], repeats)
+    if counts is None:
+        spread = emit("getitem", a, (slice(None),) * (axis + 1) + (None,))
+        copies = emit("broadcast_to", spread, a.shape[:axis + 1] + (repeat_count(repeats),) + a.shape[axis + 1:])
+        return emit("reshape", emit("astype", copies, a.dtype), meta.shape)
+    positions = np.repeat(np.arange(len(counts)), counts)
+    return emit("index", a, np.unravel_index(positions, a.shape) if flat else (slice(None),) * axis + (positions,))
+
+
+def _triangle(keep: str):
+    """np.triu and np.tril: where the column minus the row is on the kept side of k, m; else a zero
+    of m's dtype (a 1-D m is broadcast along the rows, as NumPy's where does)."""
+    def decomposition(emit: Emitter, m, k=0):
+        if not _static(m):
+            return None
+        rows, columns = (m.shape[-2:] if len(m.shape) > 1 else m.shape * 2)
+        offset = emit("subtract", emit("arange", columns), emit("getitem", emit("arange", rows), (slice(None), None)))
+        return emit("where", emit(keep, offset, k), m, m.dtype.type(0))
+    return decomposition
+
+
+def _np_average(emit: Emitter, a, axis=None, weights=None, returned=False, keepdims=False):
+    """Without weights, np.average is the mean; NumPy's weighted average raises where the weights
+    sum to zero, and stays NumPy's call."""
+    return _mean(emit, a, axis, None, keepdims) if weights is None and not returned else None
+
+
 # up to this many multiply-adds a matmul is a fused kernel: a call into BLAS costs more than the loop
 SMALL_MATMUL = 1 << 11
 # a vector-matrix product of symbolic sizes of at least this many matrix elements goes to BLAS
@@ -322,7 +409,10 @@ def _outer(emit: Emitter, a, b):
 
 DECOMPOSITIONS = {"mean": _mean, "sum": _sum, "var": _var, "std": _std, "divmod": _divmod, "meshgrid": _meshgrid,
                   "einsum": einsum, "matmul": _matmul, "dot": _dot, "outer": _outer, "roll": _roll, "diff": _diff,
-                  "fill_diagonal": _fill_diagonal, "indices": _indices, "stack": _stack, "concatenate": _concatenate, "setitem": masked_update}
+                  "fill_diagonal": _fill_diagonal, "indices": _indices, "stack": _stack, "concatenate": _concatenate,
+                  "setitem": masked_update, "tile": _tile, "repeat": _repeat, "triu": _triangle("greater_equal"),
+                  "tril": _triangle("less_equal"), "average": _np_average,
+                  **{fn.__name__: _stacks(fn) for fn in STACKS}}
 
 
 def _meta_of(result):

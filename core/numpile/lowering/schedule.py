@@ -20,6 +20,7 @@ are the same expression.
 from __future__ import annotations
 
 import dataclasses
+import math
 
 import numpy as np
 
@@ -102,6 +103,7 @@ class _Scheduler:
         self.materialized |= _too_big(graph, self.materialized)
         self.materialized |= early_reads(graph, kind_of, self.materialized, self.users)
         self.in_place = in_place_setitems(graph, kind_of, self.materialized, self.users)
+        self.flattened = self._flattened_stores(outputs | shared)
         self.into_input = in_place_outputs(graph, kind_of, self.materialized, self.users, self.in_place)
         self.buffers: dict[str, Buffer] = {}
         self.buffer_of: dict[Node, str] = {}
@@ -204,6 +206,26 @@ class _Scheduler:
         self._place(n)
         self._close()
 
+    def _flattened_stores(self, kept: set) -> dict:
+        """{update in place: the value it stores, flattened by a reshape}: where the update stores a
+        reshape of a value of static shape into a 1-D view (np.repeat's copies, `y[n:] =
+        np.repeat(x, r)`), it stores the value itself at the view's flat positions, which are affine
+        in the value's index: neither the reshape nor the value is made in a buffer of its own."""
+        found = {}
+        for n in self.in_place:
+            base, items, value = update_parts(n)
+            if not (setitem_form(n) == "basic" and isinstance(value, Node) and value.target == "reshape"
+                    and self.users[value] == [n] and len(value.shape) == 1 and value not in kept):
+                continue
+            source = value.args[0]
+            with replaying():
+                target = ops.get("getitem").meta(base.array_meta, items).shape
+            if isinstance(source, Node) and kind_of(source) in COMPUTED and self.users[source] == [value] \
+                    and source not in kept and all(type(d) is int for d in (*source.shape, *target)) and len(target) == 1:
+                found[n] = source
+                self.materialized -= {value, source}
+        return found
+
     def _store_in_place(self, n: Node) -> None:
         """setitem(base, index, value) as kernels storing `value` into base's buffer at `index`
         (see in_place.py): at a view's positions, through index arrays (a scatter), or everywhere
@@ -219,8 +241,14 @@ class _Scheduler:
             metas = tuple(i.array_meta if isinstance(i, Node) else i for i in items)
             target = tuple(base.shape) if form == "mask" else \
                 tuple(ops.get("index" if through else "getitem").meta(base.array_meta, metas).shape)
+        if n in self.flattened:     # the value before its reshape, stored at its elements' flat positions
+            value = self.flattened[n]
+            target = tuple(value.shape)
         index = tuple(Affine.var(v) for v in range(len(target)))
-        if through:
+        if n in self.flattened:
+            flat = sum((i.scaled(math.prod(target[k + 1:])) for k, i in enumerate(index)), Affine.constant(0))
+            where = VIEW_INDEX["getitem"](n, (flat,))
+        elif through:
             where = self._gathered_index(base, items, index, {}, used)
         else:
             where = index if form == "mask" else VIEW_INDEX["getitem"](n, index)

@@ -2,7 +2,7 @@
 
 from . import (  # noqa: F401  (each registers its rows)
     control, creation, einsum, histograms, indexing, linalg, numpy_linalg, pointwise, reductions, results, scans, selection,
-    shape, statistics,
+    shape, statistics, tiling,
 )
 from .registry import (
     CONTROL, CREATION, INDEXING, KINDS, LINALG, MATMUL, POINTWISE, REDUCTION, REGISTRY, RESULT, SCAN, SHAPE, VIEW,

@@ -64,12 +64,16 @@ def reduction_meta(fn, empty_error: str | None):
         axes = reduced_axes(axis, a.ndim)
         if empty_error and 0 in (a.shape[i] for i in axes):
             raise ValueError(empty_error)
-        if keepdims:
-            shape = tuple(1 if i in axes else d for i, d in enumerate(a.shape))
-        else:
-            shape = tuple(d for i, d in enumerate(a.shape) if i not in axes)
+        shape = reduced_shape(a.shape, axes, keepdims)
         return ArrayMeta(shape, dtype, scalar=not shape)
     return meta
+
+
+def reduced_shape(shape: tuple, axes: tuple, keepdims: bool) -> tuple:
+    """The shape of a reduction over `axes`: each reduced dim 1 with keepdims, else gone."""
+    if keepdims:
+        return tuple(1 if i in axes else d for i, d in enumerate(shape))
+    return tuple(d for i, d in enumerate(shape) if i not in axes)
 
 
 for _name, (_fns, _method, _sig, _convert, _empty) in REDUCTIONS.items():

@@ -1,6 +1,6 @@
 """Views and rearrangements: reshape, transpose, swapaxes, moveaxis, expand_dims, squeeze,
-broadcast_to, flip (views of their input), and copy, ravel, concatenate, stack, roll, meshgrid
-(new arrays); diff, the differences of neighbours along an axis, which NumPy computes from a
+broadcast_to, flip (views of their input), and copy, ravel, concatenate, stack, hstack, vstack,
+column_stack, roll, meshgrid (new arrays); diff, the differences of neighbours along an axis, which NumPy computes from a
 concatenate and slices.
 
 A view op applied to a NumPy scalar calls the scalar's method, which hands back a scalar
@@ -274,6 +274,40 @@ def _stack_meta(arrays, axis=0):
 
 register("stack", SHAPE, impl=np.stack, meta=_stack_meta, signature=_stack_sig,
          numpy=(np.stack,), convert={"arrays": params.sequence, "axis": params.integer}, doc="np.stack")
+
+
+# NumPy's hstack, vstack and column_stack: each operand given at least the dims the function gives
+# it (a function of its shape), then concatenated along an axis (a function of the first's ndim)
+STACKS = {
+    np.hstack: (lambda s: s or (1,), lambda ndim: 0 if ndim == 1 else 1),
+    np.vstack: (lambda s: (1,) * (2 - len(s)) + s, lambda ndim: 0),
+    np.column_stack: (lambda s: s if len(s) > 1 else (s or (1,)) + (1,), lambda ndim: 1),
+}
+
+
+def stack_layout(fn, shapes: list) -> tuple[list, int]:
+    """The shapes np.hstack (vstack, column_stack) gives its operands and the axis it
+    concatenates them along."""
+    given, axis = STACKS[fn]
+    shapes = [given(tuple(s)) for s in shapes]
+    return shapes, axis(len(shapes[0]))
+
+
+def _stacks_sig(tup): ...
+
+
+def _stacks_meta(fn):
+    def meta(tup):
+        metas = _operands(tup)
+        probe_call(fn, [probe(m) for m in metas])   # NumPy's refusal of an empty sequence
+        shapes, axis = stack_layout(fn, [m.shape for m in metas])
+        return _concatenate_meta(tuple(ArrayMeta(s, m.dtype) for s, m in zip(shapes, metas)), axis)
+    return meta
+
+
+for _fn in STACKS:
+    register(_fn.__name__, SHAPE, impl=_fn, meta=_stacks_meta(_fn), signature=_stacks_sig, numpy=(_fn,),
+             convert={"tup": params.sequence}, doc=f"np.{_fn.__name__}: a concatenate of its operands given dims")
 
 
 # -- diff ----------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
-"""Statistics over observations: np.cov.
+"""Statistics over observations: np.cov, np.average.
 
 np.cov is a composite (centre the variables, one product of the matrix with its
-transpose, scaled), captured at its own level.
+transpose, scaled), captured at its own level; so is np.average (a mean, or a weighted one).
 """
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ import numpy as np
 
 from . import params
 from .meta import as_meta, probe_call
-from .registry import MATMUL, ArrayMeta, register
+from .reductions import reduced_axes, reduced_shape
+from .registry import MATMUL, REDUCTION, ArrayMeta, register
 
 
 def _cov_sig(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, aweights=None, *, dtype=None): ...
@@ -51,3 +52,24 @@ def _cov_meta(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, awei
 
 register("cov", MATMUL, impl=np.cov, meta=_cov_meta, signature=_cov_sig, numpy=(np.cov,),
          convert={"dtype": params.dtype}, doc="np.cov")
+
+
+def _average_sig(a, axis=None, weights=None, returned=False, *, keepdims=False): ...
+
+
+def _average_meta(a, axis=None, weights=None, returned=False, *, keepdims=False):
+    """The mean's shape; with returned=True also the sum of the weights (the count without them),
+    of the same shape. Dtypes and NumPy's refusals from np.average on probes."""
+    a = as_meta(a)
+    probes = probe_call(np.average, a, axis, weights, returned, keepdims=keepdims)
+    axes = reduced_axes(axis, a.ndim)
+    if weights is not None and as_meta(weights).shape not in (a.shape, tuple(a.shape[i] for i in axes)):
+        raise ValueError("Shape of weights must be consistent with shape of a along specified axis.")
+    shape = reduced_shape(a.shape, axes, keepdims)
+    metas = tuple(ArrayMeta(shape, p.dtype, scalar=not shape) for p in (probes if returned else (probes,)))
+    return metas if returned else metas[0]
+
+
+# NumPy raises ZeroDivisionError where the weights sum to zero: a weighted average stays NumPy's call
+register("average", REDUCTION, impl=np.average, meta=_average_meta, signature=_average_sig, numpy=(np.average,),
+         convert={"axis": params.axis, "returned": bool}, doc="np.average (a weighted mean)")

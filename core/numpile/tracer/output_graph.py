@@ -75,7 +75,7 @@ class OutputGraph:
         self.attr_writes: dict[tuple, tuple] = {}  # (id of object var, name) -> (object var, name, value), in order
         self.loc = None  # the user source line being traced (SourceLoc)
         self.errstate: list[dict] = []  # settings of the np.errstate blocks being traced, outermost first
-        self._nonzero: dict[Node, list] = {}  # a boolean mask's node -> the Variables of its nonzero() arrays
+        self._nonzero: dict = {}  # a boolean mask's value (_mask_key) -> the Variables of its nonzero() arrays
         self.array_kind: tuple | None = None   # (ArrayKind, location) of the inputs that are CuPy arrays or tensors
         self._numpy_input: str | None = None   # the first input that is an ndarray (one kind per call)
 
@@ -285,6 +285,7 @@ class OutputGraph:
             raise Unsupported(f"{op.name} raises {type(e).__name__} in NumPy: {e}") from None
         if weak:
             meta = dataclasses.replace(meta, weak=True)
+        either = self._python_or_numpy(op, (*args, *kwargs.values()), gargs, gkwargs, meta)
         node = self.graph.call(op.name, gargs, gkwargs, meta, self.loc)
         if self.errstate:
             node.meta["errstate"] = {k: v for settings in self.errstate for k, v in settings.items()}
@@ -294,11 +295,42 @@ class OutputGraph:
             return results
         self.shape_env.bind_dims(node, node.shape)
         self._check_bound(op)
-        result = ArrayVariable(node)
+        result = ArrayVariable(node, python_or_numpy=either)
         if _makes_view(op.name, method, args, meta):
             base = args[0]
             result.base, result.view_op, result.base_version = base, (op, tuple(args[1:]), dict(kwargs), method), base.version
         return result
+
+    def _python_or_numpy(self, op: ops.OpDef, operands: tuple, gargs: tuple, gkwargs: dict, meta) -> tuple | None:
+        """Where an operand may be a Python number or a NumPy scalar as the data decides
+        (ArrayVariable.python_or_numpy): the op's result is the same array either way, or a scalar
+        that is as undecided; else (another dtype, an op with several results, a loop's body or a
+        branch's side) the trace starts again with that call a graph break."""
+        either = [v for v in _flattened(operands) if isinstance(v, ArrayVariable) and v.python_or_numpy]
+        if not either:
+            return None
+        call = either[0].python_or_numpy
+        retrace = Retrace(f"{op.name} of a value that max()/min() makes a Python number or a NumPy scalar as the "
+                          "data decides depends on which", ("python or numpy", call))
+        if self.graph is not self.root_graph or isinstance(meta, tuple):
+            raise retrace
+        undecided = {id(v.node) for v in either}
+        metas = map_nodes((gargs, gkwargs), lambda n: dataclasses.replace(n.array_meta, weak=True)
+                          if id(n) in undecided else n.array_meta)
+        try:
+            other = op.meta(*metas[0], **metas[1])
+        except Exception:
+            raise retrace from None
+        if isinstance(other, tuple) or (other.shape, other.dtype) != (meta.shape, meta.dtype):
+            raise retrace
+        return call if meta.scalar or meta.weak else None
+
+    def check_python_or_numpy(self, var: Variable, what: str) -> None:
+        """Retrace with the max()/min() that made `var` a graph break: `what` shows whether it is a
+        Python number or a NumPy scalar."""
+        if isinstance(var, ArrayVariable) and var.python_or_numpy:
+            raise Retrace(f"max()/min() of a Python number and a NumPy scalar: {what} shows which the data chose",
+                          ("python or numpy", var.python_or_numpy))
 
     def _check_bound(self, op: ops.OpDef) -> None:
         if any(u.node is None for u in self.shape_env.unbacked.values()):  # a meta rule's mistake, said plainly
@@ -325,7 +357,8 @@ class OutputGraph:
         whose bounds are computed in the graph by the positions it picks (ops slice_positions).
         Also whether the result stands for NumPy's view: every array in the index is an integer
         or such a slice (then updates through the result reach `array`). The same mask gives the
-        same index arrays (so `x[m] += 1` reads and writes one selection of one size)."""
+        same index arrays (so `x[m] += 1` reads and writes one selection of one size), and so does
+        the same comparison of the same values (`x[x > 0] = x[x > 0] - 1`)."""
         items = list(index.items) if isinstance(index, TupleVariable) and index.cls is tuple else [index]
         metas = tuple(map_nodes(self.graph_arg(v), lambda n: n.array_meta) for v in items)
         sliced = [k for k, v in enumerate(items) if isinstance(v, SliceVariable)
@@ -343,9 +376,10 @@ class OutputGraph:
             if not is_mask(meta):
                 expanded.append(var)
             elif isinstance(meta, ArrayMeta):
-                if var.node not in self._nonzero:
-                    self._nonzero[var.node] = self.call_op(ops.get("nonzero"), (var,), {}).items
-                expanded += self._nonzero[var.node]
+                key = _mask_key(var.node)
+                if key not in self._nonzero:
+                    self._nonzero[key] = self.call_op(ops.get("nonzero"), (var,), {}).items
+                expanded += self._nonzero[key]
             else:  # a constant mask: its index arrays are constants too
                 expanded += [ConstantVariable(i) for i in np.nonzero(np.asarray(meta))]
         return TupleVariable(expanded), False
@@ -421,7 +455,9 @@ class OutputGraph:
 
     def check_held_apart(self, var: ArrayVariable, what: str, arrays: bool = True) -> None:
         """Retrace if `var` (or what it views) is a cond's result standing for an array held apart, or
-        (with `arrays`) such an array, and `what` happens to it: that needs the one array NumPy has."""
+        (with `arrays`) such an array, and `what` happens to it: that needs the one array NumPy has;
+        or if it is a value max()/min() makes a Python number or a NumPy scalar (check_python_or_numpy)."""
+        self.check_python_or_numpy(var, what)
         root = base_array(var)
         branch = root.stands_in_for or arrays and root.held_apart_by
         if branch:
@@ -487,6 +523,34 @@ class OutputGraph:
                               if (u := self.shape_env.unbacked.get(k)) is not None
                               else (by_expr[s[0]], s[1]) if s is not None and s[0] in by_expr else None
                               for k, s in enumerate(self.shape_env.symbols)]
+
+
+def _flattened(values) -> list:
+    """The Variables among values, tuples' and lists' items too."""
+    flat = []
+    for v in values:
+        flat += _flattened(v.items) if isinstance(v, (TupleVariable, ListVariable)) else [v]
+    return flat
+
+
+def _mask_key(node: Node):
+    """What identifies a mask's value: the node, or for a pointwise op (which computes the same
+    thing from the same operands) the op and its operands, constants with their types."""
+    if node.op != "call" or node.results is not None or ops.get(node.target).kind != ops.POINTWISE:
+        return node
+    key = (node.target, node.dtype, _typed((node.args, tuple(sorted(node.kwargs.items())))))
+    try:
+        hash(key)
+    except TypeError:   # an unhashable constant (a list): only this node is this mask
+        return node
+    return key
+
+
+def _typed(value):
+    """Constants paired with their types (2 and 2.0 are different operands), Nodes as they are."""
+    if isinstance(value, tuple):
+        return tuple(map(_typed, value))
+    return value if isinstance(value, Node) else (type(value), value)
 
 
 def _makes_view(name: str, method: str | None, args: tuple, meta: ArrayMeta) -> bool:

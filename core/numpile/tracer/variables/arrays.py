@@ -54,6 +54,10 @@ class ArrayVariable(Variable):
     # the branch's (code, offset), retraced as a break where the one array matters (tracer/branches.py)
     stands_in_for: tuple | None = None
     held_apart_by: tuple | None = None
+    # max()/min() of Python numbers and NumPy scalars (`max(1.0, np.max(x))`): Python hands back a
+    # Python float or a np.float64 as the data decides; the (code, offset) of that call, retraced as
+    # a break where the difference shows (OutputGraph.check_python_or_numpy)
+    python_or_numpy: tuple | None = None
 
     def describe(self) -> str:
         if self.node.meta["weak"]:
@@ -67,6 +71,7 @@ class ArrayVariable(Variable):
 
     def getattr(self, tx, name: str) -> Variable:
         if name in _ARRAY_FACTS:
+            tx.output.check_python_or_numpy(self, f"its .{name} read")
             value = tx.output.read_size(_ARRAY_FACTS[name](self.node.array_meta), f"{self.node.name}.{name}")
             if isinstance(value, tuple):
                 return TupleVariable([ConstantVariable(d) for d in value])

@@ -28,11 +28,13 @@ def _len(tx, args, kwargs):
 
 def _isinstance(tx, args, kwargs):
     obj, cls = args
+    tx.output.check_python_or_numpy(obj, "isinstance()")
     return ConstantVariable(issubclass(obj.python_type(), cls.as_constant()))
 
 
 def _type(tx, args, kwargs):
     (obj,) = args
+    tx.output.check_python_or_numpy(obj, "type()")
     return ObjectVariable(obj.python_type())
 
 
@@ -187,20 +189,44 @@ def _int(tx, args, kwargs):
 
 
 def _extremum(name: str, better):
-    """max()/min() of graph values of one meta in a loop body: Python keeps the first of the best,
-    `b if b > a else a`, a choice in the graph (np.where); else as before (it needs their data)."""
+    """max()/min() of 0-d graph values of one meta, or of such NumPy scalars and Python numbers of
+    their dtype (`max(1.0, np.max(x))`): Python keeps the first of the best, `b if b > a else a`,
+    a choice in the graph (np.where). A Python number among them makes the result a Python number
+    or a NumPy scalar as the data decides (ArrayVariable.python_or_numpy: where that shows, the
+    trace starts again with this call a break). Else as before (it needs their data)."""
     def handler(tx, args, kwargs):
-        metas = {a.node.array_meta for a in args if isinstance(a, ArrayVariable)}
-        if len(args) < 2 or kwargs or not all(isinstance(a, ArrayVariable) for a in args) or len(metas) > 1 \
-                or not _in_loop_body(tx, args[:1], kwargs):
+        out = tx.output
+        arrays = [a for a in args if isinstance(a, ArrayVariable)]
+        metas = {a.node.array_meta for a in arrays}
+        call = (tx.code, tx.instructions[tx.ip - 1].offset)
+        numbers = [a for a in args if not isinstance(a, ArrayVariable)]
+        if len(args) < 2 or kwargs or len(metas) != 1 or not _chosen_in_graph(metas, numbers) \
+                or ("python or numpy", call) in out.hints:
             return _data_dependent(name)(tx, args, kwargs)
-        out, (meta,) = tx.output, metas
+        (meta,) = metas
         best = args[0]
         for item in args[1:]:
             chosen = out.call_op(ops.get("where"), (tx.apply_operator(better, [item, best]), item, best), {})
             best = out.call_op(ops.get("getitem"), (chosen, ConstantVariable(())), {}, weak=meta.weak)
+        python = [n for n in numbers if type(n.as_constant()) in (int, float, bool)]
+        best.python_or_numpy = call if python else next((a.python_or_numpy for a in arrays if a.python_or_numpy), None)
         return best
     return handler
+
+
+def _chosen_in_graph(metas: set, numbers: list) -> bool:
+    """Whether max()/min() of 0-d graph values of these metas and these other arguments is a choice
+    in the graph: all of them graph values of one meta, or NumPy scalars with Python numbers that
+    NumPy makes their dtype (float: float64) and constant NumPy scalars of it, which compare as the
+    same values."""
+    (meta,) = metas
+    if meta.shape != ():
+        return False    # Python's comparison of arrays raises
+    if not numbers:
+        return True
+    return meta.scalar and not meta.weak and all(
+        n.is_constant() and type(n.as_constant()) in (int, float, bool, meta.dtype.type)
+        and np.asarray(n.as_constant()).dtype == meta.dtype for n in numbers)
 
 
 def _in_loop_body(tx, args, kwargs) -> bool:

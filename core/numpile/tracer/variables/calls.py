@@ -21,6 +21,7 @@ from .builtins import call_builtin
 from .containers import CONTAINER_METHODS, ListVariable, TupleVariable
 from .contexts import CONTEXT_FACTORIES
 from .objects import ConstantVariable, ObjectVariable
+from .spellings import call_spelled
 
 _LIBRARY_PATHS = tuple(sorted({sysconfig.get_paths()[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")}
                               | {os.path.dirname(os.path.dirname(os.path.dirname(__file__)))}))
@@ -34,8 +35,13 @@ def is_library_code(code: types.CodeType) -> bool:
 
 def call_known(tx, fn: ObjectVariable, args: list, kwargs: dict) -> Variable:
     value = fn.as_constant() if fn.is_constant() else fn.value
+    spelled = call_spelled(tx, value, args, kwargs)
+    if spelled is not None:
+        return spelled
     op = ops.lookup_callable(value)
     if op is not None and (_is_numpy(value) or _has_array(args, kwargs)):
+        if isinstance(value, np.ufunc) and len(args) > value.nin:
+            args, kwargs = _outputs_by_keyword(value, args, kwargs)
         if "out" in kwargs:
             return _call_with_out(tx, op, args, dict(kwargs))
         if op.updates is not None:
@@ -79,6 +85,16 @@ def _call_updating(tx, op, args, kwargs) -> Variable:
                           f"{target.describe() if target is not None else 'missing'}")
     target.update(tx, tx.output.call_op(op, tuple(args), kwargs), op.name)
     return ConstantVariable(None)
+
+
+def _outputs_by_keyword(ufunc: np.ufunc, args: list, kwargs: dict) -> tuple[list, dict]:
+    """`np.multiply(a, b, c)`: a ufunc's outputs given after its inputs are its out= (a tuple of
+    them for a ufunc of several)."""
+    outs = args[ufunc.nin:]
+    if "out" in kwargs or len(outs) != ufunc.nout:
+        raise Unsupported(f"np.{ufunc.__name__} takes {ufunc.nin} inputs and {ufunc.nout} outputs, "
+                          f"given {len(args)} positionally{' and out=' if 'out' in kwargs else ''} (NumPy raises TypeError)")
+    return args[:ufunc.nin], {**kwargs, "out": outs[0] if ufunc.nout == 1 else TupleVariable(list(outs))}
 
 
 def _call_with_out(tx, op, args, kwargs) -> Variable:

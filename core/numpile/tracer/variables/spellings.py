@@ -1,0 +1,67 @@
+"""NumPy functions the tracer captures as other ops' calls, where NumPy defines one by the other:
+np.where(condition) is np.nonzero(condition); np.asarray(x) of an array is x itself, np.array(x)
+a copy of it (an astype for another dtype=); np.array (np.asarray) of a list or tuple of arrays
+and numbers of one shape is their np.stack, nested lists stacked from the inside. A handler
+returns None where the call is the op row's own form (np.where(c, x, y))."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ... import ops
+from ...exc import Unsupported
+from .arrays import ArrayVariable
+from .base import Variable
+from .containers import ListVariable, TupleVariable
+from .objects import ConstantVariable
+
+
+def _where(tx, args, kwargs):
+    if len(args) == 1 and not kwargs:
+        return tx.output.call_op(ops.get("nonzero"), tuple(args), {})
+    return None
+
+
+def _array(new: bool):
+    """np.array (new: a new array always) or np.asarray (x itself where it is an array of the dtype)."""
+    def handler(tx, args, kwargs):
+        if not 1 <= len(args) <= 2 or set(kwargs) - {"dtype"} or len(args) == 2 and kwargs:
+            raise Unsupported(f"np.{'array' if new else 'asarray'} with arguments other than the object and "
+                              f"dtype= is not captured: {sorted(kwargs)}")
+        obj = args[0]
+        dtype = (args[1] if len(args) == 2 else kwargs.get("dtype", ConstantVariable(None))).as_constant()
+        dtype = None if dtype is None else np.dtype(dtype)
+        out = tx.output
+        if isinstance(obj, (ListVariable, TupleVariable)):
+            array = _stacked(tx, obj)
+        elif isinstance(obj, ArrayVariable) and dtype not in (None, obj.node.dtype):
+            return out.call_op(ops.get("astype"), (obj, ConstantVariable(dtype)), {})
+        elif not new and isinstance(obj, ArrayVariable) and not (obj.node.meta["scalar"] or obj.node.meta["weak"]):
+            return obj
+        else:
+            array = out.call_op(ops.get("copy"), (obj,), {})    # a new array (0-d, of a scalar)
+        return array if dtype in (None, array.node.dtype) else out.call_op(ops.get("astype"), (array, ConstantVariable(dtype)), {})
+    return handler
+
+
+def _stacked(tx, seq) -> ArrayVariable:
+    """The array np.array makes of a list or tuple: its items (each a sequence stacked the same
+    way first) stacked along a new first axis."""
+    if not seq.items:
+        raise Unsupported("np.array of an empty list is not captured")
+    items = [_stacked(tx, v) if isinstance(v, (ListVariable, TupleVariable)) else v for v in seq.items]
+    return tx.output.call_op(ops.get("stack"), (TupleVariable(items),), {})
+
+
+SPELLINGS = {np.where: _where, np.array: _array(new=True), np.asarray: _array(new=False),
+             np.asanyarray: _array(new=False)}
+
+
+def call_spelled(tx, fn, args: list, kwargs: dict) -> Variable | None:
+    """The result of a call of a function of SPELLINGS as another op's, or None (not one, or the
+    row's own form)."""
+    try:
+        handler = SPELLINGS.get(fn)
+    except TypeError:  # unhashable callable
+        return None
+    return handler(tx, args, kwargs) if handler is not None else None
