@@ -17,8 +17,8 @@ import numpy as np
 from numpile.lowering import Const
 from numpile.lowering import loops
 
-from . import mathlib
-from .irbuilder import BOOL, Function, Unlowerable, V, int_limits, literal, reg_type
+from . import complexes, mathlib
+from .irbuilder import BOOL, Function, Unlowerable, V, int_limits, literal, part_dtype, reg_type
 
 # -- conversions ---------------------------------------------------------------------------------
 
@@ -31,9 +31,17 @@ def cast(fn: Function, v, dtype) -> V:
     src = v.dtype
     if src == dtype:
         return v
-    if v.weak and src.kind == "i" and dtype.kind != "f":
+    if v.weak and src.kind == "i" and dtype.kind not in "fc":
         raise Unlowerable(f"a Python int in a {dtype} loop (NumPy raises when it does not fit)")
     reg_type(dtype)
+    if dtype.kind == "c":   # a real value is the real part; complex to complex part by part
+        part = part_dtype(dtype)
+        re, im = (cast(fn, p, part) for p in fn.parts(v)) if src.kind == "c" else (cast(fn, v, part), literal(0, part))
+        return fn.pack(re, im, dtype)
+    if src.kind == "c":
+        if dtype.kind != "b":
+            raise Unlowerable(f"{src} to {dtype} conversion (NumPy drops the imaginary part, with a ComplexWarning)")
+        return fn.binary("or", *(cast(fn, p, BOOL) for p in fn.parts(v)))
     if dtype.kind == "b":
         return fn.compare("fcmp", "une", v, literal(0, src)) if src.kind == "f" else fn.compare("icmp", "ne", v, literal(0, src))
     if src.kind == "b":
@@ -394,7 +402,10 @@ BOOLEAN = {
     "isnan": _constant(False), "isinf": _constant(False), "isfinite": _constant(True),
 }
 
-_TABLES = {"f": FLOAT, "i": INT, "u": INT, "b": BOOLEAN}
+COMPLEX = {**complexes.COMPLEX, "isnan": complexes.on_either(FLOAT["isnan"], "or"),
+           "isinf": complexes.on_either(FLOAT["isinf"], "or"), "isfinite": complexes.on_either(FLOAT["isfinite"], "and")}
+
+_TABLES = {"f": FLOAT, "i": INT, "u": INT, "b": BOOLEAN, "c": COMPLEX}
 
 
 # -- ops with their own operand handling ---------------------------------------------------------
@@ -405,6 +416,13 @@ def _power(fn, operands, out):
     (base_dtype, exp_dtype), _ = ufunc_loop("power", operands)
     base, exponent = operands
     x = cast(fn, base, base_dtype)
+    if x.dtype.kind == "c":   # `z ** 2` and `z ** -1` are np.square and np.reciprocal, as ndarray.__pow__ has them
+        c = exponent.value if isinstance(exponent, Const) and np.ndim(exponent.value) == 0 else None
+        if c is None or complex(c) != int(np.real(c)):
+            raise Unlowerable("complex power with an exponent that is not an integer constant")
+        if type(c) is int and c in (2, -1):
+            return COMPLEX["square" if c == 2 else "reciprocal"](fn, x)
+        return complexes.integer_power(fn, x, int(np.real(c)))
     if isinstance(exponent, Const) and np.ndim(exponent.value) == 0:
         c = exponent.value
         if x.dtype.kind in "iu":
@@ -435,7 +453,7 @@ def _where(fn, operands, out):
 
 def _clip(fn, operands, out, a_min=None, a_max=None):
     value = cast(fn, operands[0], out)
-    extremum = _tables(out)
+    extremum = table(out)
     for bound, name in ((a_min, "maximum"), (a_max, "minimum")):
         if bound is not None and not (isinstance(bound, Const) and bound.value is None):
             value = extremum[name](fn, value, cast(fn, bound, out))
@@ -459,10 +477,23 @@ def _astype(fn, operands, out, dtype=None):
     return cast(fn, operands[0], out)
 
 
-SPECIAL = {"power": _power, "where": _where, "clip": _clip, "round": _round, "astype": _astype}
+def _part(k: int):
+    return lambda fn, operands, out: complexes.part(fn, operands[0], k, out, cast)
 
 
-def _tables(dtype: np.dtype) -> dict:
+def _angle(fn, operands, out, deg=False):
+    """np.angle: arctan2(imag, real), in degrees where deg."""
+    x = operands[0]
+    angle = fn.math("arctan2", [complexes.part(fn, x, k, out, cast) for k in (1, 0)], out)
+    return fn.binary("fmul", angle, literal(180 / math.pi, out)) if deg else angle
+
+
+SPECIAL = {"power": _power, "where": _where, "clip": _clip, "round": _round, "astype": _astype,
+           "real": _part(0), "imag": _part(1), "angle": _angle}
+
+
+def table(dtype: np.dtype) -> dict:
+    """The op table of a dtype's kind."""
     try:
         return _TABLES[np.dtype(dtype).kind]
     except KeyError:
@@ -478,10 +509,10 @@ def emit(fn: Function, op: str, operands: list, kwargs: dict, out: np.dtype) -> 
         loop_in, loop_out = ufunc_loop(op, operands)
         if len(set(loop_in)) > 1:
             raise Unlowerable(f"{op} with mixed loop dtypes {', '.join(map(str, loop_in))}")
-        table = _tables(loop_in[0])
-        if op not in table:
+        rules = table(loop_in[0])
+        if op not in rules:
             raise Unlowerable(f"no LLVM lowering of {op} for {loop_in[0]}")
-        value = table[op](fn, *(cast(fn, o, d) for o, d in zip(operands, loop_in)))
+        value = rules[op](fn, *(cast(fn, o, d) for o, d in zip(operands, loop_in)))
         value = cast(fn, value, loop_out)
     if value.dtype != np.dtype(out):
         value = cast(fn, value, out)

@@ -1,0 +1,175 @@
+"""The op table of kernel codegen for complex64 and complex128 (scalar.py's, for dtype kind "c"):
+each op computed on the real and imaginary parts (irbuilder's `parts` and `pack`) as NumPy's
+loops and npy_math compute it: the schoolbook product, Smith's division (scaled by the larger
+part of the divisor, a zero divisor giving NumPy's infinities and NaNs), abs as hypot (no
+overflow for large parts), exp as e**re * (cos im + i sin im) with C99's special values, integer
+powers by repeated squaring as npy_cpow takes them. NumPy's lexicographic comparisons and
+extrema, and the transcendental functions not here, run with NumPy (Unlowerable).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from numpile.lowering import Const
+
+from .irbuilder import Function, Unlowerable, V, literal, part_dtype
+
+# npy_cpow multiplies out integer exponents below this in magnitude; others go through clog/cexp
+POWER_BY_SQUARING = 100
+
+
+def _on_parts(rule):
+    """A complex op from a rule on the operands' (real, imaginary) pairs giving a pair."""
+    def op(fn: Function, *zs: V) -> V:
+        re, im = rule(fn, *(fn.parts(z) for z in zs))
+        return fn.pack(re, im, zs[0].dtype)
+    return op
+
+
+def _each(opcode):
+    return _on_parts(lambda fn, a, b: (fn.binary(opcode, a[0], b[0]), fn.binary(opcode, a[1], b[1])))
+
+
+def _neg(fn: Function, x: V) -> V:
+    return fn.emit(f"fneg {'double' if x.dtype == np.float64 else 'float'} {x.ref}", x.dtype)
+
+
+def _multiply(fn, a, b):
+    """npy_cpow's product: (ar br - ai bi) + i (ar bi + ai br)."""
+    (ar, ai), (br, bi) = a, b
+    return (fn.binary("fsub", fn.binary("fmul", ar, br), fn.binary("fmul", ai, bi)),
+            fn.binary("fadd", fn.binary("fmul", ar, bi), fn.binary("fmul", ai, br)))
+
+
+def _ufunc_multiply(fn, a, b):
+    """np.multiply's (and np.square's) product: where NumPy's loop is its AVX2 one (FMA3 with
+    it), each part is one fused multiply-add, ar br - (ai bi) and ar bi + (ai br), which gives
+    other results than the product rounded twice (finite parts where it overflows)."""
+    if not {"avx2", "fma"} <= fn.module.cpu_features:
+        return _multiply(fn, a, b)
+    (ar, ai), (br, bi) = a, b
+    return (fn.intrinsic("fma", [ar, br, _neg(fn, fn.binary("fmul", ai, bi))], ar.dtype),
+            fn.intrinsic("fma", [ar, bi, fn.binary("fmul", ai, br)], ar.dtype))
+
+
+def _reciprocal(fn, z):
+    """NumPy's 1/z: with p the part of larger magnitude and q the other, r = q/p and
+    d = p + q r; 1/d - i r/d, or r/d - i/d where the imaginary part is the larger."""
+    re, im = z
+    real_larger = fn.compare("fcmp", "ole", fn.intrinsic("fabs", [im], im.dtype), fn.intrinsic("fabs", [re], re.dtype))
+    p, q = fn.select(real_larger, re, im), fn.select(real_larger, im, re)
+    ratio = fn.binary("fdiv", q, p)
+    d = fn.binary("fadd", p, fn.binary("fmul", q, ratio))
+    one_over, ratio_over = fn.binary("fdiv", literal(1, d.dtype), d), fn.binary("fdiv", ratio, d)
+    return fn.select(real_larger, one_over, ratio_over), _neg(fn, fn.select(real_larger, ratio_over, one_over))
+
+
+def _divide(fn, a, b):
+    """NumPy's division: with p the divisor's part of larger magnitude and q the other, the
+    ratio q/p and the scale 1/(p + q*ratio) keep every step in range; both branches of NumPy's
+    loop are one formula with the parts swapped, the imaginary part negated in the second.
+    Division by zero divides each part by |0|, as NumPy does."""
+    (ar, ai), (br, bi) = a, b
+    abs_r, abs_i = fn.intrinsic("fabs", [br], br.dtype), fn.intrinsic("fabs", [bi], bi.dtype)
+    real_larger = fn.compare("fcmp", "oge", abs_r, abs_i)   # false for a NaN: NumPy's else branch
+    p, q = fn.select(real_larger, br, bi), fn.select(real_larger, bi, br)
+    x, y = fn.select(real_larger, ar, ai), fn.select(real_larger, ai, ar)
+    ratio = fn.binary("fdiv", q, p)
+    scale = fn.binary("fdiv", literal(1, p.dtype), fn.binary("fadd", p, fn.binary("fmul", q, ratio)))
+    re = fn.binary("fmul", fn.binary("fadd", x, fn.binary("fmul", y, ratio)), scale)
+    im = fn.binary("fmul", fn.binary("fsub", y, fn.binary("fmul", x, ratio)), scale)
+    im = fn.select(real_larger, im, _neg(fn, im))
+    zero = fn.binary("and", fn.compare("fcmp", "oeq", abs_r, literal(0, br.dtype)),
+                     fn.compare("fcmp", "oeq", abs_i, literal(0, bi.dtype)))
+    return fn.select(zero, fn.binary("fdiv", ar, abs_r), re), fn.select(zero, fn.binary("fdiv", ai, abs_r), im)
+
+
+def _exp(fn, z):
+    """cexp: e**re (cos im + i sin im); a zero imaginary part kept exactly (exp(inf + 0j) is
+    inf + 0j, not inf * sin(0) = NaN), and for an infinite or NaN imaginary part C99's values:
+    zeros where re is -inf, (inf, NaN) where re is +inf."""
+    re, im = z
+    scale = fn.math("exp", [re], re.dtype)
+    real = fn.binary("fmul", scale, fn.math("cos", [im], im.dtype))
+    imag = fn.binary("fmul", scale, fn.math("sin", [im], im.dtype))
+    inf, zero = literal(math.inf, re.dtype), literal(0, re.dtype)
+    finite_im = fn.compare("fcmp", "olt", fn.intrinsic("fabs", [im], im.dtype), inf)
+    minus_inf = fn.compare("fcmp", "oeq", re, literal(-math.inf, re.dtype))
+    plus_inf = fn.compare("fcmp", "oeq", re, inf)
+    nan = literal(math.nan, re.dtype)
+    real = fn.select(finite_im, real, fn.select(minus_inf, zero, fn.select(plus_inf, inf, nan)))
+    imag = fn.select(finite_im, imag, fn.select(minus_inf, zero, nan))
+    im_zero = fn.compare("fcmp", "oeq", im, zero)
+    return fn.select(im_zero, scale, real), fn.select(im_zero, im, imag)
+
+
+def _absolute(fn: Function, z: V) -> V:
+    return fn.math("hypot", list(fn.parts(z)), part_dtype(z.dtype))
+
+
+def _compare(predicate, join):
+    """== and != of complex values: both parts equal, either part different."""
+    def op(fn: Function, a: V, b: V) -> V:
+        (ar, ai), (br, bi) = fn.parts(a), fn.parts(b)
+        return fn.binary(join, fn.compare("fcmp", predicate, ar, br), fn.compare("fcmp", predicate, ai, bi))
+    return op
+
+
+def on_either(real_op, join: str):
+    """A predicate of a complex value from the float one on its parts (isnan: either part's)."""
+    def op(fn: Function, z: V) -> V:
+        re, im = fn.parts(z)
+        return fn.binary(join, real_op(fn, re), real_op(fn, im))
+    return op
+
+
+COMPLEX = {
+    "add": _each("fadd"), "subtract": _each("fsub"),
+    "multiply": _on_parts(_ufunc_multiply), "divide": _on_parts(_divide),
+    "square": _on_parts(lambda fn, z: _ufunc_multiply(fn, z, z)), "reciprocal": _on_parts(_reciprocal),
+    "negative": _on_parts(lambda fn, z: (_neg(fn, z[0]), _neg(fn, z[1]))),
+    "positive": lambda fn, z: z,
+    "conjugate": _on_parts(lambda fn, z: (z[0], _neg(fn, z[1]))),
+    "absolute": _absolute,
+    "exp": _on_parts(_exp),
+    "equal": _compare("oeq", "and"), "not_equal": _compare("une", "or"),
+}
+
+
+def integer_power(fn: Function, z: V, n: int) -> V:
+    """z ** n for an integer n, as npy_cpow does: 1 for n = 0; for z = 0, 0 (n > 0) or NaN
+    (n < 0); z, z*z, z*(z*z) for n = 1, 2, 3; else from 1 by repeated squaring, and the
+    reciprocal (NumPy's division) for n < 0."""
+    if not -POWER_BY_SQUARING < n < POWER_BY_SQUARING:
+        raise Unlowerable(f"complex power with exponent {n} (NumPy's goes through clog and cexp)")
+    if n == 0:
+        return literal(1, z.dtype)
+    multiply = _on_parts(_multiply)
+    if n in (1, 2, 3):
+        result = z if n == 1 else multiply(fn, z, z) if n == 2 else multiply(fn, z, multiply(fn, z, z))
+    else:
+        result, square, m = literal(1, z.dtype), z, abs(n)
+        while True:
+            if m & 1:
+                result = multiply(fn, result, square)
+            m >>= 1
+            if not m:
+                break
+            square = multiply(fn, square, square)
+        if n < 0:
+            result = COMPLEX["divide"](fn, literal(1, z.dtype), result)
+    zero = COMPLEX["equal"](fn, z, literal(0, z.dtype))
+    return fn.select(zero, literal(0 if n > 0 else complex(math.nan, math.nan), z.dtype), result)
+
+
+def part(fn: Function, x, k: int, out: np.dtype, cast) -> V:
+    """Part k (0 real, 1 imaginary) of x, of dtype out: a real x is its own real part, 0 its
+    imaginary one. `cast`: scalar.cast."""
+    if isinstance(x, Const):
+        return literal((np.real, np.imag)[k](x.value), out)
+    if x.dtype.kind != "c":
+        return cast(fn, x, out) if k == 0 else literal(0, out)
+    return cast(fn, fn.parts(x)[k], out)
