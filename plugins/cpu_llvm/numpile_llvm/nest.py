@@ -83,6 +83,8 @@ class NativeNest:
         if not isinstance(step, int) or step == 0:
             raise Unlowerable("a loop step that is not a constant")
         metas = [n.array_meta for n in body.inputs[1:]]
+        if any(not m.shape and m.dtype.kind not in nestcall.SCALAR_KINDS for m in metas):
+            raise Unlowerable("a complex scalar into or out of a loop nest (its entry takes ints, floats and bools)")
         ir = _render(cpu_features, metas, body, bounds)
         symbol = f"npk_nest_{jit.cache_key(ir)[:16]}"   # one name per nest: all share one JIT
         self.ir = ir.replace("@nest", f"@{symbol}").replace('@"nest', f'@"{symbol}')
@@ -213,7 +215,7 @@ class _Nest:
             return env[a]
         if isinstance(a, SymInt):
             return V(sizes(a).ref, I64, True)
-        if isinstance(a, (bool, int, float, np.generic)):
+        if isinstance(a, (bool, int, float, complex, np.generic)):
             return Const(a, getattr(a, "dtype", None))
         raise Unlowerable(f"a {type(a).__name__} argument in a loop nest")
 

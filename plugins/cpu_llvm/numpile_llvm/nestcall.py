@@ -35,6 +35,7 @@ _STOPPED = {INDEX_ERROR: ("PyExc_IndexError", "an index of a compiled loop nest 
 # a scalar argument from its Python object: C API function, its result type, its failure value
 _FROM_PYTHON = {"i": ("PyLong_AsLongLong", "i64", "-1"), "u": ("PyLong_AsUnsignedLongLong", "i64", "-1"),
                 "f": ("PyFloat_AsDouble", "double", "-1.0"), "b": ("PyObject_IsTrue", "i32", "-1")}
+SCALAR_KINDS = frozenset(_FROM_PYTHON)
 # a carried scalar's Python object: C API function, the type it takes, how to widen to it
 _TO_PYTHON = {"i": ("PyLong_FromLongLong", "i64", "sext"), "u": ("PyLong_FromUnsignedLongLong", "i64", "zext"),
               "f": ("PyFloat_FromDouble", "double", "fpext"), "b": ("PyBool_FromLong", "i64", "zext")}
