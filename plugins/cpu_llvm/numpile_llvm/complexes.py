@@ -15,6 +15,7 @@ import numpy as np
 
 from numpile.lowering import Const
 
+from .casts import cast
 from .irbuilder import Function, Unlowerable, V, literal, part_dtype
 
 # npy_cpow multiplies out integer exponents below this in magnitude; others go through clog/cexp
@@ -165,11 +166,33 @@ def integer_power(fn: Function, z: V, n: int) -> V:
     return fn.select(zero, literal(0 if n > 0 else complex(math.nan, math.nan), z.dtype), result)
 
 
-def part(fn: Function, x, k: int, out: np.dtype, cast) -> V:
+def power(fn: Function, z: V, exponent) -> V:
+    """z ** c for an integer constant c (Unlowerable for others); `z ** 2` and `z ** -1` (a Python
+    int) are np.square and np.reciprocal, as ndarray.__pow__ takes them."""
+    c = exponent.value if isinstance(exponent, Const) and np.ndim(exponent.value) == 0 else None
+    if c is None or complex(c) != int(np.real(c)):
+        raise Unlowerable("complex power with an exponent that is not an integer constant")
+    if type(c) is int and c in (2, -1):
+        return COMPLEX["square" if c == 2 else "reciprocal"](fn, z)
+    return integer_power(fn, z, int(np.real(c)))
+
+
+def _part(fn: Function, x, k: int, out: np.dtype) -> V:
     """Part k (0 real, 1 imaginary) of x, of dtype out: a real x is its own real part, 0 its
-    imaginary one. `cast`: scalar.cast."""
+    imaginary one."""
     if isinstance(x, Const):
         return literal((np.real, np.imag)[k](x.value), out)
     if x.dtype.kind != "c":
         return cast(fn, x, out) if k == 0 else literal(0, out)
     return cast(fn, fn.parts(x)[k], out)
+
+
+def _angle(fn, operands, out, deg=False):
+    """np.angle: arctan2(imag, real), in degrees where deg."""
+    angle = fn.math("arctan2", [_part(fn, operands[0], k, out) for k in (1, 0)], out)
+    return fn.binary("fmul", angle, literal(180 / math.pi, out)) if deg else angle
+
+
+# ops with their own operand handling (scalar.SPECIAL's): a real array's parts too
+SPECIAL = {"real": lambda fn, operands, out: _part(fn, operands[0], 0, out),
+           "imag": lambda fn, operands, out: _part(fn, operands[0], 1, out), "angle": _angle}

@@ -18,57 +18,8 @@ from numpile.lowering import Const
 from numpile.lowering import loops
 
 from . import complexes, mathlib
-from .irbuilder import BOOL, Function, Unlowerable, V, int_limits, literal, part_dtype, reg_type
-
-# -- conversions ---------------------------------------------------------------------------------
-
-
-def cast(fn: Function, v, dtype) -> V:
-    """v (a V, or a Const operand) as `dtype`, converted as NumPy's astype converts."""
-    dtype = np.dtype(dtype)
-    if isinstance(v, Const):
-        return literal(v.value, dtype)
-    src = v.dtype
-    if src == dtype:
-        return v
-    if v.weak and src.kind == "i" and dtype.kind not in "fc":
-        raise Unlowerable(f"a Python int in a {dtype} loop (NumPy raises when it does not fit)")
-    reg_type(dtype)
-    if dtype.kind == "c":   # a real value is the real part; complex to complex part by part
-        part = part_dtype(dtype)
-        re, im = (cast(fn, p, part) for p in fn.parts(v)) if src.kind == "c" else (cast(fn, v, part), literal(0, part))
-        return fn.pack(re, im, dtype)
-    if src.kind == "c":
-        if dtype.kind != "b":
-            raise Unlowerable(f"{src} to {dtype} conversion (NumPy drops the imaginary part, with a ComplexWarning)")
-        return fn.binary("or", *(cast(fn, p, BOOL) for p in fn.parts(v)))
-    if dtype.kind == "b":
-        return fn.compare("fcmp", "une", v, literal(0, src)) if src.kind == "f" else fn.compare("icmp", "ne", v, literal(0, src))
-    if src.kind == "b":
-        return fn.convert("uitofp" if dtype.kind == "f" else "zext", v, dtype)
-    if src.kind in "iu" and dtype.kind in "iu":
-        if dtype.itemsize == src.itemsize:
-            return V(v.ref, dtype)
-        return fn.convert("trunc" if dtype.itemsize < src.itemsize else "sext" if src.kind == "i" else "zext", v, dtype)
-    if src.kind in "iu":
-        return fn.convert("sitofp" if src.kind == "i" else "uitofp", v, dtype)
-    if dtype.kind == "f":
-        return fn.convert("fpext" if dtype.itemsize > src.itemsize else "fptrunc", v, dtype)
-    return _float_to_int(fn, v, dtype)
-
-
-def _float_to_int(fn: Function, v: V, dtype: np.dtype) -> V:
-    """x86's truncating conversion, as NumPy does it: a NaN or out-of-range value becomes the
-    most negative int32 (int64 for 64-bit targets), then narrower targets keep its low bits."""
-    if dtype.kind == "u" and dtype.itemsize >= 4:
-        raise Unlowerable(f"float to {dtype} conversion (NumPy's result depends on its SIMD loop)")
-    via = np.dtype(np.int64) if dtype.itemsize == 8 else np.dtype(np.int32)
-    low, _ = int_limits(via)
-    fits = fn.binary("and", fn.compare("fcmp", "oge", v, literal(float(low), v.dtype)),
-                     fn.compare("fcmp", "olt", v, literal(-float(low), v.dtype)))
-    value = fn.select(fits, fn.convert("fptosi", v, via), literal(low, via))
-    return cast(fn, value, dtype)
-
+from .casts import cast
+from .irbuilder import BOOL, Function, Unlowerable, V, int_limits, literal, reg_type
 
 def ufunc_loop(name: str, operands: list) -> tuple:
     """NumPy's loop dtypes for a ufunc on these operands (numpile.lowering's), Unlowerable where
@@ -416,13 +367,8 @@ def _power(fn, operands, out):
     (base_dtype, exp_dtype), _ = ufunc_loop("power", operands)
     base, exponent = operands
     x = cast(fn, base, base_dtype)
-    if x.dtype.kind == "c":   # `z ** 2` and `z ** -1` are np.square and np.reciprocal, as ndarray.__pow__ has them
-        c = exponent.value if isinstance(exponent, Const) and np.ndim(exponent.value) == 0 else None
-        if c is None or complex(c) != int(np.real(c)):
-            raise Unlowerable("complex power with an exponent that is not an integer constant")
-        if type(c) is int and c in (2, -1):
-            return COMPLEX["square" if c == 2 else "reciprocal"](fn, x)
-        return complexes.integer_power(fn, x, int(np.real(c)))
+    if x.dtype.kind == "c":
+        return complexes.power(fn, x, exponent)
     if isinstance(exponent, Const) and np.ndim(exponent.value) == 0:
         c = exponent.value
         if x.dtype.kind in "iu":
@@ -477,19 +423,7 @@ def _astype(fn, operands, out, dtype=None):
     return cast(fn, operands[0], out)
 
 
-def _part(k: int):
-    return lambda fn, operands, out: complexes.part(fn, operands[0], k, out, cast)
-
-
-def _angle(fn, operands, out, deg=False):
-    """np.angle: arctan2(imag, real), in degrees where deg."""
-    x = operands[0]
-    angle = fn.math("arctan2", [complexes.part(fn, x, k, out, cast) for k in (1, 0)], out)
-    return fn.binary("fmul", angle, literal(180 / math.pi, out)) if deg else angle
-
-
-SPECIAL = {"power": _power, "where": _where, "clip": _clip, "round": _round, "astype": _astype,
-           "real": _part(0), "imag": _part(1), "angle": _angle}
+SPECIAL = {"power": _power, "where": _where, "clip": _clip, "round": _round, "astype": _astype, **complexes.SPECIAL}
 
 
 def table(dtype: np.dtype) -> dict:
