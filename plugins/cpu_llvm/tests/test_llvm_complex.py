@@ -116,14 +116,15 @@ def test_element_loops_of_complex_values_are_one_native_nest(capsys, loops):
     assert "a loop of element code is one native function" in said, said
 
 
-def test_complex_scalars_passed_to_a_loop_nest_run_it_as_kernels(capsys, loops):
-
-    def total(z):
-        acc = 0j
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_complex_scalars_into_and_out_of_a_loop_nest(dtype, capsys, loops):
+    def total(z, c, start):
+        acc = start          # carried: a NumPy complex, handed back as one
         for i in range(z.shape[0]):
-            acc += z[i] * z[i]
+            acc += z[i] * z[i] - c
         return acc
-    z = crandom(25)
-    got, said = native(total, z, capsys=capsys)
-    assert_same_result(got, total(z))
-    assert "a complex scalar into or out of a loop nest" in said, said
+    z = crandom(25, dtype=dtype)
+    for c, start in ((dtype(1 - 2j), dtype(0.5j)), (2 - 1j, dtype(3)), (np.complex64(2j), dtype(1))):
+        got, said = native(total, z, c, start, capsys=capsys)
+        assert_same_result(got, total(z, c, start))
+        assert "a loop of element code is one native function" in said, said
