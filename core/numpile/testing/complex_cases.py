@@ -1,6 +1,7 @@
 """Conformance cases of complex data: the ufuncs on complex64 and complex128 arrays (alone, with
 real arrays and Python scalars, as NEP 50 promotes them; NaN and inf among the parts), integer
-powers, the parts (`.real`, `.imag`, np.angle) and sums and products."""
+powers, the parts (`.real`, `.imag`, np.angle), sums, products, means, variances (NumPy's are
+real: |x - mean|**2) and running sums."""
 
 from __future__ import annotations
 
@@ -23,7 +24,9 @@ def complex_cases() -> list[Case]:
         cases += [Case(name, (Arr((2, 3), dt, special=True),)) for name in ("absolute", "exp", "isinf", "angle")]
         cases += [Case("power", (Arr((3, 4), dt, nonzero=True), n)) for n in (0, 1, 2, 3, 5, -1, -3, 2.0)]
         cases += [Case("sum", (Arr((3, 4, 5), dt),)), Case("sum", (Arr((3, 4, 5), dt),), dict(axis=1)),
-                  Case("prod", (Arr((3, 4), dt, low=-1.2, high=1.2),), dict(axis=0))]
+                  Case("prod", (Arr((3, 4), dt, low=-1.2, high=1.2),), dict(axis=0)),
+                  Case("mean", (Arr((3, 4), dt),), dict(axis=1)), Case("var", (Arr((3, 4, 5), dt),), dict(axis=1)),
+                  Case("std", (Arr((3, 4), dt),)), Case("cumsum", (Arr((3, 4), dt),), dict(axis=1))]
     cases += [Case(name, (Arr((3, 4), dt),)) for name in ("real", "imag", "angle") for dt in ("float32", "int32")]
     cases += [Case("angle", (Arr((3, 4), "complex128"),), dict(deg=True)), Case("absolute", (Arr((), "complex128"),)),
               Case("absolute", (Arr((), "complex64", scalar=True),)), Case("real", (Arr((3, 4), "complex128", layout="T"),)),
