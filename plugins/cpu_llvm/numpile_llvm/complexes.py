@@ -138,6 +138,8 @@ COMPLEX = {
     "exp": _on_parts(_exp),
     "equal": _compare("oeq", "and"), "not_equal": _compare("une", "or"),
 }
+# NumPy scalars' math (np.complex128 * np.complex128): the product rounded twice, never fused
+SCALAR_MATH = {"multiply": _on_parts(_multiply)}
 
 
 def integer_power(fn: Function, z: V, n: int) -> V:
@@ -148,7 +150,7 @@ def integer_power(fn: Function, z: V, n: int) -> V:
         raise Unlowerable(f"complex power with exponent {n} (NumPy's goes through clog and cexp)")
     if n == 0:
         return literal(1, z.dtype)
-    multiply = _on_parts(_multiply)
+    multiply = SCALAR_MATH["multiply"]
     if n in (1, 2, 3):
         result = z if n == 1 else multiply(fn, z, z) if n == 2 else multiply(fn, z, multiply(fn, z, z))
     else:
@@ -166,13 +168,14 @@ def integer_power(fn: Function, z: V, n: int) -> V:
     return fn.select(zero, literal(0 if n > 0 else complex(math.nan, math.nan), z.dtype), result)
 
 
-def power(fn: Function, z: V, exponent) -> V:
-    """z ** c for an integer constant c (Unlowerable for others); `z ** 2` and `z ** -1` (a Python
-    int) are np.square and np.reciprocal, as ndarray.__pow__ takes them."""
+def power(fn: Function, z: V, exponent, fast: bool = True) -> V:
+    """z ** c for an integer constant c (Unlowerable for others); where `fast`, `z ** 2` and
+    `z ** -1` (a Python int) are np.square and np.reciprocal, as ndarray.__pow__ takes them (NumPy
+    scalars' power is npy_cpow's for every exponent)."""
     c = exponent.value if isinstance(exponent, Const) and np.ndim(exponent.value) == 0 else None
     if c is None or complex(c) != int(np.real(c)):
         raise Unlowerable("complex power with an exponent that is not an integer constant")
-    if type(c) is int and c in (2, -1):
+    if fast and type(c) is int and c in (2, -1):
         return COMPLEX["square" if c == 2 else "reciprocal"](fn, z)
     return integer_power(fn, z, int(np.real(c)))
 

@@ -448,7 +448,7 @@ def _element(nest: _Nest, n: Node, operands: list) -> V:
     if n.meta.get("weak") and n.dtype.kind == "i" and n.target in pynumbers.CHECKED:
         return pynumbers.checked(nest, n, operands)
     operands = pynumbers.fitted(nest, operands)
-    value = scalar.emit(fn, n.target, operands, dict(n.kwargs), n.dtype)
+    value = scalar.emit(fn, n.target, operands, dict(n.kwargs), n.dtype, scalars=not n.shape)
     return V(value.ref, value.dtype, bool(n.meta.get("weak")))
 
 

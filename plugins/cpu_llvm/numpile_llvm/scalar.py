@@ -357,18 +357,21 @@ COMPLEX = {**complexes.COMPLEX, "isnan": complexes.on_either(FLOAT["isnan"], "or
            "isinf": complexes.on_either(FLOAT["isinf"], "or"), "isfinite": complexes.on_either(FLOAT["isfinite"], "and")}
 
 _TABLES = {"f": FLOAT, "i": INT, "u": INT, "b": BOOLEAN, "c": COMPLEX}
+# NumPy scalars' math (element code), where it differs from the array loops': the complex product
+_SCALAR_TABLES = {**_TABLES, "c": {**COMPLEX, **complexes.SCALAR_MATH}}
 
 
 # -- ops with their own operand handling ---------------------------------------------------------
 
-def _power(fn, operands, out):
+def _power(fn, operands, out, scalars=False):
     """x ** c for a constant c: NumPy's fast paths (square, sqrt, reciprocal) and, for integers,
-    exact repeated multiplication; other exponents go to pow."""
+    exact repeated multiplication; other exponents go to pow. `scalars`: of NumPy scalars, whose
+    complex power is npy_cpow's for every exponent."""
     (base_dtype, exp_dtype), _ = ufunc_loop("power", operands)
     base, exponent = operands
     x = cast(fn, base, base_dtype)
     if x.dtype.kind == "c":
-        return complexes.power(fn, x, exponent)
+        return complexes.power(fn, x, exponent, fast=not scalars)
     if isinstance(exponent, Const) and np.ndim(exponent.value) == 0:
         c = exponent.value
         if x.dtype.kind in "iu":
@@ -424,26 +427,29 @@ def _astype(fn, operands, out, dtype=None):
 
 
 SPECIAL = {"power": _power, "where": _where, "clip": _clip, "round": _round, "astype": _astype, **complexes.SPECIAL}
+_SCALAR_SPECIAL = {**SPECIAL, "power": lambda fn, operands, out: _power(fn, operands, out, scalars=True)}
 
 
-def table(dtype: np.dtype) -> dict:
-    """The op table of a dtype's kind."""
+def table(dtype: np.dtype, scalars: bool = False) -> dict:
+    """The op table of a dtype's kind (`scalars`: as NumPy computes on NumPy scalars)."""
     try:
-        return _TABLES[np.dtype(dtype).kind]
+        return (_SCALAR_TABLES if scalars else _TABLES)[np.dtype(dtype).kind]
     except KeyError:
         raise Unlowerable(f"dtype {dtype} has no LLVM lowering") from None
 
 
-def emit(fn: Function, op: str, operands: list, kwargs: dict, out: np.dtype) -> V:
+def emit(fn: Function, op: str, operands: list, kwargs: dict, out: np.dtype, scalars: bool = False) -> V:
     """The value of registry op `op` on operands (Vs, or Consts kept weak until their loop dtype
-    is known), of dtype `out`."""
-    if op in SPECIAL:
-        value = SPECIAL[op](fn, operands, np.dtype(out), **kwargs)
+    is known), of dtype `out`; `scalars`: the operands are NumPy scalars (a loop nest's element
+    code), computed by NumPy's scalar math where it differs from its array loops."""
+    special = _SCALAR_SPECIAL if scalars else SPECIAL
+    if op in special:
+        value = special[op](fn, operands, np.dtype(out), **kwargs)
     else:
         loop_in, loop_out = ufunc_loop(op, operands)
         if len(set(loop_in)) > 1:
             raise Unlowerable(f"{op} with mixed loop dtypes {', '.join(map(str, loop_in))}")
-        rules = table(loop_in[0])
+        rules = table(loop_in[0], scalars)
         if op not in rules:
             raise Unlowerable(f"no LLVM lowering of {op} for {loop_in[0]}")
         value = rules[op](fn, *(cast(fn, o, d) for o, d in zip(operands, loop_in)))

@@ -128,3 +128,20 @@ def test_complex_scalars_into_and_out_of_a_loop_nest(dtype, capsys, loops):
         got, said = native(total, z, c, start, capsys=capsys)
         assert_same_result(got, total(z, c, start))
         assert "a loop of element code is one native function" in said, said
+
+
+def test_element_code_computes_as_numpy_scalars(capsys, loops):
+    """NumPy scalars' product is rounded twice (the array loop's is fused) and their z ** 2 and
+    z ** -1 are npy_cpow's: a nest's element code gives NumPy's scalar results, special values too."""
+    def products(z, w, out):
+        for i in range(z.shape[0]):
+            out[i] = z[i] * w[i] + z[i] ** 2 - w[i] ** -1
+        return out
+    values = np.array([complex(a, b) for a, b in itertools.product(SPECIAL, SPECIAL)])
+    z, w = np.repeat(values, len(values)), np.tile(values, len(values))
+    with np.errstate(all="ignore"):
+        got, said = native(products, z, w, np.zeros_like(z), capsys=capsys)
+        want = products(z, w, np.zeros_like(z))
+    assert "a loop of element code is one native function" in said, said
+    for g, e in ((got.real, want.real), (got.imag, want.imag)):
+        assert np.array_equal(g, e, equal_nan=True)
