@@ -1,6 +1,7 @@
 """The op table of kernel codegen for complex64 and complex128 (scalar.py's, for dtype kind "c"):
 each op computed on the real and imaginary parts (irbuilder's `parts` and `pack`) as NumPy's
-loops and npy_math compute it: the schoolbook product, Smith's division (scaled by the larger
+loops and npy_math compute it: the product fused as NumPy's AVX2 loop has it (rounded twice by
+its scalar math, SCALAR_MATH), Smith's division (scaled by the larger
 part of the divisor, a zero divisor giving NumPy's infinities and NaNs), abs as hypot (no
 overflow for large parts), exp as e**re * (cos im + i sin im) with C99's special values, integer
 powers by repeated squaring as npy_cpow takes them. NumPy's lexicographic comparisons and
@@ -16,7 +17,7 @@ import numpy as np
 from numpile.lowering import Const
 
 from .casts import cast
-from .irbuilder import Function, Unlowerable, V, literal, part_dtype
+from .irbuilder import Function, Unlowerable, V, literal, part_dtype, reg_type
 
 # npy_cpow multiplies out integer exponents below this in magnitude; others go through clog/cexp
 POWER_BY_SQUARING = 100
@@ -35,7 +36,7 @@ def _each(opcode):
 
 
 def _neg(fn: Function, x: V) -> V:
-    return fn.emit(f"fneg {'double' if x.dtype == np.float64 else 'float'} {x.ref}", x.dtype)
+    return fn.emit(f"fneg {reg_type(x.dtype)} {x.ref}", x.dtype)
 
 
 def _multiply(fn, a, b):
@@ -173,7 +174,7 @@ def power(fn: Function, z: V, exponent, fast: bool = True) -> V:
     `z ** -1` (a Python int) are np.square and np.reciprocal, as ndarray.__pow__ takes them (NumPy
     scalars' power is npy_cpow's for every exponent)."""
     c = exponent.value if isinstance(exponent, Const) and np.ndim(exponent.value) == 0 else None
-    if c is None or complex(c) != int(np.real(c)):
+    if c is None or np.imag(c) != 0 or not float(np.real(c)).is_integer():   # nor NaN nor inf
         raise Unlowerable("complex power with an exponent that is not an integer constant")
     if fast and type(c) is int and c in (2, -1):
         return COMPLEX["square" if c == 2 else "reciprocal"](fn, z)

@@ -45,7 +45,8 @@ def test_kernels_are_native(fn, dtype, capsys):
     assert "runs with NumPy" not in said, said
 
 
-@pytest.mark.parametrize("fn", [lambda z: z.max(), lambda z: z ** 0.5, lambda z: np.sqrt(z), lambda z: z ** 1.5j])
+@pytest.mark.parametrize("fn", [lambda z: z.max(), lambda z: z ** 0.5, lambda z: np.sqrt(z), lambda z: z ** 1.5j,
+                                lambda z: z ** np.nan, lambda z: z ** np.inf])
 def test_what_stays_with_numpy_says_why(fn, capsys):
     z = crandom(5)
     got, said = native(fn, z, capsys=capsys)
