@@ -35,5 +35,7 @@ def complex_cases() -> list[Case]:
               Case("multiply", (1j, Arr((4,), "float32"))), Case("multiply", (1j, Arr((4,), "float64"))),
               Case("add", (Arr((3, 4), "complex64"), 2.5)), Case("subtract", (Arr((3, 4), "complex64"), 2)),
               Case("divide", (Arr((3, 4), "float64"), Arr((3, 4), "complex128", nonzero=True))),
-              Case("exp", (Arr((3, 4), "complex128", layout="step"),))]
+              Case("exp", (Arr((3, 4), "complex128", layout="step"),)),
+              Case("clip", (Arr((3, 4), "complex128"), 0, 1)), Case("maximum", (Arr((3, 4), "complex64"), 1j)),
+              Case("less", (Arr((3, 4), "complex128"), Arr((4,), "complex128"))), Case("sign", (Arr((3, 4), "complex128"),))]
     return cases

@@ -405,6 +405,8 @@ def _clip(fn, operands, out, a_min=None, a_max=None):
     extremum = table(out)
     for bound, name in ((a_min, "maximum"), (a_max, "minimum")):
         if bound is not None and not (isinstance(bound, Const) and bound.value is None):
+            if name not in extremum:
+                raise Unlowerable(f"clip of {out} (NumPy orders complex values lexicographically)")
             value = extremum[name](fn, value, cast(fn, bound, out))
     return value
 
