@@ -1,11 +1,12 @@
 """The op table of kernel codegen for complex64 and complex128 (scalar.py's, for dtype kind "c"):
 each op computed on the real and imaginary parts (irbuilder's `parts` and `pack`) as NumPy's
 loops and npy_math compute it: the product fused as NumPy's AVX2 loop has it (rounded twice by
-its scalar math, SCALAR_MATH), Smith's division (scaled by the larger
-part of the divisor, a zero divisor giving NumPy's infinities and NaNs), abs as hypot (no
-overflow for large parts), exp as e**re * (cos im + i sin im) with C99's special values, integer
-powers by repeated squaring as npy_cpow takes them. NumPy's lexicographic comparisons and
-extrema, and the transcendental functions not here, run with NumPy (Unlowerable).
+its scalar math: SCALAR_MATH), Smith's division (scaled by the larger part of the divisor, a zero
+divisor giving NumPy's infinities and NaNs), abs scaled by the larger part (libm's hypot on
+scalars: hypot.py), exp as
+e**re * (cos im + i sin im) with C99's special values, integer powers by repeated squaring as
+npy_cpow takes them. NumPy's lexicographic comparisons and extrema, and the transcendental
+functions not here, run with NumPy (Unlowerable).
 """
 
 from __future__ import annotations
@@ -17,7 +18,8 @@ import numpy as np
 from numpile.lowering import Const
 
 from .casts import cast
-from .irbuilder import Function, Unlowerable, V, literal, part_dtype, reg_type
+from .hypot import hypot
+from .irbuilder import BOOL, Function, Unlowerable, V, literal, reg_type
 
 # npy_cpow multiplies out integer exponents below this in magnitude; others go through clog/cexp
 POWER_BY_SQUARING = 100
@@ -50,11 +52,17 @@ def _ufunc_multiply(fn, a, b):
     """np.multiply's (and np.square's) product: where NumPy's loop is its AVX2 one (FMA3 with
     it), each part is one fused multiply-add, ar br - (ai bi) and ar bi + (ai br), which gives
     other results than the product rounded twice (finite parts where it overflows)."""
-    if not {"avx2", "fma"} <= fn.module.cpu_features:
+    if not _fused(fn):
         return _multiply(fn, a, b)
     (ar, ai), (br, bi) = a, b
     return (fn.intrinsic("fma", [ar, br, _neg(fn, fn.binary("fmul", ai, bi))], ar.dtype),
             fn.intrinsic("fma", [ar, bi, fn.binary("fmul", ai, br)], ar.dtype))
+
+
+def _fused(fn: Function) -> bool:
+    """Whether NumPy's SIMD loops run their AVX2 (with FMA3) or AVX-512 version here: their
+    multiply-adds are fused."""
+    return {"avx2", "fma"} <= fn.module.cpu_features
 
 
 def _reciprocal(fn, z):
@@ -109,7 +117,24 @@ def _exp(fn, z):
 
 
 def _absolute(fn: Function, z: V) -> V:
-    return fn.math("hypot", list(fn.parts(z)), part_dtype(z.dtype))
+    """np.absolute's loop (NumPy's SIMD one, on every x86 target): with the larger part a and the
+    smaller b, a * sqrt(r r + 1) of r = b / a (0 where a is 0 or b inf; r r + 1 fused where FMA3
+    is), an infinite part giving inf and a NaN otherwise NaN."""
+    re, im = (fn.intrinsic("fabs", [p], p.dtype) for p in fn.parts(z))
+    dtype, inf = re.dtype, literal(math.inf, re.dtype)
+    im = fn.select(fn.compare("fcmp", "oeq", re, inf), inf, im)
+    re = fn.select(fn.compare("fcmp", "oeq", im, inf), inf, re)
+    nan = literal(math.nan, dtype)
+    im = fn.select(fn.compare("fcmp", "ord", re, re), im, nan)
+    re = fn.select(fn.compare("fcmp", "ord", im, im), re, nan)
+    larger = fn.select(fn.compare("fcmp", "ogt", re, im), re, im)
+    smaller = fn.select(fn.compare("fcmp", "olt", im, re), im, re)
+    divides = fn.binary("xor", fn.binary("or", fn.compare("fcmp", "oeq", larger, literal(0, dtype)),
+                                         fn.compare("fcmp", "oeq", smaller, inf)), literal(True, BOOL))
+    ratio = fn.select(divides, fn.binary("fdiv", smaller, larger), literal(0, dtype))
+    one = literal(1, dtype)
+    square = fn.intrinsic("fma", [ratio, ratio, one], dtype) if _fused(fn) else fn.binary("fadd", fn.binary("fmul", ratio, ratio), one)
+    return fn.binary("fmul", fn.intrinsic("sqrt", [square], dtype), larger)
 
 
 def _compare(predicate, join):
@@ -139,8 +164,9 @@ COMPLEX = {
     "exp": _on_parts(_exp),
     "equal": _compare("oeq", "and"), "not_equal": _compare("une", "or"),
 }
-# NumPy scalars' math (np.complex128 * np.complex128): the product rounded twice, never fused
-SCALAR_MATH = {"multiply": _on_parts(_multiply)}
+# NumPy scalars' math (np.complex128 * np.complex128, abs of one): the product rounded twice,
+# never fused; abs as libm's hypot (npy_cabs)
+SCALAR_MATH = {"multiply": _on_parts(_multiply), "absolute": lambda fn, z: hypot(fn, *fn.parts(z))}
 
 
 def integer_power(fn: Function, z: V, n: int) -> V:

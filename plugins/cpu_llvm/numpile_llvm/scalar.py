@@ -18,6 +18,7 @@ from numpile.lowering import Const
 from numpile.lowering import loops
 
 from . import complexes, mathlib
+from .hypot import hypot
 from .casts import cast
 from .irbuilder import BOOL, Function, Unlowerable, V, int_limits, literal, reg_type
 
@@ -204,7 +205,7 @@ FLOAT = {
     "logaddexp": lambda fn, x, y: _logaddexp(fn, x, y, base2=False),
     "logaddexp2": lambda fn, x, y: _logaddexp(fn, x, y, base2=True),
     **{name: _math(name) for name in mathlib.FUNCTIONS if name != "power"},
-    "exp": _exp,
+    "exp": _exp, "hypot": hypot,
     "deg2rad": _scaled(math.pi / 180), "radians": _scaled(math.pi / 180),
     "rad2deg": _scaled(180 / math.pi), "degrees": _scaled(180 / math.pi),
     "floor": _intrinsic("floor"), "ceil": _intrinsic("ceil"), "trunc": _intrinsic("trunc"), "rint": _intrinsic("rint"),

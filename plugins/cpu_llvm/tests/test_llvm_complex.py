@@ -146,3 +146,29 @@ def test_element_code_computes_as_numpy_scalars(capsys, loops):
     assert "a loop of element code is one native function" in said, said
     for g, e in ((got.real, want.real), (got.imag, want.imag)):
         assert np.array_equal(g, e, equal_nan=True)
+
+
+@pytest.mark.parametrize("dtype", [np.complex64, np.complex128])
+def test_abs_and_hypot_are_numpys_to_the_bit(dtype):
+    """abs of complex arrays as NumPy's SIMD loop (a * sqrt(r r + 1)), np.hypot and the abs of
+    NumPy scalars as libm's hypot (glibc's algorithm), over every magnitude and at the specials."""
+    n = 1 << 16
+    values = rng.standard_normal((2, n)) * np.exp(rng.uniform(-700, 700, (2, n)))
+    values[:, :81] = np.array(list(itertools.product(SPECIAL, SPECIAL))).T
+    z = (values[0] + 1j * values[1]).astype(dtype)
+    with np.errstate(all="ignore"):
+        got = numpile.compile(lambda z: (np.abs(z), np.hypot(z.real, z.imag)), backend="llvm")(z)
+        want = (np.abs(z), np.hypot(z.real, z.imag))
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and np.array_equal(g, w, equal_nan=True)
+
+
+def test_abs_of_numpy_scalars_in_element_code(capsys, loops):
+    def norms(z, out):
+        for i in range(z.shape[0]):
+            out[i] = abs(z[i])   # NumPy scalars: npy_cabs, libm's hypot
+        return out
+    z = rng.standard_normal(500) * np.exp(rng.uniform(-300, 300, 500)) + 1j * rng.standard_normal(500)
+    got, said = native(norms, z, np.zeros(500), capsys=capsys)
+    assert np.array_equal(got, norms(z, np.zeros(500)))
+    assert "a loop of element code is one native function" in said, said
