@@ -81,7 +81,11 @@ def _var(emit: Emitter, a, axis=None, dtype=None, ddof=0, keepdims=False):
     acc = _accumulator(a, dtype)
     mean = _average(emit, emit("sum", a, axis=axis, dtype=acc, keepdims=True), _count(a, axis))
     deviation = emit("subtract", a, mean)
-    squares = emit("multiply", deviation, deviation)
+    if deviation.dtype.kind == "c":   # |d|**2 as NumPy takes it: re * re + im * im, a float
+        parts = [emit(part, deviation) for part in ("real", "imag")]
+        squares = emit("add", *(emit("multiply", p, p) for p in parts))
+    else:
+        squares = emit("multiply", deviation, deviation)
     total = emit("sum", squares, axis=axis, dtype=acc, keepdims=keepdims)
     return _average(emit, total, sym_max(_count(a, axis) - ddof, 0))
 

@@ -29,7 +29,7 @@ from ..graph import Graph, Node
 from ..ops.indexing import advanced_layout
 from ..ops.meta import normalize_axis_index
 from ..ops.reductions import reduced_axes
-from ..shapes import identical, no_new_guards, replaying
+from ..shapes import SymInt, identical, no_new_guards, replaying
 from .decompose import decompose
 from .in_place import disjoint, early_reads, in_place_outputs, in_place_setitems, setitem_form, update_parts
 from .ir import (
@@ -257,6 +257,8 @@ class _Scheduler:
             return
         if isinstance(value, Node):
             expr = self._value(value, broadcast_index(value.shape, target, index), {}, used)
+        elif isinstance(value, SymInt):   # a loop's index or a size, a Python int (the meta rule checked it fits)
+            expr = Const(value, None)
         else:
             cell = np.empty((), base.dtype)
             cell[()] = value     # NumPy's conversion of the scalar (checked by the meta rule)

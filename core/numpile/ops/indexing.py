@@ -262,9 +262,16 @@ def _setitem_meta(a, index, value):
     if isinstance(value, ArrayMeta):
         if broadcast_shapes(value.shape, target.shape) != target.shape:
             raise ValueError(f"could not broadcast input array from shape {value.shape} into shape {target.shape}")
-    else:  # a constant must fit the dtype, as NumPy checks when assigning (int8 <- 300 overflows)
-        np.empty((), a.dtype)[()] = value
+    else:
+        _check_fits(a, value)
     return ArrayMeta(a.shape, a.dtype)
+
+
+def _check_fits(a: ArrayMeta, value) -> None:
+    """A constant must fit the dtype, as NumPy checks when assigning (int8 <- 300 overflows); a
+    size or a loop's index (an int64 whatever its value) fits int64, float and complex arrays."""
+    if not (isinstance(value, SymInt) and (a.dtype == np.int64 or a.dtype.kind in "fc")):
+        np.empty((), a.dtype)[()] = value
 
 
 def _masks(index: tuple) -> list:
@@ -286,7 +293,7 @@ def _mask_setitem_meta(a: ArrayMeta, index: tuple, value):
     if isinstance(value, ArrayMeta) and value.ndim:
         raise NotImplementedError("a[mask] = array: how many elements the mask selects is known only from the data")
     if not isinstance(value, ArrayMeta):
-        np.empty((), a.dtype)[()] = value
+        _check_fits(a, value)
     return ArrayMeta(a.shape, a.dtype)
 
 

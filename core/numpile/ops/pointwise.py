@@ -233,3 +233,28 @@ def _python_math_meta(x, name):
 
 register("python_math", POINTWISE, impl=_python_math, meta=_python_math_meta, signature=_python_math_sig,
          doc="math.exp(x) and its kin of one real graph value: a Python float (emitted by the tracer)")
+
+
+# -- complex parts -------------------------------------------------------------------------
+# x.real and x.imag view a complex array's parts (for a real x, x.real is x itself: the tracer
+# hands back x; x.imag read-only zeros); np.angle is the arctan2 of them.
+
+def _part_sig(val): ...
+
+
+def _part_meta(fn):
+    def meta(val):
+        x = as_meta(val)
+        return ArrayMeta(x.shape, probe_call(fn, x).dtype, scalar=x.scalar)   # a view: a 0-d array stays one
+    return meta
+
+
+def _angle_sig(z, deg=False): ...
+
+
+register("real", POINTWISE, impl=np.real, meta=_part_meta(np.real), signature=_part_sig,
+         numpy=(np.real,), properties=("real",), doc="x.real, np.real (a view of a complex array's real parts)")
+register("imag", POINTWISE, impl=np.imag, meta=_part_meta(np.imag), signature=_part_sig,
+         numpy=(np.imag,), properties=("imag",), doc="x.imag, np.imag (a view of a complex array's imaginary parts)")
+register("angle", POINTWISE, impl=np.angle, meta=elementwise_meta(np.angle), signature=_angle_sig,
+         numpy=(np.angle,), doc="np.angle")

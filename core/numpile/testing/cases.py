@@ -13,6 +13,7 @@ import numpy as np
 from ..ops.pointwise import UFUNCS
 from ..ops.reductions import REDUCTIONS
 from ..ops.results import TWO_OUTPUT_UFUNCS
+from .complex_cases import complex_cases
 from .loop_cases import cond_cases, loop_cases, while_cases
 from .specs import DTYPES, Arr, Case, describe_case
 from .tiling_cases import tiling_cases
@@ -570,4 +571,4 @@ def _selection_cases() -> list[Case]:
 
 _BUILDERS = (_ufunc_cases, _pointwise_cases, _reduction_cases, _scan_cases, _linalg_cases, _product_cases,
              _numpy_linalg_cases, _statistics_cases, _shape_cases, _indexing_cases, _creation_cases, _results_cases,
-             _selection_cases, tiling_cases, loop_cases, cond_cases, while_cases)
+             _selection_cases, tiling_cases, complex_cases, loop_cases, cond_cases, while_cases)

@@ -14,7 +14,8 @@ from ..ops import ArrayMeta
 
 DTYPES = ("float32", "float64", "int32", "int64", "bool")
 _SHORT = {"float16": "f16", "float32": "f32", "float64": "f64", "int8": "i8", "int32": "i32",
-          "int64": "i64", "uint8": "u8", "bool": "b", "complex128": "c128"}
+          "int64": "i64", "uint8": "u8", "bool": "b", "complex64": "c64",
+          "complex128": "c128"}
 
 
 
@@ -55,7 +56,7 @@ class Arr:
             x = self._values(rng, shape)[(slice(None, None, -1),) * len(shape)]
         else:
             x = self._values(rng, shape)
-        if self.special and x.dtype.kind == "f":
+        if self.special and x.dtype.kind in "fc":
             x.flat[:4] = (np.nan, np.inf, -np.inf, -0.0)[:x.size]
         if x.size and not x.any():  # never all zeros
             x.flat[0] = 1
@@ -79,6 +80,8 @@ class Arr:
                 values[values == 0] = high if high != 0 else low
             return values.astype(dtype)
         values = rng.uniform(self.low, self.high, size=shape)
+        if dtype.kind == "c":
+            values = values + 1j * rng.uniform(self.low, self.high, size=shape)
         if self.nonzero:
             values[np.abs(values) < 0.1] = 0.5
         return values.astype(dtype)

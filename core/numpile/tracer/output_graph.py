@@ -34,7 +34,7 @@ IDENTITY_TYPES = (types.FunctionType, types.BuiltinFunctionType, types.ModuleTyp
 
 # Ops whose result always views their first argument: updates of one are seen through the other.
 ALWAYS_VIEWS = frozenset({"getitem", "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze", "broadcast_to",
-                          "flip"})
+                          "flip", "real", "imag"})
 # Ops that view or copy depending on strides, which metas do not know.
 MAYBE_VIEWS = frozenset({"reshape", "ravel"})
 

@@ -33,6 +33,8 @@ def _identity(reduce: str, dtype: np.dtype) -> V:
         return literal(0, dtype)
     if reduce in ("prod", "all"):
         return literal(1, dtype)
+    if dtype.kind == "c":
+        raise Unlowerable(f"{reduce} of {dtype} (NumPy orders complex values lexicographically)")
     if dtype.kind == "f":
         return literal(-math.inf if reduce == "max" else math.inf, dtype)
     if dtype.kind == "b":
@@ -53,7 +55,7 @@ def _combine(fn: Function, reduce: str, acc: V, x: V) -> V:
     if kind == "b":
         return fn.binary("or" if reduce in ("any", "max", "sum") else "and", acc, x)
     if reduce in ("sum", "prod"):   # one step at a time (float sums over trailing axes: _pairwise_sum)
-        return fn.binary(("f" if kind == "f" else "") + ("add" if reduce == "sum" else "mul"), acc, x)
+        return scalar.table(acc.dtype)["add" if reduce == "sum" else "multiply"](fn, acc, x)
     signed = "s" if kind == "i" else "u"
     return fn.intrinsic(signed + reduce, [acc, x], acc.dtype)
 

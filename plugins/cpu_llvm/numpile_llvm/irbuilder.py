@@ -1,7 +1,10 @@
 """A small builder of LLVM IR text: typed values, instructions, loops with carried values.
 
 Values are `V(ref, dtype)`: an SSA name or a literal, and the NumPy dtype it holds. Booleans
-are `i1` in registers and one byte in memory, as NumPy stores them.
+are `i1` in registers and one byte in memory, as NumPy stores them. A complex value is a struct
+of its two float parts (`{double, double}`, NumPy's layout in memory too): ops take it apart
+(`parts`) and put it together (`pack`), which LLVM's InstCombine folds away, so loops over
+complex data vectorise as loops over their floats.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from . import mathlib
 BOOL = np.dtype(bool)
 F32, F64, I32, I64 = np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.int32), np.dtype(np.int64)
 _FLOAT_TYPES = {"float32": "float", "float64": "double"}
+_COMPLEX_PARTS = {"complex64": F32, "complex128": F64}
 _FLOAT_ARITHMETIC = frozenset({"fadd", "fsub", "fmul", "fdiv", "frem"})
 
 
@@ -39,7 +43,15 @@ def reg_type(dtype: np.dtype) -> str:
         return f"i{8 * dtype.itemsize}"
     if dtype.name in _FLOAT_TYPES:
         return _FLOAT_TYPES[dtype.name]
+    if dtype.name in _COMPLEX_PARTS:
+        part = _FLOAT_TYPES[_COMPLEX_PARTS[dtype.name].name]
+        return f"{{{part}, {part}}}"
     raise Unlowerable(f"dtype {dtype} has no LLVM lowering")
+
+
+def part_dtype(dtype: np.dtype) -> np.dtype:
+    """The float dtype of a complex dtype's real and imaginary parts."""
+    return _COMPLEX_PARTS[np.dtype(dtype).name]
 
 
 def mem_type(dtype: np.dtype) -> str:
@@ -54,6 +66,10 @@ def literal(value, dtype: np.dtype) -> V:
         return V("true" if bool(value) else "false", dtype)
     if dtype.kind in "iu":
         return V(str(int(np.asarray(value).astype(dtype))), dtype)
+    if dtype.kind == "c":
+        z = complex(np.asarray(value).astype(dtype))
+        part = part_dtype(dtype)
+        return V("{ " + ", ".join(f"{reg_type(part)} {literal(x, part).ref}" for x in (z.real, z.imag)) + " }", dtype)
     # LLVM spells float constants as the hex bits of the (exactly representable) double
     as_double = float(np.asarray(value).astype(dtype))
     return V("0x%016X" % struct.unpack("<Q", struct.pack("<d", as_double))[0], dtype)
@@ -146,8 +162,21 @@ class Function:
         return self.emit(f"{opcode} {predicate} {reg_type(a.dtype)} {a.ref}, {b.ref}", BOOL)
 
     def select(self, cond: V, a: V, b: V) -> V:
+        if a.dtype.kind == "c":   # part by part: the vectoriser takes selects of floats, not of structs
+            return self.pack(*(self.select(cond, x, y) for x, y in zip(self.parts(a), self.parts(b))), a.dtype)
         t = reg_type(a.dtype)
         return self.emit(f"select i1 {cond.ref}, {t} {a.ref}, {t} {b.ref}", a.dtype)
+
+    def parts(self, z: V) -> tuple[V, V]:
+        """The real and imaginary parts of a complex value."""
+        t, part = reg_type(z.dtype), part_dtype(z.dtype)
+        return tuple(self.emit(f"extractvalue {t} {z.ref}, {k}", part) for k in (0, 1))
+
+    def pack(self, real: V, imag: V, dtype: np.dtype) -> V:
+        """The complex value of dtype with these parts."""
+        t, p = reg_type(dtype), reg_type(real.dtype)
+        half = self.emit(f"insertvalue {t} poison, {p} {real.ref}, 0", dtype)
+        return self.emit(f"insertvalue {t} {half.ref}, {p} {imag.ref}, 1", dtype)
 
     def convert(self, opcode: str, v: V, dtype: np.dtype) -> V:
         return self.emit(f"{opcode} {reg_type(v.dtype)} {v.ref} to {reg_type(dtype)}", dtype)

@@ -20,7 +20,7 @@ import numpy as np
 FUNCTIONS = {
     "sin": ("sin", 1), "cos": ("cos", 1), "tan": ("tan", 1),
     "arcsin": ("asin", 1), "arccos": ("acos", 1), "arctan": ("atan", 1), "arctan2": ("atan2", 2),
-    "hypot": ("hypot", 2), "sinh": ("sinh", 1), "cosh": ("cosh", 1), "tanh": ("tanh", 1),
+    "sinh": ("sinh", 1), "cosh": ("cosh", 1), "tanh": ("tanh", 1),
     "arcsinh": ("asinh", 1), "arccosh": ("acosh", 1), "arctanh": ("atanh", 1),
     "exp": ("exp", 1), "exp2": ("exp2", 1), "expm1": ("expm1", 1),
     "log": ("log", 1), "log2": ("log2", 1), "log10": ("log10", 1), "log1p": ("log1p", 1),

@@ -83,6 +83,8 @@ class NativeNest:
         if not isinstance(step, int) or step == 0:
             raise Unlowerable("a loop step that is not a constant")
         metas = [n.array_meta for n in body.inputs[1:]]
+        if any(not m.shape and m.dtype.kind not in nestcall.SCALAR_KINDS for m in metas):
+            raise Unlowerable("a scalar of a kind a loop nest's entry does not convert")
         ir = _render(cpu_features, metas, body, bounds)
         symbol = f"npk_nest_{jit.cache_key(ir)[:16]}"   # one name per nest: all share one JIT
         self.ir = ir.replace("@nest", f"@{symbol}").replace('@"nest', f'@"{symbol}')
@@ -158,7 +160,7 @@ def _render_body(module: Module, metas: list, body: Graph, bounds: tuple) -> "_N
     results = nest.loop(body, start, stop, bounds[2], nest.carried, values[len(body.outputs):])
     for k, (node, value) in enumerate(zip(body.inputs[1:], results)):
         if isinstance(value, V):   # a carried scalar: its last value into its slot of `out`
-            fn.store("%out", literal(8 * k // node.dtype.itemsize, I64), scalar.cast(fn, value, node.dtype))
+            fn.store("%out", literal(nestcall.SLOT_BYTES * k // node.dtype.itemsize, I64), scalar.cast(fn, value, node.dtype))
     fn.emit("ret i32 0")
     attributes = module.attribute_group("alwaysinline nounwind")
     module.functions.append(f"define internal i32 @nest.body({', '.join(nestcall.body_parameters(metas))}) "
@@ -213,7 +215,7 @@ class _Nest:
             return env[a]
         if isinstance(a, SymInt):
             return V(sizes(a).ref, I64, True)
-        if isinstance(a, (bool, int, float, np.generic)):
+        if isinstance(a, (bool, int, float, complex, np.generic)):
             return Const(a, getattr(a, "dtype", None))
         raise Unlowerable(f"a {type(a).__name__} argument in a loop nest")
 
@@ -446,7 +448,7 @@ def _element(nest: _Nest, n: Node, operands: list) -> V:
     if n.meta.get("weak") and n.dtype.kind == "i" and n.target in pynumbers.CHECKED:
         return pynumbers.checked(nest, n, operands)
     operands = pynumbers.fitted(nest, operands)
-    value = scalar.emit(fn, n.target, operands, dict(n.kwargs), n.dtype)
+    value = scalar.emit(fn, n.target, operands, dict(n.kwargs), n.dtype, scalars=not n.shape)
     return V(value.ref, value.dtype, bool(n.meta.get("weak")))
 
 

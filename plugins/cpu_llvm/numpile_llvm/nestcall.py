@@ -2,8 +2,8 @@
 
     i32 @nest(ptr arrays..., scalars..., ptr out, i64 start, i64 stop)   ; 0, or why it stopped
 
-An array comes as its PyArrayObject, a scalar by value (a bool as a byte); the carried scalars'
-last values go to `out`, one 8-byte slot per carried value. The entry reads each array's data,
+An array comes as its PyArrayObject, a scalar by value (a bool as a byte, a complex as the struct
+of its parts); the carried scalars' last values go to `out`, one SLOT_BYTES slot per carried value. The entry reads each array's data,
 dims and strides and calls the nest's body, an internal function that takes them as arguments:
 its data pointers `noalias` (a carried array is the nest's own copy, a free one is only read),
 and called twice, once with the strides of C-contiguous arrays where every array has them. Inlined,
@@ -22,10 +22,13 @@ from __future__ import annotations
 import numpy as np
 
 from . import pycall
+from .casts import cast
 from .codegen import DATA_OFFSET, DIMENSIONS_OFFSET, STRIDES_OFFSET, array_field
 from .irbuilder import I64, Function, Module, V, literal, mem_type
 
 INDEX_ERROR, OVERFLOW, EMPTY, SHAPE, OVERLAP = 1, 2, 3, 4, 5
+SLOT_BYTES = 16   # a carried scalar's slot of `out`: a complex128 fits
+_COMPLEX = np.dtype(np.complex128)
 _STOPPED = {INDEX_ERROR: ("PyExc_IndexError", "an index of a compiled loop nest is out of bounds"),
             OVERFLOW: ("PyExc_OverflowError", "a Python int of a compiled loop nest left int64"),
             EMPTY: ("PyExc_ValueError", "a compiled loop nest took the max or min of an empty slice"),
@@ -34,13 +37,16 @@ _STOPPED = {INDEX_ERROR: ("PyExc_IndexError", "an index of a compiled loop nest 
                                             "(NumPy computes the value first)")}
 # a scalar argument from its Python object: C API function, its result type, its failure value
 _FROM_PYTHON = {"i": ("PyLong_AsLongLong", "i64", "-1"), "u": ("PyLong_AsUnsignedLongLong", "i64", "-1"),
-                "f": ("PyFloat_AsDouble", "double", "-1.0"), "b": ("PyObject_IsTrue", "i32", "-1")}
+                "f": ("PyFloat_AsDouble", "double", "-1.0"), "b": ("PyObject_IsTrue", "i32", "-1"),
+                "c": ("PyComplex_AsCComplex", "{double, double}", "-1.0")}   # its real part -1.0 on failure
 # a carried scalar's Python object: C API function, the type it takes, how to widen to it
 _TO_PYTHON = {"i": ("PyLong_FromLongLong", "i64", "sext"), "u": ("PyLong_FromUnsignedLongLong", "i64", "zext"),
-              "f": ("PyFloat_FromDouble", "double", "fpext"), "b": ("PyBool_FromLong", "i64", "zext")}
+              "f": ("PyFloat_FromDouble", "double", "fpext"), "b": ("PyBool_FromLong", "i64", "zext"),
+              "c": ("PyComplex_FromDoubles", "double, double", None)}
 _API = {"PyErr_Occurred": "declare ptr @PyErr_Occurred()", "PyErr_SetString": "declare void @PyErr_SetString(ptr, ptr)",
         "PyTuple_Pack": "declare ptr @PyTuple_Pack(i64, ...)", "Py_DecRef": "declare void @Py_DecRef(ptr)",
         **{f: f"declare ptr @{f}({t})" for f, t, _ in _TO_PYTHON.values()}}
+SCALAR_KINDS = frozenset(_FROM_PYTHON)
 
 
 def body_parameters(metas: list) -> list[str]:
@@ -107,7 +113,7 @@ def render_python_entry(module: Module, name: str, entry: str, metas: list, carr
     the scalars as Python ints, floats and bools it makes (nothing shared between calls, so threads
     may run the nest at once). Where the nest stops, it raises NumPy's error, or Python's."""
     fn = Function(module)
-    slots = fn.emit(f"alloca [{max(carried, 1)} x i64], align 8", I64, "out")
+    slots = fn.emit(f"alloca [{max(carried, 1) * SLOT_BYTES} x i8], align 16", I64, "out")
     args, failed, objects = [], [], []
     for k in range(len(metas) + 2):
         at = fn.emit(f"getelementptr ptr, ptr %args, i64 {k}", I64, "p")
@@ -120,8 +126,10 @@ def render_python_entry(module: Module, name: str, entry: str, metas: list, carr
         function, result, failure = _FROM_PYTHON[meta.dtype.kind if meta is not None else "i"]
         module.declare(function, f"declare {result} @{function}(ptr)")
         value = fn.emit(f"call {result} @{function}(ptr {obj.ref})", I64)
-        compare = "fcmp oeq" if result == "double" else "icmp eq"
-        failed.append(fn.emit(f"{compare} {result} {value.ref}, {failure}", np.dtype(bool)).ref)
+        said = fn.parts(V(value.ref, _COMPLEX))[0] if meta is not None and meta.dtype.kind == "c" else value
+        kind = "double" if meta is not None and meta.dtype.kind == "c" else result
+        compare = "fcmp oeq" if kind == "double" else "icmp eq"
+        failed.append(fn.emit(f"{compare} {kind} {said.ref}, {failure}", np.dtype(bool)).ref)
         args.append(_narrowed(fn, value, result, meta) if meta is not None else f"i64 {value.ref}")
     args.insert(len(metas), f"ptr {slots.ref}")
     for symbol, line in _API.items():
@@ -179,10 +187,13 @@ def _string(module: Module, symbol: str, text: str) -> str:
 
 def _boxed(fn: Function, slots: V, k: int, meta) -> V:
     """Carried scalar k's last value (slot k of `out`) as a new Python object."""
-    at = fn.emit(f"getelementptr i64, ptr {slots.ref}, i64 {k}", I64, "p")
+    at = fn.emit(f"getelementptr i8, ptr {slots.ref}, i64 {k * SLOT_BYTES}", I64, "p")
     t = mem_type(meta.dtype)
     value = fn.emit(f"load {t}, ptr {at.ref}", I64)
     function, wide, widen = _TO_PYTHON[meta.dtype.kind]
+    if meta.dtype.kind == "c":
+        re, im = fn.parts(cast(fn, V(value.ref, meta.dtype), _COMPLEX))
+        return fn.emit(f"call ptr @{function}(double {re.ref}, double {im.ref})", I64)
     if t != wide:
         value = fn.emit(f"{widen} {t} {value.ref} to {wide}", I64)
     return fn.emit(f"call ptr @{function}({wide} {value.ref})", I64)
@@ -196,6 +207,8 @@ def _narrowed(fn: Function, value: V, result: str, meta) -> str:
         return f"i8 {fn.emit(f'zext i1 {true.ref} to i8', I64).ref}"
     if t == result:
         return f"{t} {value.ref}"
+    if meta.dtype.kind == "c":   # complex64
+        return f"{t} {cast(fn, V(value.ref, _COMPLEX), meta.dtype).ref}"
     opcode = "fptrunc" if result == "double" else "trunc"
     return f"{t} {fn.emit(f'{opcode} {result} {value.ref} to {t}', I64).ref}"
 

@@ -17,50 +17,10 @@ import numpy as np
 from numpile.lowering import Const
 from numpile.lowering import loops
 
-from . import mathlib
+from . import complexes, mathlib
+from .hypot import hypot
+from .casts import cast
 from .irbuilder import BOOL, Function, Unlowerable, V, int_limits, literal, reg_type
-
-# -- conversions ---------------------------------------------------------------------------------
-
-
-def cast(fn: Function, v, dtype) -> V:
-    """v (a V, or a Const operand) as `dtype`, converted as NumPy's astype converts."""
-    dtype = np.dtype(dtype)
-    if isinstance(v, Const):
-        return literal(v.value, dtype)
-    src = v.dtype
-    if src == dtype:
-        return v
-    if v.weak and src.kind == "i" and dtype.kind != "f":
-        raise Unlowerable(f"a Python int in a {dtype} loop (NumPy raises when it does not fit)")
-    reg_type(dtype)
-    if dtype.kind == "b":
-        return fn.compare("fcmp", "une", v, literal(0, src)) if src.kind == "f" else fn.compare("icmp", "ne", v, literal(0, src))
-    if src.kind == "b":
-        return fn.convert("uitofp" if dtype.kind == "f" else "zext", v, dtype)
-    if src.kind in "iu" and dtype.kind in "iu":
-        if dtype.itemsize == src.itemsize:
-            return V(v.ref, dtype)
-        return fn.convert("trunc" if dtype.itemsize < src.itemsize else "sext" if src.kind == "i" else "zext", v, dtype)
-    if src.kind in "iu":
-        return fn.convert("sitofp" if src.kind == "i" else "uitofp", v, dtype)
-    if dtype.kind == "f":
-        return fn.convert("fpext" if dtype.itemsize > src.itemsize else "fptrunc", v, dtype)
-    return _float_to_int(fn, v, dtype)
-
-
-def _float_to_int(fn: Function, v: V, dtype: np.dtype) -> V:
-    """x86's truncating conversion, as NumPy does it: a NaN or out-of-range value becomes the
-    most negative int32 (int64 for 64-bit targets), then narrower targets keep its low bits."""
-    if dtype.kind == "u" and dtype.itemsize >= 4:
-        raise Unlowerable(f"float to {dtype} conversion (NumPy's result depends on its SIMD loop)")
-    via = np.dtype(np.int64) if dtype.itemsize == 8 else np.dtype(np.int32)
-    low, _ = int_limits(via)
-    fits = fn.binary("and", fn.compare("fcmp", "oge", v, literal(float(low), v.dtype)),
-                     fn.compare("fcmp", "olt", v, literal(-float(low), v.dtype)))
-    value = fn.select(fits, fn.convert("fptosi", v, via), literal(low, via))
-    return cast(fn, value, dtype)
-
 
 def ufunc_loop(name: str, operands: list) -> tuple:
     """NumPy's loop dtypes for a ufunc on these operands (numpile.lowering's), Unlowerable where
@@ -245,7 +205,7 @@ FLOAT = {
     "logaddexp": lambda fn, x, y: _logaddexp(fn, x, y, base2=False),
     "logaddexp2": lambda fn, x, y: _logaddexp(fn, x, y, base2=True),
     **{name: _math(name) for name in mathlib.FUNCTIONS if name != "power"},
-    "exp": _exp,
+    "exp": _exp, "hypot": hypot,
     "deg2rad": _scaled(math.pi / 180), "radians": _scaled(math.pi / 180),
     "rad2deg": _scaled(180 / math.pi), "degrees": _scaled(180 / math.pi),
     "floor": _intrinsic("floor"), "ceil": _intrinsic("ceil"), "trunc": _intrinsic("trunc"), "rint": _intrinsic("rint"),
@@ -394,17 +354,25 @@ BOOLEAN = {
     "isnan": _constant(False), "isinf": _constant(False), "isfinite": _constant(True),
 }
 
-_TABLES = {"f": FLOAT, "i": INT, "u": INT, "b": BOOLEAN}
+COMPLEX = {**complexes.COMPLEX, "isnan": complexes.on_either(FLOAT["isnan"], "or"),
+           "isinf": complexes.on_either(FLOAT["isinf"], "or"), "isfinite": complexes.on_either(FLOAT["isfinite"], "and")}
+
+_TABLES = {"f": FLOAT, "i": INT, "u": INT, "b": BOOLEAN, "c": COMPLEX}
+# NumPy scalars' math (element code), where it differs from the array loops': the complex product
+_SCALAR_TABLES = {**_TABLES, "c": {**COMPLEX, **complexes.SCALAR_MATH}}
 
 
 # -- ops with their own operand handling ---------------------------------------------------------
 
-def _power(fn, operands, out):
+def _power(fn, operands, out, scalars=False):
     """x ** c for a constant c: NumPy's fast paths (square, sqrt, reciprocal) and, for integers,
-    exact repeated multiplication; other exponents go to pow."""
+    exact repeated multiplication; other exponents go to pow. `scalars`: of NumPy scalars, whose
+    complex power is npy_cpow's for every exponent."""
     (base_dtype, exp_dtype), _ = ufunc_loop("power", operands)
     base, exponent = operands
     x = cast(fn, base, base_dtype)
+    if x.dtype.kind == "c":
+        return complexes.power(fn, x, exponent, fast=not scalars)
     if isinstance(exponent, Const) and np.ndim(exponent.value) == 0:
         c = exponent.value
         if x.dtype.kind in "iu":
@@ -435,9 +403,11 @@ def _where(fn, operands, out):
 
 def _clip(fn, operands, out, a_min=None, a_max=None):
     value = cast(fn, operands[0], out)
-    extremum = _tables(out)
+    extremum = table(out)
     for bound, name in ((a_min, "maximum"), (a_max, "minimum")):
         if bound is not None and not (isinstance(bound, Const) and bound.value is None):
+            if name not in extremum:
+                raise Unlowerable(f"clip of {out} (NumPy orders complex values lexicographically)")
             value = extremum[name](fn, value, cast(fn, bound, out))
     return value
 
@@ -459,29 +429,33 @@ def _astype(fn, operands, out, dtype=None):
     return cast(fn, operands[0], out)
 
 
-SPECIAL = {"power": _power, "where": _where, "clip": _clip, "round": _round, "astype": _astype}
+SPECIAL = {"power": _power, "where": _where, "clip": _clip, "round": _round, "astype": _astype, **complexes.SPECIAL}
+_SCALAR_SPECIAL = {**SPECIAL, "power": lambda fn, operands, out: _power(fn, operands, out, scalars=True)}
 
 
-def _tables(dtype: np.dtype) -> dict:
+def table(dtype: np.dtype, scalars: bool = False) -> dict:
+    """The op table of a dtype's kind (`scalars`: as NumPy computes on NumPy scalars)."""
     try:
-        return _TABLES[np.dtype(dtype).kind]
+        return (_SCALAR_TABLES if scalars else _TABLES)[np.dtype(dtype).kind]
     except KeyError:
         raise Unlowerable(f"dtype {dtype} has no LLVM lowering") from None
 
 
-def emit(fn: Function, op: str, operands: list, kwargs: dict, out: np.dtype) -> V:
+def emit(fn: Function, op: str, operands: list, kwargs: dict, out: np.dtype, scalars: bool = False) -> V:
     """The value of registry op `op` on operands (Vs, or Consts kept weak until their loop dtype
-    is known), of dtype `out`."""
-    if op in SPECIAL:
-        value = SPECIAL[op](fn, operands, np.dtype(out), **kwargs)
+    is known), of dtype `out`; `scalars`: the operands are NumPy scalars (a loop nest's element
+    code), computed by NumPy's scalar math where it differs from its array loops."""
+    special = _SCALAR_SPECIAL if scalars else SPECIAL
+    if op in special:
+        value = special[op](fn, operands, np.dtype(out), **kwargs)
     else:
         loop_in, loop_out = ufunc_loop(op, operands)
         if len(set(loop_in)) > 1:
             raise Unlowerable(f"{op} with mixed loop dtypes {', '.join(map(str, loop_in))}")
-        table = _tables(loop_in[0])
-        if op not in table:
+        rules = table(loop_in[0], scalars)
+        if op not in rules:
             raise Unlowerable(f"no LLVM lowering of {op} for {loop_in[0]}")
-        value = table[op](fn, *(cast(fn, o, d) for o, d in zip(operands, loop_in)))
+        value = rules[op](fn, *(cast(fn, o, d) for o, d in zip(operands, loop_in)))
         value = cast(fn, value, loop_out)
     if value.dtype != np.dtype(out):
         value = cast(fn, value, out)

@@ -46,7 +46,10 @@ def _type(node: Node, dims: dict) -> onnx.TypeProto:
         if isinstance(d, SymInt) and k is None:
             raise unsupported(node, f"an input dim {d.expr} that is not a lone symbol")
         shape.append(dims[k] if k is not None else int(d))
-    return tensor_type(node.dtype, shape)
+    try:
+        return tensor_type(node.dtype, shape)
+    except OnnxUnsupported as e:   # complex inputs
+        raise ExportError(f"ONNX export (opset {emit.OPSET}) cannot take input {node.name}: {e}", None) from None
 
 
 def to_model(graph, input_names: list[str] | None = None, output_names: list[str] | None = None,

@@ -472,6 +472,7 @@ ROWS = {
 
 # what reading a float's bits needs (BitCast is opset 26), or a loop
 UNSUPPORTED = {
+    **dict.fromkeys(("real", "imag", "angle"), "the parts of complex values: ONNX export has no complex tensors"),
     "copysign": "reading a float's sign bit (NaN's too) needs BitCast, which is opset 26",
     "signbit": "reading a float's sign bit (NaN's too) needs BitCast, which is opset 26",
     "nextafter": "stepping to the next float needs BitCast, which is opset 26",

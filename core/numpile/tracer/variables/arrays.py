@@ -78,6 +78,8 @@ class ArrayVariable(Variable):
             return ConstantVariable(value)
         if name == "flat":   # iterated: its elements in C order (a.flat[i] and writes break at them)
             return ArrayItems(tx, self, with_index=False)
+        if name == "real" and self.node.dtype.kind != "c":   # NumPy's x.real of a real x is x itself
+            return self
         op = ops.lookup_property(name)
         if op is not None:
             return tx.output.call_op(op, (self,), {}, method=None)

@@ -33,11 +33,18 @@ def is_library_code(code: types.CodeType) -> bool:
     return code.co_filename.startswith(_LIBRARY_PATHS)
 
 
+# NumPy functions that return an attribute of an array: np.real(x) is x.real (x itself for a real x)
+_ATTRIBUTES = {np.real: "real", np.imag: "imag"}
+
+
 def call_known(tx, fn: ObjectVariable, args: list, kwargs: dict) -> Variable:
     value = fn.as_constant() if fn.is_constant() else fn.value
     spelled = call_spelled(tx, value, args, kwargs)
     if spelled is not None:
         return spelled
+    if isinstance(value, types.FunctionType) and value in _ATTRIBUTES and len(args) == 1 and not kwargs \
+            and isinstance(args[0], ArrayVariable):
+        return args[0].getattr(tx, _ATTRIBUTES[value])
     op = ops.lookup_callable(value)
     if op is not None and (_is_numpy(value) or _has_array(args, kwargs)):
         if isinstance(value, np.ufunc) and len(args) > value.nin:
