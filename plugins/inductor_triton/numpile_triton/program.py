@@ -216,6 +216,9 @@ class _RunnerWriter:
         self.lines: list[str] = []
         self.on_host = set(program.inputs)      # buffers whose current value is on the host
         self.on_device: set[str] = set()        # ... on the device
+        # device values an extern gave: "any" layout (a transpose, a broadcast, a view of a caller's
+        # array), or "shared" once made C-ordered for a kernel to read (still maybe a caller's memory)
+        self.foreign: dict[str, str] = {}
         self.callers = set(program.inputs)      # host values that are the caller's arrays
         self.bound: set[int] = set()            # unbacked symbols bound so far (by externs' results)
         launched = [s for s in program.steps if isinstance(s, Kernel) and s.name in compiled.launches]
@@ -246,6 +249,7 @@ class _RunnerWriter:
             where.add(n)
             other.discard(n)
             self.callers.discard(n)
+            self.foreign.pop(n, None)
 
     def constant(self, value) -> str:
         name = f"c{len(self.env)}"
@@ -316,6 +320,7 @@ class _RunnerWriter:
             self.bound.add(k)
         if on_device:
             self.wrote(list(step.outputs), self.on_device, self.on_host)
+            self.foreign.update(dict.fromkeys(step.outputs, "any"))
         else:
             self.wrote(list(step.outputs), self.on_host, self.on_device)
 
@@ -326,6 +331,7 @@ class _RunnerWriter:
         for name in kp.arrays:
             if name in self.on_host or name in self.on_device:   # it holds a value (an input, an update)
                 arrays.append(self.on_device_now(name))
+                self.own(name, written=name in step.outputs)
             else:   # a new buffer
                 self.allocate(name)
                 arrays.append(f"d{self.index[name]}")
@@ -337,6 +343,19 @@ class _RunnerWriter:
         direct = self.direct(launch, arrays) if self.binding and not sizes else None
         self.lines += [f"    {call}"] if direct is None else direct(call)
         self.wrote(step.outputs, self.on_device, self.on_host)
+
+    def own(self, name: str, written: bool) -> None:
+        """An extern's device result made what a kernel takes: C-ordered (kernels index buffers by
+        C strides), and a copy of its own where the kernel writes into it."""
+        state = self.foreign.get(name)
+        if state is None or state == "shared" and not written:
+            return
+        d = f"d{self.index[name]}"
+        self.lines.append(f"    {d} = to_device({d}, {written})")
+        if written:
+            del self.foreign[name]
+        else:
+            self.foreign[name] = "shared"
 
     def allocate(self, name: str) -> None:
         """A new device buffer: from a `Reused` slot in a bound runner where its shape is static and
