@@ -33,7 +33,7 @@ def kernels(folder: Path, only) -> list:
     found = []
     for path in sorted(folder.glob("*.py")):
         lines = path.read_text().splitlines()
-        setup = next(line[len("#setup:"):] for line in lines if line.startswith("#setup:"))
+        setup = next(line[len("#setup:"):].strip() for line in lines if line.startswith("#setup:"))
         run = next(line[len("#run:"):] for line in lines if line.startswith("#run:")).strip()
         if only and path.stem not in only:
             continue
