@@ -20,6 +20,13 @@ Sizes that are SymInts (dynamic shapes) are kernel arguments (`z0, z1, ...`, val
 runner); buffers are C-ordered (the runner makes them so), so the strides are products of sizes.
 Masked lanes of a reduction hold the reduction's identity; float max/min carry whether a NaN was
 seen and give NaN then, as NumPy does.
+
+[Note: argmin and argmax] Each lane keeps the best value it saw (`best`) and where (`where`: the
+position in the row, flattened in C order), replaced only by a strictly better one, so a lane keeps
+its first; and the first position of a NaN it saw (`nans`). The row's answer is the first NaN's
+position where the row has one (NumPy's), else the least position among the lanes holding the best
+value. A persistent row is one step of this. They do not split over programs: a whole-array argmin
+is a looped row of one program.
 """
 
 from __future__ import annotations
@@ -51,6 +58,9 @@ _IDENTITY = {"sum": lambda d: 0, "prod": lambda d: 1, "any": lambda d: 0, "all":
 _REDUCE = {"sum": "tl.sum({0}, axis=1, keep_dims=True)", "prod": "tl.reduce({0}, 1, _multiply, keep_dims=True)",
            "max": "tl.max({0}, axis=1, keep_dims=True)", "min": "tl.min({0}, axis=1, keep_dims=True)",
            "any": "tl.max({0}, axis=1, keep_dims=True)", "all": "tl.min({0}, axis=1, keep_dims=True)"}
+# an arg reduction: the reduction of its values, the comparison a better value passes, the identity
+_ARG = {"argmin": ("min", "<", lambda d: math.inf if d.kind == "f" else np.iinfo(d).max),
+        "argmax": ("max", ">", lambda d: -math.inf if d.kind == "f" else np.iinfo(d).min)}
 _ACCUMULATE = {"sum": "{0} + {1}", "prod": "{0} * {1}", "max": "tl.maximum({0}, {1})", "min": "tl.minimum({0}, {1})",
                "any": "tl.maximum({0}, {1})", "all": "tl.minimum({0}, {1})"}
 HELPERS = '''@triton.jit
@@ -93,7 +103,7 @@ def plan(kernel: Kernel, program: Program, splits: bool = True) -> KernelPlan:
         return KernelPlan(kernel, "pointwise", arrays, rows=math.prod(shape), cols=cols)
     rows = math.prod(kernel.outer)
     stage = stages[0]
-    if splits and not kernel.outer and len(stages) == 1 and stage.reduce and \
+    if splits and not kernel.outer and len(stages) == 1 and stage.reduce and stage.reduce not in _ARG and \
             (isinstance(cols[0], SymInt) or cols[0] > SPLIT_MIN):
         partial = f"{kernel.name}_partials"
         program.buffers[partial] = _partials_buffer(partial, accumulator(stage))
@@ -113,7 +123,7 @@ def _check_renderable(kernel: Kernel) -> None:
     for stage in kernel.stages:
         if stage.scan:
             raise Unlowerable(f"a running {stage.scan} (scan)")
-        if stage.reduce and stage.reduce not in _REDUCE:
+        if stage.reduce and stage.reduce not in _REDUCE and stage.reduce not in _ARG:
             raise Unlowerable(f"the reduction {stage.reduce}")
         indices = [stage.output_index] + [e.index for e in walk(stage.value) if isinstance(e, Load)]
         if any(isinstance(i, Indirect) for index in indices for i in index):
@@ -168,6 +178,7 @@ class IndexSpace:
     mask: str | None
     zero: str                               # zeros of the block's shape
     memo: dict = field(default_factory=dict)
+    position: str = ""                      # a row block's lanes' positions in the row
 
 
 class Renderer:
@@ -299,13 +310,20 @@ class Renderer:
         self.emit(f"{mask} = rmask & {cmask}")
         first = len(self.kp.kernel.outer)
         variables = {**outer_vars, **self._split_index(cols, tuple(stage.inner), first)}
-        space = IndexSpace(variables, frozenset(outer_vars), "rmask", cmask, mask, f"rows * 0 + {cols} * 0")
+        space = IndexSpace(variables, frozenset(outer_vars), "rmask", cmask, mask, f"rows * 0 + {cols} * 0",
+                           position=cols)
         self.spaces.append(space)
         return space
 
     def _looped_stage(self, stage: Stage, outer_vars: dict, length, split: bool) -> None:
         acc = None
-        if stage.reduce:
+        if stage.reduce in _ARG:
+            dtype = _arg_dtype(stage)
+            self.emit(f"best = tl.full([XBLOCK, RBLOCK], {constant(_ARG[stage.reduce][2](dtype), dtype)}, {tl_type(dtype)})")
+            self.emit(f"where = tl.full([XBLOCK, RBLOCK], {INT32_MAX}, {tl_type(self.index_dtype)})")
+            if dtype.kind == "f":
+                self.emit("nans = where")
+        elif stage.reduce:
             acc = accumulator(stage)
             identity = constant(_IDENTITY[_combining(stage)](acc), acc)
             self.emit(f"acc = tl.full([XBLOCK, RBLOCK], {identity}, {tl_type(acc)})")
@@ -319,7 +337,9 @@ class Renderer:
         self._stage(stage, space, looped=True)
         self.scopes.pop()
         self.indent -= 1
-        if stage.reduce:
+        if stage.reduce in _ARG:
+            self._arg_finish(stage, space)
+        elif stage.reduce:
             self._finish(stage, Val("acc", acc), "nan" if _tracks_nan(stage) else None, space)
 
     def _reads_stored_elsewhere(self, stage: Stage, index: int) -> bool:
@@ -334,6 +354,9 @@ class Renderer:
         value = self.value(stage.value, space)
         if not stage.reduce:
             self._store(stage, value, space)
+            return
+        if stage.reduce in _ARG:
+            self._arg_stage(stage, value, space, looped)
             return
         acc = accumulator(stage)
         identity = constant(_IDENTITY[_combining(stage)](acc), acc)
@@ -361,11 +384,48 @@ class Renderer:
         if self.kp.mode == "split":   # this program's partial result
             self.emit(f"tl.store({self.pointers[self.kp.partial]} + rows, {total.text})")
             return
+        self._keep(stage, total, space)
+
+    def _keep(self, stage: Stage, total: Val, space: IndexSpace) -> None:
+        """A row's reduced value, kept for later stages and stored."""
         row = scalar.cast(self, total, stage.dtype)
         self.rows[stage.row_name] = row
         if stage.output is not None:
             offset = self.offset(stage.output, stage.output_index, space, zero="rows * 0")
             self.emit(f"tl.store({self.pointers[stage.output]} + {offset}, {row.text}, mask=rmask)")
+
+    def _arg_stage(self, stage: Stage, value, space: IndexSpace, looped: bool) -> None:
+        """One step of an argmin or argmax over a block (see [Note: argmin and argmax])."""
+        if not isinstance(value, Val):
+            raise Unlowerable(f"{stage.reduce} of a constant")
+        dtype = _arg_dtype(stage)
+        _, better, identity = _ARG[stage.reduce]
+        v = scalar.cast(self, scalar.cast(self, value, BOOL) if value.dtype.kind == "b" else value, dtype)
+        masked = self.let(f"tl.where({space.mask}, {v.text}, {constant(identity(dtype), dtype)})", dtype).text
+        at = self.let(f"tl.where({space.mask}, {space.position} + {space.zero}, {INT32_MAX}).to({tl_type(self.index_dtype)})",
+                      self.index_dtype).text
+        nan = f"tl.where({masked} != {masked}, {at}, {INT32_MAX})"
+        if looped:
+            self.emit(f"take = {space.mask} & (({masked} {better} best) | (where == {INT32_MAX}))")
+            self.emit(f"best, where = tl.where(take, {masked}, best), tl.where(take, {at}, where)")
+            if dtype.kind == "f":
+                self.emit(f"nans = tl.minimum(nans, {nan})")
+            return
+        self.emit(f"best, where = {masked}, {at}")
+        if dtype.kind == "f":
+            self.emit(f"nans = {nan}")
+        self._arg_finish(stage, space)
+
+    def _arg_finish(self, stage: Stage, space: IndexSpace) -> None:
+        reduce = _ARG[stage.reduce][0]
+        index = tl_type(self.index_dtype)
+        self.emit(f"best_row = tl.{reduce}(best, axis=1, keep_dims=True)")
+        at = self.let(f"tl.min(tl.where(best == best_row, where, {INT32_MAX}), axis=1, keep_dims=True).to({index})",
+                      self.index_dtype)
+        if _arg_dtype(stage).kind == "f":
+            at = self.let(f"tl.where(tl.min(nans, axis=1, keep_dims=True) < {INT32_MAX}, "
+                          f"tl.min(nans, axis=1, keep_dims=True).to({index}), {at.text})", self.index_dtype)
+        self._keep(stage, at, space)
 
     def _store(self, stage: Stage, value, space: IndexSpace) -> None:
         dtype = self.program.buffers[stage.output].dtype
@@ -451,6 +511,12 @@ class Renderer:
         mask = self._mask_for(e.index, space)
         text = f"tl.load({pointer}, mask={mask})" if mask else f"tl.load({pointer})"
         return self.let(text, dtype)._replace(weak=e.weak)
+
+
+def _arg_dtype(stage: Stage) -> np.dtype:
+    """What an argmin or argmax compares in: its values' dtype, float16 as float32, bools as 0/1."""
+    dtype = np.dtype(stage.value.dtype)
+    return scalar.F32 if dtype == np.float16 else np.dtype(np.uint8) if dtype.kind == "b" else dtype
 
 
 def _identifier(name: str) -> str:
