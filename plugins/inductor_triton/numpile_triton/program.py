@@ -31,6 +31,7 @@ from .autotune import Tuner
 from .binaries import Records
 from .launch import Launch, hooked
 from .matmul import MatmulKernel, MatmulRenderer, matmul_plan, with_templates
+from .on_device import DeviceExtern, DeviceFallback
 from .reuse import Reused
 from .scalar import Unlowerable, helpers
 
@@ -221,7 +222,10 @@ class _RunnerWriter:
         self.foreign: dict[str, str] = {}
         self.callers = set(program.inputs)      # host values that are the caller's arrays
         self.bound: set[int] = set()            # unbacked symbols bound so far (by externs' results)
-        launched = [s for s in program.steps if isinstance(s, Kernel) and s.name in compiled.launches]
+        # kernels that write device buffers: the launched ones, and with NumPy's functions on the
+        # device arrays (CuPy) every one (fallbacks run there too)
+        launched = [s for s in program.steps if isinstance(s, Kernel)
+                    and (s.name in compiled.launches or compiled.arrays.numpy_api)]
         self.device_written = {o for s in launched for o in s.outputs}
         if compiled.resident:   # the inputs are device arrays (and numbers, which go there too)
             self.on_host, self.callers = set(), set()
@@ -307,7 +311,8 @@ class _RunnerWriter:
         impl = CompiledLoop(self.compiled.compile_body, step.args[1:4]) if step.op == "loop" else \
             CompiledCond(self.compiled.compile_body) if step.op == "cond" else \
             CompiledWhile(self.compiled.compile_body) if step.op == "while_loop" else ops.get(step.op).impl
-        self.env[f"extern{i}"] = _DeviceExtern(impl, step.op, self.compiled) if on_device else impl
+        self.env[f"extern{i}"] = DeviceExtern(impl, step.op, self.compiled.arrays, self.compiled.graph_name) \
+            if on_device else impl
         args = ", ".join(arg(a) for a in step.args)
         kwargs = "".join(f", {k}={arg(v)}" for k, v in step.kwargs.items())
         call = f"extern{i}({args}{kwargs})"
@@ -397,6 +402,9 @@ class _RunnerWriter:
         return launches
 
     def fallback(self, i: int, step: Kernel) -> None:
+        if self.compiled.arrays.numpy_api:
+            self.device_fallback(i, step)
+            return
         values = {}
         for name in step.inputs:
             values[name] = self.host(name)
@@ -412,11 +420,32 @@ class _RunnerWriter:
                 self.lines.append(f"    {b} = host_empty(({shape}), {self.constant(buffer.dtype)})")
             values[name] = b
         self.env[f"fallback{i}"] = _fallback(step)
-        symbols = ", ".join(f"s{k}" if s is not None and (s[0] in self.program.inputs or k in self.bound) else "None"
-                            for k, s in enumerate(self.program.symbols))
         buffers = ", ".join(f"{name!r}: {b}" for name, b in values.items())
-        self.lines.append(f"    fallback{i}({{{buffers}}}, [{symbols}])")
+        self.lines.append(f"    fallback{i}({{{buffers}}}, [{self.symbols()}])")
         self.wrote(step.outputs, self.on_host, self.on_device)
+
+    def device_fallback(self, i: int, step: Kernel) -> None:
+        """A kernel run by the reference renderer on the device arrays (through CuPy)."""
+        values = {}
+        for name in step.outputs:
+            if name in self.on_host or name in self.on_device:   # stored into in place
+                values[name] = self.on_device_now(name)
+                self.own(name, written=True)
+            else:
+                self.allocate(name)
+                values[name] = f"d{self.index[name]}"
+        for name in step.inputs:
+            if name not in values:
+                values[name] = self.on_device_now(name)
+        self.env[f"fallback{i}"] = DeviceFallback(step, self.compiled.arrays, self.compiled.graph_name)
+        buffers = ", ".join(f"{name!r}: {d}" for name, d in values.items())
+        self.lines.append(f"    fallback{i}({{{buffers}}}, [{self.symbols()}])")
+        self.wrote(step.outputs, self.on_device, self.on_host)
+
+    def symbols(self) -> str:
+        """The symbols' values known at this step, as runner source (None for the others)."""
+        return ", ".join(f"s{k}" if s is not None and (s[0] in self.program.inputs or k in self.bound) else "None"
+                         for k, s in enumerate(self.program.symbols))
 
 
 def _plan(kernel: Kernel, program: Program) -> KernelPlan:
@@ -426,38 +455,3 @@ def _plan(kernel: Kernel, program: Program) -> KernelPlan:
 def _fallback(kernel: Kernel):
     """A kernel run by the lowering's reference renderer on host arrays."""
     return lambda buffers, symbols: run_kernel(kernel, buffers, symbols)
-
-
-class _DeviceExtern:
-    """An extern run by its NumPy implementation on the device arrays, through CuPy (NumPy hands the
-    call to CuPy through `__array_function__` and `__array_ufunc__`: matmul is cuBLAS's; tensors are
-    viewed as CuPy arrays). An implementation that needs NumPy arrays (CuPy refuses the implicit
-    conversion) runs on host copies from then on, said once under `perf`; any other error is the
-    op's own and propagates."""
-
-    def __init__(self, impl, op: str, compiled: CompiledProgram):
-        self.impl, self.op, self.compiled = impl, op, compiled
-        self.host_only = False
-
-    def __call__(self, *args, **kwargs):
-        arrays = self.compiled.arrays
-        if not self.host_only:
-            try:
-                return self._call(arrays.numpy_view, args, kwargs)
-            except TypeError as e:
-                if "Implicit conversion" not in str(e):
-                    raise
-                self.host_only = True
-                logs.get("perf").debug("triton: %s of %s runs with NumPy on host copies: CuPy cannot run it (%s)",
-                                       self.op, self.compiled.graph_name, e)
-        return self._call(arrays.to_host, args, kwargs)
-
-    def _call(self, convert, args, kwargs):
-        """The implementation on the arguments, each device array converted."""
-        is_array = self.compiled.arrays.is_array
-
-        def each(v):
-            if is_array(v):
-                return convert(v)
-            return type(v)(map(each, v)) if isinstance(v, (tuple, list)) else v
-        return self.impl(*map(each, args), **{k: each(v) for k, v in kwargs.items()})

@@ -6,6 +6,8 @@ GPU the same programs run on CuPy arrays against NumPy and CuPy eager."""
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pytest
 
@@ -43,6 +45,7 @@ class HostViews:
 
         class Arrays(device.TorchArrays):
             numpy_api = True
+            cupy = np   # the library of the externs' arrays
 
             @staticmethod
             def numpy_view(tensor):
@@ -52,13 +55,21 @@ class HostViews:
             def asarray(value):
                 value = np.asarray(value)
                 return torch.from_numpy(value if min(value.strides, default=0) >= 0 else value.copy())
-        return Arrays()
+        arrays = Arrays()
+        arrays.cupy = np
+        return arrays
 
 
+@pytest.fixture
 def _interpreting():
+    """Under the interpreter only, and a backend error (which numpile would run eagerly past with a
+    warning) fails the test."""
     from numpile_triton import device
     if not device.interpreting():
         pytest.skip("HostViews plays CuPy on the CPU, through Triton's interpreter")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        yield
 
 
 def host_views(graph, example_inputs):
@@ -67,15 +78,13 @@ def host_views(graph, example_inputs):
 
 
 @pytest.mark.parametrize("name", PRODUCTS)
-def test_products_of_views_read_what_an_extern_gave_in_its_layout(name):
-    _interpreting()
+def test_products_of_views_read_what_an_extern_gave_in_its_layout(name, _interpreting):
     fn, shapes = PRODUCTS[name]
     args = [rng.standard_normal(s).astype(np.float32) for s in shapes]
     assert_same_result(numpile.compile(fn, backend=host_views)(*args), fn(*args), what=name)
 
 
-def test_a_kernel_writing_into_an_externs_view_leaves_the_callers_array_alone():
-    _interpreting()
+def test_a_kernel_writing_into_an_externs_view_leaves_the_callers_array_alone(_interpreting):
     def fn(a):
         t = a.T
         t += 1.0
@@ -85,6 +94,32 @@ def test_a_kernel_writing_into_an_externs_view_leaves_the_callers_array_alone():
     got = numpile.compile(fn, backend=host_views)(a)
     assert_same_result(got, fn(before.copy()), what="fn")
     np.testing.assert_array_equal(a, before + 1.0)
+
+
+def scatter_add(x, i, v):
+    x[i] += v
+    return x.cumsum()
+
+
+UNRENDERED = {   # kernels the renderer has no Triton form for: on CuPy arrays they run through CuPy
+    "complex": (lambda z, w: np.abs(np.exp(z) * w.conj()) + z.real * w.imag,
+                lambda: [rng.standard_normal(9) + 1j * rng.standard_normal(9) for _ in range(2)]),
+    "cumsum rows": (lambda x: np.cumsum(x * 2.0, axis=1), lambda: [rng.standard_normal((5, 7))]),
+    "cumprod": (lambda x: x.cumprod() + 1.0, lambda: [rng.standard_normal(11)]),
+    "gather": (lambda x, i: x[i] * 2.0, lambda: [rng.standard_normal(10), rng.integers(-10, 10, 6)]),
+    "scatter in place": (scatter_add, lambda: [rng.standard_normal(10), rng.integers(0, 10, 4), rng.standard_normal(4)]),
+}
+
+
+@pytest.mark.parametrize("name", UNRENDERED)
+def test_kernels_without_a_triton_form_run_on_the_device_arrays(name, _interpreting):
+    fn, make = UNRENDERED[name]
+    args = make()
+    want_args = [np.copy(a) for a in args]
+    want = fn(*want_args)
+    assert_same_result(numpile.compile(fn, backend=host_views)(*args), want, what=name)
+    for a, w in zip(args, want_args):
+        assert_same_result(a, w, what=f"{name}: argument")
 
 
 # -- on the GPU: CuPy arrays in every layout, against NumPy and CuPy eager --------------------------
