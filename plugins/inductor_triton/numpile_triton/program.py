@@ -130,6 +130,7 @@ class CompiledProgram:
         self.sizes = {name: r.sizes for name, r in rendered.items()}
         self.source, self.runner = self._runner()
         self.run = self._first_run
+        self._owning = None   # the bound runner that updates a loop's carried arrays in place (`iterate`)
         externs = [s.op for s in program.steps if isinstance(s, Extern)]
         if externs and not self.arrays.numpy_api:
             logs.get("perf").debug("triton: %s runs %s with NumPy on host copies (slow: a transfer each way)",
@@ -144,6 +145,16 @@ class CompiledProgram:
 
     def __call__(self, *inputs):
         return self.run(*inputs)
+
+    def iterate(self, start: int, step: int, count: int, carried: tuple, free: tuple) -> tuple:
+        """`count` iterations of a loop's body (ops.control.CompiledLoop), after the first: the carried
+        arrays, which the loop owns, are updated in place instead of copied at every iteration."""
+        if self._owning is None:
+            owned = frozenset(self.program.inputs[1:1 + len(carried)])
+            self._owning = _RunnerWriter(self, bound=True, owned=owned).write()[1]
+        for index in range(start, start + step * count, step):
+            carried = self._owning(index, *carried, *free)
+        return carried
 
     @staticmethod
     def _renders(template: MatmulKernel, program: Program, graph_name: str, interpreting: bool) -> bool:
@@ -203,7 +214,8 @@ class _RunnerWriter:
     the buffers' addresses are 16-byte aligned and no profiler hooks launches; and it takes the
     buffers it allocates from `Reused` slots (see [Note: buffer reuse] in reuse.py)."""
 
-    def __init__(self, compiled: CompiledProgram, bound: bool = False):
+    def __init__(self, compiled: CompiledProgram, bound: bool = False, owned: frozenset = frozenset()):
+        """`owned`: inputs the caller hands over to be updated in place (a loop's carried arrays)."""
         self.compiled = compiled
         self.binding = bound
         self.streamed = False   # whether the runner reads the current stream (a bound runner's launches, slots)
@@ -226,7 +238,7 @@ class _RunnerWriter:
         # device arrays (CuPy) every one (fallbacks run there too)
         launched = [s for s in program.steps if isinstance(s, Kernel)
                     and (s.name in compiled.launches or compiled.arrays.numpy_api)]
-        self.device_written = {o for s in launched for o in s.outputs}
+        self.device_written = {o for s in launched for o in s.outputs} - owned
         if compiled.resident:   # the inputs are device arrays (and numbers, which go there too)
             self.on_host, self.callers = set(), set()
             for name in program.inputs:

@@ -14,6 +14,7 @@ import pytest
 import numpile
 from numpile.lowering import schedule
 from numpile.testing import assert_same_result
+from numpile.testing.loop_programs import jacobi
 
 rng = np.random.default_rng()
 
@@ -205,10 +206,11 @@ def _inputs(cupy):
         "complex128": (complex_ops, [r(50) + 1j * r(50), r(50) + 1j * r(50)]),
         "complex64": (complex_ops, [(r(50) + 1j * r(50)).astype(np.complex64), (r(50) + 1j * r(50)).astype(np.complex64)]),
         "int and bool": (integers_and_bools, [rng.integers(-50, 50, 40), rng.integers(-50, 50, 40), r(40) > 0]),
+        "time loop": (jacobi, [r(40, 30), r(40, 30), 6]),
     }
 
 
-@pytest.mark.parametrize("name", ["gemm", "gemm float32", "nbody", "complex128", "complex64", "int and bool"])
+@pytest.mark.parametrize("name", ["gemm", "gemm float32", "nbody", "complex128", "complex64", "int and bool", "time loop"])
 def test_programs_cupy_runs_run_and_match(name):
     """Updates of arguments in place, Python and NumPy scalars, complex, integer and bool programs."""
     cupy = _cupy()
