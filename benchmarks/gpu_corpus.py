@@ -121,7 +121,11 @@ def main() -> None:
             want_args = arguments(setup, run)
             want = fn(*want_args)
             args = make()
-            eager = on_host((fn(*args), args), cupy)
+            try:
+                eager = on_host((fn(*args), args), cupy)
+            except Exception as e:   # the function as written does not run on CuPy arrays
+                print(f"{name:24} CuPy eager fails ({type(e).__name__}): not compared")
+                continue
             compiled = numpile.compile(fn)
             args = make()
             try:

@@ -25,8 +25,9 @@ seen and give NaN then, as NumPy does.
 position in the row, flattened in C order), replaced only by a strictly better one, so a lane keeps
 its first; and the first position of a NaN it saw (`nans`). The row's answer is the first NaN's
 position where the row has one (NumPy's), else the least position among the lanes holding the best
-value. A persistent row is one step of this. They do not split over programs: a whole-array argmin
-is a looped row of one program.
+value. A persistent row is one step of this. A whole-array one splits as the other reductions do,
+each program storing its chunk's best value and position (two partials buffers), and the combining
+kernel's lanes take the positions stored, not their own.
 """
 
 from __future__ import annotations
@@ -86,6 +87,7 @@ class KernelPlan:
     rows: object = 1              # rows (row kernels), partials (split) or elements (pointwise)
     cols: list = field(default_factory=list)   # each stage's row length
     partial: str | None = None    # split: the buffer of partial results
+    positions: str | None = None  # split argmin/argmax: the buffer of their positions (the combining kernel's too)
     combine: "KernelPlan | None" = None        # split: the kernel that combines the partials
 
 
@@ -103,15 +105,23 @@ def plan(kernel: Kernel, program: Program, splits: bool = True) -> KernelPlan:
         return KernelPlan(kernel, "pointwise", arrays, rows=math.prod(shape), cols=cols)
     rows = math.prod(kernel.outer)
     stage = stages[0]
-    if splits and not kernel.outer and len(stages) == 1 and stage.reduce and stage.reduce not in _ARG and \
+    if splits and not kernel.outer and len(stages) == 1 and stage.reduce and \
             (isinstance(cols[0], SymInt) or cols[0] > SPLIT_MIN):
         partial = f"{kernel.name}_partials"
-        program.buffers[partial] = _partials_buffer(partial, accumulator(stage))
+        dtype = _arg_dtype(stage) if stage.reduce in _ARG else accumulator(stage)
+        program.buffers[partial] = _partials_buffer(partial, dtype)
+        positions = f"{kernel.name}_positions" if stage.reduce in _ARG else None
+        if positions:
+            program.buffers[positions] = _partials_buffer(positions, np.dtype(np.int64))
         combine = Kernel(f"{kernel.name}_combine", (), [Stage(
-            (SPLIT_PROGRAMS,), Load(partial, (Affine.var(0),), accumulator(stage)), reduce=stage.reduce,
+            (SPLIT_PROGRAMS,), Load(partial, (Affine.var(0),), dtype), reduce=stage.reduce,
             row_name=stage.row_name, output=stage.output, output_index=stage.output_index, dtype=stage.dtype)])
-        return KernelPlan(kernel, "split", [*arrays, partial], rows=SPLIT_PROGRAMS, cols=cols, partial=partial,
-                          combine=plan(combine, program, splits=False))
+        combined = plan(combine, program, splits=False)
+        if positions:
+            combined.arrays.append(positions)
+            combined.positions = positions
+        return KernelPlan(kernel, "split", [*arrays, partial, *([positions] if positions else [])], rows=SPLIT_PROGRAMS,
+                          cols=cols, partial=partial, positions=positions, combine=combined)
     fits = all(isinstance(c, int) and c <= PERSISTENT_MAX for c in cols) and not isinstance(rows, SymInt)
     return KernelPlan(kernel, "persistent" if fits else "looped", arrays, rows=rows, cols=cols)
 
@@ -228,6 +238,11 @@ class Renderer:
             return self.size_params.setdefault(x.expr, f"z{len(self.size_params)}")
         return str(int(x))
 
+    @property
+    def nowhere(self) -> str:
+        """An argmin's position of nothing seen yet: past every position."""
+        return str(np.iinfo(self.index_dtype).max)
+
     def _needs_int64(self) -> bool:
         sizes = [math.prod(self.program.buffers[b].shape) for b in self.kp.arrays]
         sizes += [self.kp.rows, *self.kp.cols]
@@ -320,7 +335,7 @@ class Renderer:
         if stage.reduce in _ARG:
             dtype = _arg_dtype(stage)
             self.emit(f"best = tl.full([XBLOCK, RBLOCK], {constant(_ARG[stage.reduce][2](dtype), dtype)}, {tl_type(dtype)})")
-            self.emit(f"where = tl.full([XBLOCK, RBLOCK], {INT32_MAX}, {tl_type(self.index_dtype)})")
+            self.emit(f"where = tl.full([XBLOCK, RBLOCK], {self.nowhere}, {tl_type(self.index_dtype)})")
             if dtype.kind == "f":
                 self.emit("nans = where")
         elif stage.reduce:
@@ -402,11 +417,14 @@ class Renderer:
         _, better, identity = _ARG[stage.reduce]
         v = scalar.cast(self, scalar.cast(self, value, BOOL) if value.dtype.kind == "b" else value, dtype)
         masked = self.let(f"tl.where({space.mask}, {v.text}, {constant(identity(dtype), dtype)})", dtype).text
-        at = self.let(f"tl.where({space.mask}, {space.position} + {space.zero}, {INT32_MAX}).to({tl_type(self.index_dtype)})",
-                      self.index_dtype).text
-        nan = f"tl.where({masked} != {masked}, {at}, {INT32_MAX})"
+        nowhere, index = self.nowhere, tl_type(self.index_dtype)
+        at = f"{space.position} + {space.zero}"
+        if self.kp.positions and self.kp.mode != "split":   # combining partials: the positions stored
+            at = f"tl.load({self.pointers[self.kp.positions]} + {at}, mask={space.mask})"
+        at = self.let(f"tl.where({space.mask}, {at}, {nowhere}).to({index})", self.index_dtype).text
+        nan = f"tl.where({masked} != {masked}, {at}, {nowhere})"
         if looped:
-            self.emit(f"take = {space.mask} & (({masked} {better} best) | (where == {INT32_MAX}))")
+            self.emit(f"take = {space.mask} & (({masked} {better} best) | (where == {nowhere}))")
             self.emit(f"best, where = tl.where(take, {masked}, best), tl.where(take, {at}, where)")
             if dtype.kind == "f":
                 self.emit(f"nans = tl.minimum(nans, {nan})")
@@ -420,11 +438,17 @@ class Renderer:
         reduce = _ARG[stage.reduce][0]
         index = tl_type(self.index_dtype)
         self.emit(f"best_row = tl.{reduce}(best, axis=1, keep_dims=True)")
-        at = self.let(f"tl.min(tl.where(best == best_row, where, {INT32_MAX}), axis=1, keep_dims=True).to({index})",
+        at = self.let(f"tl.min(tl.where(best == best_row, where, {self.nowhere}), axis=1, keep_dims=True).to({index})",
                       self.index_dtype)
-        if _arg_dtype(stage).kind == "f":
-            at = self.let(f"tl.where(tl.min(nans, axis=1, keep_dims=True) < {INT32_MAX}, "
-                          f"tl.min(nans, axis=1, keep_dims=True).to({index}), {at.text})", self.index_dtype)
+        dtype = _arg_dtype(stage)
+        if dtype.kind == "f":
+            self.emit("first_nan = tl.min(nans, axis=1, keep_dims=True)")
+            at = self.let(f"tl.where(first_nan < {self.nowhere}, first_nan.to({index}), {at.text})", self.index_dtype)
+        if self.kp.mode == "split":   # this program's best value (NaN where it saw one) and its position
+            nan = f"tl.where(first_nan < {self.nowhere}, {constant(math.nan, dtype)}, best_row)" if dtype.kind == "f" else "best_row"
+            self.emit(f"tl.store({self.pointers[self.kp.partial]} + rows, {nan})")
+            self.emit(f"tl.store({self.pointers[self.kp.positions]} + rows, {at.text})")
+            return
         self._keep(stage, at, space)
 
     def _store(self, stage: Stage, value, space: IndexSpace) -> None:
