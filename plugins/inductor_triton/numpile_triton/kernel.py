@@ -127,17 +127,46 @@ def plan(kernel: Kernel, program: Program, splits: bool = True) -> KernelPlan:
 
 
 def _check_renderable(kernel: Kernel) -> None:
-    """Unlowerable for what this renderer has no Triton form of yet: scans (cumsum), argmax and
-    argmin, and loads or stores through an index array (gathers, scatters). Those kernels run on
-    the host through the lowering's reference renderer."""
+    """Unlowerable for what this renderer has no Triton form of yet: scans (cumsum), stores through
+    an index array (scatters) and loads through one (gathers) except where the positions are loop
+    indices' arithmetic always inside the dimension (np.roll's), which NumPy never refuses. Those
+    kernels run through the lowering's reference renderer (program.py says where)."""
     for stage in kernel.stages:
         if stage.scan:
             raise Unlowerable(f"a running {stage.scan} (scan)")
         if stage.reduce and stage.reduce not in _REDUCE and stage.reduce not in _ARG:
             raise Unlowerable(f"the reduction {stage.reduce}")
-        indices = [stage.output_index] + [e.index for e in walk(stage.value) if isinstance(e, Load)]
-        if any(isinstance(i, Indirect) for index in indices for i in index):
+        extents = (*kernel.outer, *stage.inner)
+        gathers = [i for e in walk(stage.value) if isinstance(e, Load) for i in e.index if isinstance(i, Indirect)]
+        if any(isinstance(i, Indirect) for i in stage.output_index) or \
+                not all(_inside(_bounds(i.value, extents), i.size) for i in gathers):
             raise Unlowerable("a load or store through an index array")
+
+
+def _integer(x) -> bool:
+    return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
+
+
+def _bounds(e, extents: tuple) -> tuple | None:
+    """The least and greatest value of an integer expression of loop indices, or None."""
+    if isinstance(e, Const):
+        return (int(e.value), int(e.value)) if _integer(e.value) else None
+    if isinstance(e, LoopIndex):
+        if not (_integer(e.index.const) and all(_integer(c) and _integer(extents[v]) for v, c in e.index.terms)):
+            return None
+        ends = [sorted((0, int(c) * (int(extents[v]) - 1))) for v, c in e.index.terms]
+        return int(e.index.const) + sum(lo for lo, _ in ends), int(e.index.const) + sum(hi for _, hi in ends)
+    if isinstance(e, Call) and e.op in ("add", "subtract") and len(e.args) == 2:
+        a, b = (_bounds(x, extents) for x in e.args)
+        if a is None or b is None:
+            return None
+        return (a[0] + b[0], a[1] + b[1]) if e.op == "add" else (a[0] - b[1], a[1] - b[0])
+    return None
+
+
+def _inside(bounds: tuple | None, size) -> bool:
+    """Whether positions within `bounds` index a dimension of `size` as NumPy allows (from -size)."""
+    return bounds is not None and _integer(size) and -size <= bounds[0] and bounds[1] < size
 
 
 def _partials_buffer(name: str, dtype: np.dtype) -> Buffer:
@@ -472,19 +501,35 @@ class Renderer:
         strides = c_strides(tuple(self.program.buffers[buffer].shape))
         coefficients: dict[int, object] = {}
         const = 0
+        gathered = []
         for a, s in zip(index, strides):
+            if isinstance(a, Indirect):   # a position inside the dimension (_check_renderable)
+                gathered.append(f"{self._position(a, space)} * {self.size(s)}")
+                continue
             for v, c in a.terms:
                 coefficients[v] = coefficients.get(v, 0) + c * s
             const = const + a.const * s
         parts = [space.vars[v] if identical(c, 1) else f"{space.vars[v]} * {self.size(c)}"
                  for v, c in sorted(coefficients.items()) if not identical(c, 0)]
+        parts += gathered
         if not parts:
             parts = [zero or space.zero]
         if not identical(const, 0):
             parts.append(self.size(const))
         return " + ".join(parts)
 
+    def _position(self, a: Indirect, space: IndexSpace) -> str:
+        """An Indirect's element position: its value, counted from the end where negative, scaled."""
+        value = self.value(a.value, space)
+        if not isinstance(value, Val):
+            raise Unlowerable(f"a constant position {value}")
+        p = scalar.cast(self, value, self.index_dtype).text
+        size, scale, shift = (self.size(x) for x in (a.size, a.scale, a.shift))
+        return self.let(f"(tl.where({p} < 0, {p} + {size}, {p}) * {scale} + {shift})", self.index_dtype).text
+
     def _mask_for(self, index: tuple, space: IndexSpace) -> str | None:
+        if any(isinstance(a, Indirect) for a in index):
+            return space.mask
         used = {v for a in index for v, c in a.terms if not identical(c, 0)}
         if not used:
             return None

@@ -1,6 +1,7 @@
 """Reductions NumPy users reach for beyond sum and max, rendered as Triton kernels (never run on the
 host): argmin and argmax along an axis and over the whole array, with NumPy's first-occurrence ties
-and first NaN, in each row layout; any and all; min and max with NaN."""
+and first NaN, in each row layout; any and all; min and max with NaN. And np.roll, a gather at
+positions the loop indices give, also a Triton kernel."""
 
 from __future__ import annotations
 
@@ -52,4 +53,16 @@ def test_any_all_and_nan_propagating_min_max(fn, layout):
     x = values(np.float32)
     run, made = compiled(fn)
     assert_same_result(run(x), fn(x), what="reduction")
+    assert all(not p.fallbacks for p in made), [p.fallbacks for p in made]
+
+
+ROLLS = [lambda x: np.roll(x, 3, axis=1) + np.roll(x, -2, axis=0)[::-1], lambda x: (np.roll(x, 2, axis=1) * x).sum(1),
+         lambda g: g + 0.1 * (np.roll(g, 1, 0) + np.roll(g, -1, 0) + np.roll(g, 1, 1) + np.roll(g, -1, 1) - 4 * g)]
+
+
+@pytest.mark.parametrize("k", range(len(ROLLS)))
+def test_rolls_are_triton_kernels(k, layout):
+    x = values(np.float64)
+    run, made = compiled(ROLLS[k])
+    assert_same_result(run(x), ROLLS[k](x), what=f"roll {k}")
     assert all(not p.fallbacks for p in made), [p.fallbacks for p in made]
