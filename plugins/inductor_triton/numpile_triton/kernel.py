@@ -19,15 +19,7 @@
 Sizes that are SymInts (dynamic shapes) are kernel arguments (`z0, z1, ...`, values computed by the
 runner); buffers are C-ordered (the runner makes them so), so the strides are products of sizes.
 Masked lanes of a reduction hold the reduction's identity; float max/min carry whether a NaN was
-seen and give NaN then, as NumPy does.
-
-[Note: argmin and argmax] Each lane keeps the best value it saw (`best`) and where (`where`: the
-position in the row, flattened in C order), replaced only by a strictly better one, so a lane keeps
-its first; and the first position of a NaN it saw (`nans`). The row's answer is the first NaN's
-position where the row has one (NumPy's), else the least position among the lanes holding the best
-value. A persistent row is one step of this. A whole-array one splits as the other reductions do,
-each program storing its chunk's best value and position (two partials buffers), and the combining
-kernel's lanes take the positions stored, not their own.
+seen and give NaN then, as NumPy does; argmin and argmax: argreduce.py.
 """
 
 from __future__ import annotations
@@ -41,6 +33,8 @@ from numpile.lowering import Affine, Buffer, Call, Const, Indirect, Kernel, Load
 from numpile.shapes import SymInt, identical
 
 from . import scalar
+from .argreduce import ARG, ArgReduction, arg_dtype
+from .positions import gathers_inside
 from .scalar import BOOL, Unlowerable, Val, constant, tl_type
 
 POINTWISE_BLOCK = 1024     # elements per program of a pointwise kernel
@@ -59,9 +53,6 @@ _IDENTITY = {"sum": lambda d: 0, "prod": lambda d: 1, "any": lambda d: 0, "all":
 _REDUCE = {"sum": "tl.sum({0}, axis=1, keep_dims=True)", "prod": "tl.reduce({0}, 1, _multiply, keep_dims=True)",
            "max": "tl.max({0}, axis=1, keep_dims=True)", "min": "tl.min({0}, axis=1, keep_dims=True)",
            "any": "tl.max({0}, axis=1, keep_dims=True)", "all": "tl.min({0}, axis=1, keep_dims=True)"}
-# an arg reduction: the reduction of its values, the comparison a better value passes, the identity
-_ARG = {"argmin": ("min", "<", lambda d: math.inf if d.kind == "f" else np.iinfo(d).max),
-        "argmax": ("max", ">", lambda d: -math.inf if d.kind == "f" else np.iinfo(d).min)}
 _ACCUMULATE = {"sum": "{0} + {1}", "prod": "{0} * {1}", "max": "tl.maximum({0}, {1})", "min": "tl.minimum({0}, {1})",
                "any": "tl.maximum({0}, {1})", "all": "tl.minimum({0}, {1})"}
 HELPERS = '''@triton.jit
@@ -108,9 +99,9 @@ def plan(kernel: Kernel, program: Program, splits: bool = True) -> KernelPlan:
     if splits and not kernel.outer and len(stages) == 1 and stage.reduce and \
             (isinstance(cols[0], SymInt) or cols[0] > SPLIT_MIN):
         partial = f"{kernel.name}_partials"
-        dtype = _arg_dtype(stage) if stage.reduce in _ARG else accumulator(stage)
+        dtype = arg_dtype(stage) if stage.reduce in ARG else accumulator(stage)
         program.buffers[partial] = _partials_buffer(partial, dtype)
-        positions = f"{kernel.name}_positions" if stage.reduce in _ARG else None
+        positions = f"{kernel.name}_positions" if stage.reduce in ARG else None
         if positions:
             program.buffers[positions] = _partials_buffer(positions, np.dtype(np.int64))
         combine = Kernel(f"{kernel.name}_combine", (), [Stage(
@@ -134,39 +125,13 @@ def _check_renderable(kernel: Kernel) -> None:
     for stage in kernel.stages:
         if stage.scan:
             raise Unlowerable(f"a running {stage.scan} (scan)")
-        if stage.reduce and stage.reduce not in _REDUCE and stage.reduce not in _ARG:
+        if stage.reduce and stage.reduce not in _REDUCE and stage.reduce not in ARG:
             raise Unlowerable(f"the reduction {stage.reduce}")
         extents = (*kernel.outer, *stage.inner)
         gathers = [i for e in walk(stage.value) if isinstance(e, Load) for i in e.index if isinstance(i, Indirect)]
         if any(isinstance(i, Indirect) for i in stage.output_index) or \
-                not all(_inside(_bounds(i.value, extents), i.size) for i in gathers):
+                not all(gathers_inside(i, extents) for i in gathers):
             raise Unlowerable("a load or store through an index array")
-
-
-def _integer(x) -> bool:
-    return isinstance(x, (int, np.integer)) and not isinstance(x, bool)
-
-
-def _bounds(e, extents: tuple) -> tuple | None:
-    """The least and greatest value of an integer expression of loop indices, or None."""
-    if isinstance(e, Const):
-        return (int(e.value), int(e.value)) if _integer(e.value) else None
-    if isinstance(e, LoopIndex):
-        if not (_integer(e.index.const) and all(_integer(c) and _integer(extents[v]) for v, c in e.index.terms)):
-            return None
-        ends = [sorted((0, int(c) * (int(extents[v]) - 1))) for v, c in e.index.terms]
-        return int(e.index.const) + sum(lo for lo, _ in ends), int(e.index.const) + sum(hi for _, hi in ends)
-    if isinstance(e, Call) and e.op in ("add", "subtract") and len(e.args) == 2:
-        a, b = (_bounds(x, extents) for x in e.args)
-        if a is None or b is None:
-            return None
-        return (a[0] + b[0], a[1] + b[1]) if e.op == "add" else (a[0] - b[1], a[1] - b[0])
-    return None
-
-
-def _inside(bounds: tuple | None, size) -> bool:
-    """Whether positions within `bounds` index a dimension of `size` as NumPy allows (from -size)."""
-    return bounds is not None and _integer(size) and -size <= bounds[0] and bounds[1] < size
 
 
 def _partials_buffer(name: str, dtype: np.dtype) -> Buffer:
@@ -220,7 +185,7 @@ class IndexSpace:
     position: str = ""                      # a row block's lanes' positions in the row
 
 
-class Renderer:
+class Renderer(ArgReduction):
     """Renders one KernelPlan as a @triton.jit function named `name` (see `source`)."""
 
     def __init__(self, kp: KernelPlan, program: Program, name: str, interpreting: bool):
@@ -266,11 +231,6 @@ class Renderer:
         if isinstance(x, SymInt):
             return self.size_params.setdefault(x.expr, f"z{len(self.size_params)}")
         return str(int(x))
-
-    @property
-    def nowhere(self) -> str:
-        """An argmin's position of nothing seen yet: past every position."""
-        return str(np.iinfo(self.index_dtype).max)
 
     def _needs_int64(self) -> bool:
         sizes = [math.prod(self.program.buffers[b].shape) for b in self.kp.arrays]
@@ -361,12 +321,8 @@ class Renderer:
 
     def _looped_stage(self, stage: Stage, outer_vars: dict, length, split: bool) -> None:
         acc = None
-        if stage.reduce in _ARG:
-            dtype = _arg_dtype(stage)
-            self.emit(f"best = tl.full([XBLOCK, RBLOCK], {constant(_ARG[stage.reduce][2](dtype), dtype)}, {tl_type(dtype)})")
-            self.emit(f"where = tl.full([XBLOCK, RBLOCK], {self.nowhere}, {tl_type(self.index_dtype)})")
-            if dtype.kind == "f":
-                self.emit("nans = where")
+        if stage.reduce in ARG:
+            self._arg_start(stage)
         elif stage.reduce:
             acc = accumulator(stage)
             identity = constant(_IDENTITY[_combining(stage)](acc), acc)
@@ -381,7 +337,7 @@ class Renderer:
         self._stage(stage, space, looped=True)
         self.scopes.pop()
         self.indent -= 1
-        if stage.reduce in _ARG:
+        if stage.reduce in ARG:
             self._arg_finish(stage, space)
         elif stage.reduce:
             self._finish(stage, Val("acc", acc), "nan" if _tracks_nan(stage) else None, space)
@@ -399,7 +355,7 @@ class Renderer:
         if not stage.reduce:
             self._store(stage, value, space)
             return
-        if stage.reduce in _ARG:
+        if stage.reduce in ARG:
             self._arg_stage(stage, value, space, looped)
             return
         acc = accumulator(stage)
@@ -437,48 +393,6 @@ class Renderer:
         if stage.output is not None:
             offset = self.offset(stage.output, stage.output_index, space, zero="rows * 0")
             self.emit(f"tl.store({self.pointers[stage.output]} + {offset}, {row.text}, mask=rmask)")
-
-    def _arg_stage(self, stage: Stage, value, space: IndexSpace, looped: bool) -> None:
-        """One step of an argmin or argmax over a block (see [Note: argmin and argmax])."""
-        if not isinstance(value, Val):
-            raise Unlowerable(f"{stage.reduce} of a constant")
-        dtype = _arg_dtype(stage)
-        _, better, identity = _ARG[stage.reduce]
-        v = scalar.cast(self, scalar.cast(self, value, BOOL) if value.dtype.kind == "b" else value, dtype)
-        masked = self.let(f"tl.where({space.mask}, {v.text}, {constant(identity(dtype), dtype)})", dtype).text
-        nowhere, index = self.nowhere, tl_type(self.index_dtype)
-        at = f"{space.position} + {space.zero}"
-        if self.kp.positions and self.kp.mode != "split":   # combining partials: the positions stored
-            at = f"tl.load({self.pointers[self.kp.positions]} + {at}, mask={space.mask})"
-        at = self.let(f"tl.where({space.mask}, {at}, {nowhere}).to({index})", self.index_dtype).text
-        nan = f"tl.where({masked} != {masked}, {at}, {nowhere})"
-        if looped:
-            self.emit(f"take = {space.mask} & (({masked} {better} best) | (where == {nowhere}))")
-            self.emit(f"best, where = tl.where(take, {masked}, best), tl.where(take, {at}, where)")
-            if dtype.kind == "f":
-                self.emit(f"nans = tl.minimum(nans, {nan})")
-            return
-        self.emit(f"best, where = {masked}, {at}")
-        if dtype.kind == "f":
-            self.emit(f"nans = {nan}")
-        self._arg_finish(stage, space)
-
-    def _arg_finish(self, stage: Stage, space: IndexSpace) -> None:
-        reduce = _ARG[stage.reduce][0]
-        index = tl_type(self.index_dtype)
-        self.emit(f"best_row = tl.{reduce}(best, axis=1, keep_dims=True)")
-        at = self.let(f"tl.min(tl.where(best == best_row, where, {self.nowhere}), axis=1, keep_dims=True).to({index})",
-                      self.index_dtype)
-        dtype = _arg_dtype(stage)
-        if dtype.kind == "f":
-            self.emit("first_nan = tl.min(nans, axis=1, keep_dims=True)")
-            at = self.let(f"tl.where(first_nan < {self.nowhere}, first_nan.to({index}), {at.text})", self.index_dtype)
-        if self.kp.mode == "split":   # this program's best value (NaN where it saw one) and its position
-            nan = f"tl.where(first_nan < {self.nowhere}, {constant(math.nan, dtype)}, best_row)" if dtype.kind == "f" else "best_row"
-            self.emit(f"tl.store({self.pointers[self.kp.partial]} + rows, {nan})")
-            self.emit(f"tl.store({self.pointers[self.kp.positions]} + rows, {at.text})")
-            return
-        self._keep(stage, at, space)
 
     def _store(self, stage: Stage, value, space: IndexSpace) -> None:
         dtype = self.program.buffers[stage.output].dtype
@@ -580,12 +494,6 @@ class Renderer:
         mask = self._mask_for(e.index, space)
         text = f"tl.load({pointer}, mask={mask})" if mask else f"tl.load({pointer})"
         return self.let(text, dtype)._replace(weak=e.weak)
-
-
-def _arg_dtype(stage: Stage) -> np.dtype:
-    """What an argmin or argmax compares in: its values' dtype, float16 as float32, bools as 0/1."""
-    dtype = np.dtype(stage.value.dtype)
-    return scalar.F32 if dtype == np.float16 else np.dtype(np.uint8) if dtype.kind == "b" else dtype
 
 
 def _identifier(name: str) -> str:
