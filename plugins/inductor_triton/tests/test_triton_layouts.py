@@ -197,7 +197,13 @@ def integers_and_bools(i, j, m):
     return (i * j + 3) // (np.abs(j) + 1), (m & (i > j)) | ~m, np.where(m, i, j).sum(), m.any(), m.all()
 
 
-def _inputs(cupy):
+def multiply_into(a, b, c):
+    np.multiply(a, b, out=c)
+    return c + 1.0
+
+
+def _programs():
+    """name: (function, fresh NumPy arguments)."""
     r = lambda *s: rng.standard_normal(s)   # noqa: E731
     return {
         "gemm": (gemm, [1.5, np.float64(0.5), r(20, 30), r(20, 10), r(10, 30)]),
@@ -207,14 +213,31 @@ def _inputs(cupy):
         "complex64": (complex_ops, [(r(50) + 1j * r(50)).astype(np.complex64), (r(50) + 1j * r(50)).astype(np.complex64)]),
         "int and bool": (integers_and_bools, [rng.integers(-50, 50, 40), rng.integers(-50, 50, 40), r(40) > 0]),
         "time loop": (jacobi, [r(40, 30), r(40, 30), 6]),
+        "out=": (multiply_into, [r(7, 5), r(5), r(7, 5)]),
     }
 
 
-@pytest.mark.parametrize("name", ["gemm", "gemm float32", "nbody", "complex128", "complex64", "int and bool", "time loop"])
+PROGRAM_NAMES = ["gemm", "gemm float32", "nbody", "complex128", "complex64", "int and bool", "time loop", "out="]
+
+
+@pytest.mark.parametrize("name", PROGRAM_NAMES)
+def test_programs_run_on_host_views_and_match(name, _interpreting):
+    fn, args = _programs()[name]
+    want_args = [np.copy(a) if isinstance(a, np.ndarray) else a for a in args]
+    want = fn(*want_args)
+    got = numpile.compile(fn, backend=host_views)(*args)
+    for g, w in zip(got, want) if isinstance(want, tuple) else [] if want is None else [(got, want)]:
+        assert_same_result(g, w, what=name)
+    for a, w in zip(args, want_args):
+        if isinstance(a, np.ndarray):
+            assert_same_result(a, w, what=f"{name}: argument")
+
+
+@pytest.mark.parametrize("name", PROGRAM_NAMES)
 def test_programs_cupy_runs_run_and_match(name):
     """Updates of arguments in place, Python and NumPy scalars, complex, integer and bool programs."""
     cupy = _cupy()
-    fn, hosts = _inputs(cupy)[name]
+    fn, hosts = _programs()[name]
     device = lambda: [cupy.asarray(h) if isinstance(h, np.ndarray) else h for h in hosts]   # noqa: E731
     want_args = [np.copy(h) for h in hosts]
     want = fn(*want_args)
