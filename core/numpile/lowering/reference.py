@@ -140,7 +140,8 @@ def _where(index: tuple, grid, env, rows, symbols, like) -> tuple:
 
 def _eval(e, grid, env, rows, symbols, like):
     if isinstance(e, Load):
-        value = env[e.buffer][_where(e.index, grid, env, rows, symbols, like)] if e.index else np.asarray(env[e.buffer], like=like)[()]
+        buffer = env[e.buffer]
+        value = buffer[_where(e.index, grid, env, rows, symbols, like)] if e.index else np.asarray(buffer, like=like)[()]
         return value.item() if e.weak else value
     if isinstance(e, Const):
         return size(e.value, symbols)

@@ -83,8 +83,9 @@ class ArgReduction:
             self.emit("first_nan = tl.min(nans, axis=1, keep_dims=True)")
             at = self.let(f"tl.where(first_nan < {self.nowhere}, first_nan.to({index}), {at.text})", self.index_dtype)
         if self.kp.mode == "split":   # this program's best value (NaN where it saw one) and its position
-            nan = f"tl.where(first_nan < {self.nowhere}, {constant(math.nan, dtype)}, best_row)" if dtype.kind == "f" else "best_row"
-            self.emit(f"tl.store({self.pointers[self.kp.partial]} + rows, {nan})")
+            best = "best_row" if dtype.kind != "f" else \
+                f"tl.where(first_nan < {self.nowhere}, {constant(math.nan, dtype)}, best_row)"
+            self.emit(f"tl.store({self.pointers[self.kp.partial]} + rows, {best})")
             self.emit(f"tl.store({self.pointers[self.kp.positions]} + rows, {at.text})")
             return
         self._keep(stage, at, space)

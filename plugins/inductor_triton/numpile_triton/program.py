@@ -118,8 +118,8 @@ class CompiledProgram:
                     rendered[step.name] = _Rendered(_plan(step, program), program, interpreting)
                 except (Unlowerable, NewGuard) as e:
                     self.fallbacks[step.name] = str(e)
-                    logs.get("perf").debug("triton: %s of %s runs %s: %s", step.name, graph_name, "through CuPy on the device "
-                                           "arrays" if self.arrays.numpy_api else "with NumPy on the host", e)
+                    where = "through CuPy on the device arrays" if self.arrays.numpy_api else "with NumPy on the host"
+                    logs.get("perf").debug("triton: %s of %s runs %s: %s", step.name, graph_name, where, e)
         self.kernel_source = HEADER + "\n\n" + HELPERS + "\n\n" + helpers(interpreting) + "".join(f"\n\n{r.source}" for r in rendered.values())
         module = _load_module(self.kernel_source) if rendered else None
         direct = None if interpreting else self.arrays   # the interpreter launches through the JIT
