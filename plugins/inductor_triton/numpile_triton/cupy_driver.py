@@ -1,10 +1,12 @@
 """Triton's CUDA driver reading the device and stream from CuPy, so that a program of CuPy arrays
-never imports torch (4-5 s on the lent box). Triton's own driver imports torch to read them (its
-GPUDriver up to triton 3.6 at least); the rest of it (loading binaries, the launchers) is CUDA's and
+does not import torch (4-5 s on the lent box): Triton's own driver imports torch to read them (its
+GPUDriver, up to triton 3.6 at least); the rest of it (loading binaries, the launchers) is CUDA's and
 is used as it is. It becomes Triton's active driver when a CuPy program is compiled before anything
 imported torch; a program of torch tensors gives Triton its own driver back (device.TorchArrays).
 Triton's JIT takes `Pointer`s for the CuPy arrays: it reads an argument's address from `data_ptr()`
-and its pointer type from `dtype`."""
+and its pointer type from `dtype`. The JIT itself still imports torch when it compiles (triton 3.6
+specialises arguments with torch at hand): a process whose kernels are recorded (binaries.py), which
+launches them without the JIT, never imports it."""
 
 from __future__ import annotations
 
