@@ -5,6 +5,11 @@ loads by fancy indexing and ops by their registry implementations, so every valu
 has exactly the dtype NumPy gives it. It is slow and exact: the oracle that the
 scheduler and code-generating backends are tested against. Symbolic sizes take
 their values from the inputs' shapes.
+
+`run_kernel` also runs a kernel on another library's arrays that NumPy's functions dispatch to
+(CuPy's, through `__array_function__`): its index arrays and constants are made arrays of the
+library its output buffers are (NumPy's `like=`), so a GPU backend runs what it cannot render where
+the data is.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ _REDUCE = {"sum": np.sum, "prod": np.prod, "max": np.max, "min": np.min, "any": 
 def _flat_arg(arg, value, axes: tuple):
     """argmax/argmin over trailing axes, as an index into them flattened in C order (none: 0)."""
     if not axes:
-        return np.zeros(value.shape, np.intp)
+        return np.zeros(value.shape, np.intp, like=value)
     kept = value.shape[:axes[0]]
     return arg(value.reshape(kept + (math.prod(value.shape[axes[0]:]),)), axis=axes[0])
 
@@ -80,28 +85,29 @@ def _run_extern(step: Extern, env: dict, symbols: list) -> None:
 def run_kernel(kernel: Kernel, env: dict, symbols: list = ()) -> None:
     nouter = len(kernel.outer)
     rows: dict[str, np.ndarray] = {}
+    like = env[kernel.outputs[0]]   # the arrays' library (see the module's docstring)
     outer = tuple(size(n, symbols) for n in kernel.outer)
-    outer_grid = _grid(outer)
+    outer_grid = _grid(outer, like)
     for stage in kernel.stages:
         sizes = outer + tuple(size(n, symbols) for n in stage.inner)
-        grid = _grid(sizes)
-        value = np.broadcast_to(_eval(stage.value, grid, env, rows, symbols), sizes)
+        grid = _grid(sizes, like)
+        value = np.broadcast_to(np.asarray(_eval(stage.value, grid, env, rows, symbols, like), like=like), sizes)
         if stage.scan:
             value = _SCAN[stage.scan](value, axis=nouter, dtype=stage.dtype)
         if stage.reduce:
             axes = tuple(range(nouter, len(sizes)))
             extra = {"dtype": stage.dtype} if stage.reduce in ("sum", "prod") else {}
-            value = np.asarray(_REDUCE[stage.reduce](value, axis=axes, **extra))
+            value = np.asarray(_REDUCE[stage.reduce](value, axis=axes, **extra), like=like)
             rows[stage.row_name] = value
             env[stage.output][_index(stage.output_index, outer_grid, symbols)] = value
         else:
             # a scatter assigns in C order, so the last of repeated positions wins, as in NumPy
-            env[stage.output][_where(stage.output_index, grid, env, rows, symbols)] = value
+            env[stage.output][_where(stage.output_index, grid, env, rows, symbols, like)] = value
 
 
-def _grid(sizes: tuple) -> list:
+def _grid(sizes: tuple, like) -> list:
     """Per loop variable, its values as an array broadcast along its own axis."""
-    return [np.arange(n).reshape((1,) * v + (n,) + (1,) * (len(sizes) - v - 1)) for v, n in enumerate(sizes)]
+    return [np.arange(n, like=like).reshape((1,) * v + (n,) + (1,) * (len(sizes) - v - 1)) for v, n in enumerate(sizes)]
 
 
 def _index(index: tuple, grid: list, symbols: list) -> tuple:
@@ -115,10 +121,10 @@ def _affine(a: Affine, grid: list, symbols: list):
     return total
 
 
-def _position(i: Indirect, grid, env, rows, symbols, axis: int):
+def _position(i: Indirect, grid, env, rows, symbols, like, axis: int):
     """Where a gather reads along one dim: the index value made a position as NumPy does."""
     n = size(i.size, symbols)
-    value = np.asarray(_eval(i.value, grid, env, rows, symbols))
+    value = np.asarray(_eval(i.value, grid, env, rows, symbols, like), like=like)
     bad = (value < -n) | (value >= n)
     if bad.any():
         raise IndexError(f"index {value[bad].flat[0]} is out of bounds for axis {axis} with size {n}")
@@ -126,26 +132,27 @@ def _position(i: Indirect, grid, env, rows, symbols, axis: int):
     return np.where(value < 0, value + n, value) * size(i.scale, symbols) + size(i.shift, symbols)
 
 
-def _where(index: tuple, grid, env, rows, symbols) -> tuple:
+def _where(index: tuple, grid, env, rows, symbols, like) -> tuple:
     """An index of Affines and Indirects as index arrays (broadcast over the grid)."""
-    return tuple(_position(i, grid, env, rows, symbols, d) if isinstance(i, Indirect) else _affine(i, grid, symbols)
+    return tuple(_position(i, grid, env, rows, symbols, like, d) if isinstance(i, Indirect) else _affine(i, grid, symbols)
                  for d, i in enumerate(index))
 
 
-def _eval(e, grid, env, rows, symbols):
+def _eval(e, grid, env, rows, symbols, like):
     if isinstance(e, Load):
-        value = env[e.buffer][_where(e.index, grid, env, rows, symbols)] if e.index else np.asarray(env[e.buffer])[()]
+        buffer = env[e.buffer]
+        value = buffer[_where(e.index, grid, env, rows, symbols, like)] if e.index else np.asarray(buffer, like=like)[()]
         return value.item() if e.weak else value
     if isinstance(e, Const):
         return size(e.value, symbols)
     if isinstance(e, RowValue):
         row = rows[e.name]
-        return np.asarray(row).reshape(row.shape + (1,) * (len(grid) - row.ndim))
+        return np.asarray(row, like=like).reshape(row.shape + (1,) * (len(grid) - row.ndim))
     if isinstance(e, LoopIndex):
-        return np.asarray(_affine(e.index, grid, symbols)).astype(e.dtype)
+        return np.asarray(_affine(e.index, grid, symbols), like=like).astype(e.dtype)
     if isinstance(e, Call):
-        args = [_eval(a, grid, env, rows, symbols) for a in e.args]
-        kwargs = {k: _eval(v, grid, env, rows, symbols) if isinstance(v, Expr) else v for k, v in e.kwargs}
+        args = [_eval(a, grid, env, rows, symbols, like) for a in e.args]
+        kwargs = {k: _eval(v, grid, env, rows, symbols, like) if isinstance(v, Expr) else v for k, v in e.kwargs}
         value = ops.get(e.op).impl(*args, **kwargs)
         return value.item() if e.weak else value
     raise TypeError(f"unknown expression {e!r}")

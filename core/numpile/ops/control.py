@@ -105,7 +105,7 @@ class CompiledLoop:
     @staticmethod
     def _iterate(body, compiled, values: range, carried, free):
         step = values.step
-        owned = tuple(np.array(v, copy=True) for v in carried)
+        owned = tuple(v.copy() if hasattr(v, "__cuda_array_interface__") else np.array(v, copy=True) for v in carried)
         try:
             return compiled.iterate(values[0], step, len(values), owned, free)
         except IterationsStopped as stop:   # before any work of iteration `stop.done`: the rest, one by one

@@ -162,7 +162,8 @@ class OutputGraph:
             self.guards.add(source, "same", same[1].source)
             return same[1]
         for other, other_var in self._arrays.values():
-            if kind.storage(other) == kind.storage(value):
+            # (a NumPy array or scalar beside it has no storage of this kind)
+            if type(other) is type(value) and kind.storage(other) == kind.storage(value):
                 raise Unsupported(f"{source.name()} and {other_var.source.name()} are views of one {kind.name} array")
         dims = [i for i, d in enumerate(value.shape) if self.dynamic.wants(source.name(), i, d)]
         try:

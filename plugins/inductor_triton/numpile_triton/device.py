@@ -1,5 +1,6 @@
 """Where kernels run and how arrays get there. torch (Triton's runtime) and triton are imported on
-first use, never when numpile loads the plugin.
+first use, never when numpile loads the plugin; a program of CuPy arrays does not import torch at
+all (Triton reads CuPy's device and stream: cupy_driver.py).
 
 Kernels run on the CUDA device, or with TRITON_INTERPRET=1 on the CPU through Triton's
 interpreter, torch CPU tensors carrying the data. Device buffers are arrays of one library per
@@ -11,10 +12,12 @@ otherwise (torch CUDA tensors, or NumPy arrays copied up in C order and results 
 from __future__ import annotations
 
 import functools
+import importlib.util
 import os
 
 import numpy as np
 
+from . import cupy_driver
 from .reuse import cupy_holders
 from .staging import PinnedStaging
 
@@ -26,17 +29,31 @@ def interpreting() -> bool:
 
 @functools.cache
 def _availability(interpreter: bool) -> tuple[bool, str]:
-    try:
-        import torch
-    except ImportError as e:
-        return False, f"torch is not installed ({e}); it is Triton's runtime"
+    """Whether kernels can run, without importing torch where CuPy sees a device (cupy_driver.py)."""
+    if importlib.util.find_spec("torch") is None:
+        return False, "torch is not installed; it is Triton's runtime"
     try:
         import triton  # noqa: F401
     except ImportError as e:
         return False, f"triton is not installed ({e})"
-    if not interpreter and not torch.cuda.is_available():
+    if not interpreter and not (_cupy_devices() or _torch_cuda()):
         return False, "no CUDA device (TRITON_INTERPRET=1 runs the kernels through Triton's interpreter on the CPU)"
     return True, ""
+
+
+def _cupy_devices() -> int:
+    cupy = _cupy()
+    if cupy is None:
+        return 0
+    try:
+        return cupy.cuda.runtime.getDeviceCount()
+    except cupy.cuda.runtime.CUDARuntimeError:
+        return 0
+
+
+def _torch_cuda() -> bool:
+    import torch
+    return torch.cuda.is_available()
 
 
 def availability() -> tuple[bool, str]:
@@ -88,6 +105,8 @@ class TorchArrays:
         # arrays do; programs of NumPy arrays run them with NumPy on host copies: NumPy's results,
         # which CuPy's do not always equal (a float16 cumsum rounds differently)
         self.cupy = _cupy() if device_externs and not interpreting() else None
+        if not interpreting():
+            cupy_driver.uninstall()   # Triton's own driver reads torch's device and stream
 
     @property
     def numpy_api(self) -> bool:
@@ -167,6 +186,7 @@ class CupyArrays:
     def __init__(self):
         import cupy
         self.cupy = cupy
+        cupy_driver.install()   # Triton reads CuPy's device and stream: no torch imported
 
     def to_device(self, x, copy: bool):
         cupy = self.cupy
@@ -201,11 +221,7 @@ class CupyArrays:
     pointer_source = "{}.data.ptr"   # `pointer` as runner source
     holders = staticmethod(cupy_holders)   # who can reach an array's memory (reuse.py)
 
-    @staticmethod
-    def tensor(array):
-        """A tensor viewing the array: what Triton's JIT reads argument dtypes from when it compiles."""
-        import torch
-        return torch.from_dlpack(array)
+    tensor = cupy_driver.Pointer   # what Triton's JIT takes for an array when it compiles
 
     def stream(self) -> int:
         return self.cupy.cuda.get_current_stream().ptr

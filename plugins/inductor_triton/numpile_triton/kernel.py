@@ -19,7 +19,7 @@
 Sizes that are SymInts (dynamic shapes) are kernel arguments (`z0, z1, ...`, values computed by the
 runner); buffers are C-ordered (the runner makes them so), so the strides are products of sizes.
 Masked lanes of a reduction hold the reduction's identity; float max/min carry whether a NaN was
-seen and give NaN then, as NumPy does.
+seen and give NaN then, as NumPy does; argmin and argmax: argreduce.py.
 """
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ from numpile.lowering import Affine, Buffer, Call, Const, Indirect, Kernel, Load
 from numpile.shapes import SymInt, identical
 
 from . import scalar
+from .argreduce import ARG, ArgReduction, arg_dtype
+from .positions import gathers_inside
 from .scalar import BOOL, Unlowerable, Val, constant, tl_type
 
 POINTWISE_BLOCK = 1024     # elements per program of a pointwise kernel
@@ -76,6 +78,7 @@ class KernelPlan:
     rows: object = 1              # rows (row kernels), partials (split) or elements (pointwise)
     cols: list = field(default_factory=list)   # each stage's row length
     partial: str | None = None    # split: the buffer of partial results
+    positions: str | None = None  # split argmin/argmax: the buffer of their positions (the combining kernel's too)
     combine: "KernelPlan | None" = None        # split: the kernel that combines the partials
 
 
@@ -96,27 +99,38 @@ def plan(kernel: Kernel, program: Program, splits: bool = True) -> KernelPlan:
     if splits and not kernel.outer and len(stages) == 1 and stage.reduce and \
             (isinstance(cols[0], SymInt) or cols[0] > SPLIT_MIN):
         partial = f"{kernel.name}_partials"
-        program.buffers[partial] = _partials_buffer(partial, accumulator(stage))
+        dtype = arg_dtype(stage) if stage.reduce in ARG else accumulator(stage)
+        program.buffers[partial] = _partials_buffer(partial, dtype)
+        positions = f"{kernel.name}_positions" if stage.reduce in ARG else None
+        if positions:
+            program.buffers[positions] = _partials_buffer(positions, np.dtype(np.int64))
         combine = Kernel(f"{kernel.name}_combine", (), [Stage(
-            (SPLIT_PROGRAMS,), Load(partial, (Affine.var(0),), accumulator(stage)), reduce=stage.reduce,
+            (SPLIT_PROGRAMS,), Load(partial, (Affine.var(0),), dtype), reduce=stage.reduce,
             row_name=stage.row_name, output=stage.output, output_index=stage.output_index, dtype=stage.dtype)])
-        return KernelPlan(kernel, "split", [*arrays, partial], rows=SPLIT_PROGRAMS, cols=cols, partial=partial,
-                          combine=plan(combine, program, splits=False))
+        combined = plan(combine, program, splits=False)
+        if positions:
+            combined.arrays.append(positions)
+            combined.positions = positions
+        return KernelPlan(kernel, "split", [*arrays, partial, *([positions] if positions else [])], rows=SPLIT_PROGRAMS,
+                          cols=cols, partial=partial, positions=positions, combine=combined)
     fits = all(isinstance(c, int) and c <= PERSISTENT_MAX for c in cols) and not isinstance(rows, SymInt)
     return KernelPlan(kernel, "persistent" if fits else "looped", arrays, rows=rows, cols=cols)
 
 
 def _check_renderable(kernel: Kernel) -> None:
-    """Unlowerable for what this renderer has no Triton form of yet: scans (cumsum), argmax and
-    argmin, and loads or stores through an index array (gathers, scatters). Those kernels run on
-    the host through the lowering's reference renderer."""
+    """Unlowerable for what this renderer has no Triton form of yet: scans (cumsum), stores through
+    an index array (scatters) and loads through one (gathers) except where the positions are loop
+    indices' arithmetic always inside the dimension (np.roll's), which NumPy never refuses. Those
+    kernels run through the lowering's reference renderer (program.py says where)."""
     for stage in kernel.stages:
         if stage.scan:
             raise Unlowerable(f"a running {stage.scan} (scan)")
-        if stage.reduce and stage.reduce not in _REDUCE:
+        if stage.reduce and stage.reduce not in _REDUCE and stage.reduce not in ARG:
             raise Unlowerable(f"the reduction {stage.reduce}")
-        indices = [stage.output_index] + [e.index for e in walk(stage.value) if isinstance(e, Load)]
-        if any(isinstance(i, Indirect) for index in indices for i in index):
+        extents = (*kernel.outer, *stage.inner)
+        gathers = [i for e in walk(stage.value) if isinstance(e, Load) for i in e.index if isinstance(i, Indirect)]
+        if any(isinstance(i, Indirect) for i in stage.output_index) or \
+                not all(gathers_inside(i, extents) for i in gathers):
             raise Unlowerable("a load or store through an index array")
 
 
@@ -168,9 +182,10 @@ class IndexSpace:
     mask: str | None
     zero: str                               # zeros of the block's shape
     memo: dict = field(default_factory=dict)
+    position: str = ""                      # a row block's lanes' positions in the row
 
 
-class Renderer:
+class Renderer(ArgReduction):
     """Renders one KernelPlan as a @triton.jit function named `name` (see `source`)."""
 
     def __init__(self, kp: KernelPlan, program: Program, name: str, interpreting: bool):
@@ -299,13 +314,16 @@ class Renderer:
         self.emit(f"{mask} = rmask & {cmask}")
         first = len(self.kp.kernel.outer)
         variables = {**outer_vars, **self._split_index(cols, tuple(stage.inner), first)}
-        space = IndexSpace(variables, frozenset(outer_vars), "rmask", cmask, mask, f"rows * 0 + {cols} * 0")
+        space = IndexSpace(variables, frozenset(outer_vars), "rmask", cmask, mask, f"rows * 0 + {cols} * 0",
+                           position=cols)
         self.spaces.append(space)
         return space
 
     def _looped_stage(self, stage: Stage, outer_vars: dict, length, split: bool) -> None:
         acc = None
-        if stage.reduce:
+        if stage.reduce in ARG:
+            self._arg_start(stage)
+        elif stage.reduce:
             acc = accumulator(stage)
             identity = constant(_IDENTITY[_combining(stage)](acc), acc)
             self.emit(f"acc = tl.full([XBLOCK, RBLOCK], {identity}, {tl_type(acc)})")
@@ -319,7 +337,9 @@ class Renderer:
         self._stage(stage, space, looped=True)
         self.scopes.pop()
         self.indent -= 1
-        if stage.reduce:
+        if stage.reduce in ARG:
+            self._arg_finish(stage, space)
+        elif stage.reduce:
             self._finish(stage, Val("acc", acc), "nan" if _tracks_nan(stage) else None, space)
 
     def _reads_stored_elsewhere(self, stage: Stage, index: int) -> bool:
@@ -334,6 +354,9 @@ class Renderer:
         value = self.value(stage.value, space)
         if not stage.reduce:
             self._store(stage, value, space)
+            return
+        if stage.reduce in ARG:
+            self._arg_stage(stage, value, space, looped)
             return
         acc = accumulator(stage)
         identity = constant(_IDENTITY[_combining(stage)](acc), acc)
@@ -361,6 +384,10 @@ class Renderer:
         if self.kp.mode == "split":   # this program's partial result
             self.emit(f"tl.store({self.pointers[self.kp.partial]} + rows, {total.text})")
             return
+        self._keep(stage, total, space)
+
+    def _keep(self, stage: Stage, total: Val, space: IndexSpace) -> None:
+        """A row's reduced value, kept for later stages and stored."""
         row = scalar.cast(self, total, stage.dtype)
         self.rows[stage.row_name] = row
         if stage.output is not None:
@@ -388,19 +415,35 @@ class Renderer:
         strides = c_strides(tuple(self.program.buffers[buffer].shape))
         coefficients: dict[int, object] = {}
         const = 0
+        gathered = []
         for a, s in zip(index, strides):
+            if isinstance(a, Indirect):   # a position inside the dimension (_check_renderable)
+                gathered.append(f"{self._position(a, space)} * {self.size(s)}")
+                continue
             for v, c in a.terms:
                 coefficients[v] = coefficients.get(v, 0) + c * s
             const = const + a.const * s
         parts = [space.vars[v] if identical(c, 1) else f"{space.vars[v]} * {self.size(c)}"
                  for v, c in sorted(coefficients.items()) if not identical(c, 0)]
+        parts += gathered
         if not parts:
             parts = [zero or space.zero]
         if not identical(const, 0):
             parts.append(self.size(const))
         return " + ".join(parts)
 
+    def _position(self, a: Indirect, space: IndexSpace) -> str:
+        """An Indirect's element position: its value, counted from the end where negative, scaled."""
+        value = self.value(a.value, space)
+        if not isinstance(value, Val):
+            raise Unlowerable(f"a constant position {value}")
+        p = scalar.cast(self, value, self.index_dtype).text
+        size, scale, shift = (self.size(x) for x in (a.size, a.scale, a.shift))
+        return self.let(f"(tl.where({p} < 0, {p} + {size}, {p}) * {scale} + {shift})", self.index_dtype).text
+
     def _mask_for(self, index: tuple, space: IndexSpace) -> str | None:
+        if any(isinstance(a, Indirect) for a in index):
+            return space.mask
         used = {v for a in index for v, c in a.terms if not identical(c, 0)}
         if not used:
             return None

@@ -31,6 +31,7 @@ from .autotune import Tuner
 from .binaries import Records
 from .launch import Launch, hooked
 from .matmul import MatmulKernel, MatmulRenderer, matmul_plan, with_templates
+from .on_device import DeviceExtern, DeviceFallback
 from .reuse import Reused
 from .scalar import Unlowerable, helpers
 
@@ -111,7 +112,8 @@ class CompiledProgram:
                     rendered[step.name] = _Rendered(_plan(step, program), program, interpreting)
                 except (Unlowerable, NewGuard) as e:
                     self.fallbacks[step.name] = str(e)
-                    logs.get("perf").debug("triton: %s of %s runs with NumPy on the host: %s", step.name, graph_name, e)
+                    where = "through CuPy on the device arrays" if self.arrays.numpy_api else "with NumPy on the host"
+                    logs.get("perf").debug("triton: %s of %s runs %s: %s", step.name, graph_name, where, e)
         self.kernel_source = HEADER + "\n\n" + HELPERS + "\n\n" + helpers(interpreting) + "".join(f"\n\n{r.source}" for r in rendered.values())
         module = _load_module(self.kernel_source) if rendered else None
         direct = None if interpreting else self.arrays   # the interpreter launches through the JIT
@@ -123,6 +125,7 @@ class CompiledProgram:
         self.sizes = {name: r.sizes for name, r in rendered.items()}
         self.source, self.runner = self._runner()
         self.run = self._first_run
+        self._owning = None   # the bound runner that updates a loop's carried arrays in place (`iterate`)
         externs = [s.op for s in program.steps if isinstance(s, Extern)]
         if externs and not self.arrays.numpy_api:
             logs.get("perf").debug("triton: %s runs %s with NumPy on host copies (slow: a transfer each way)",
@@ -137,6 +140,16 @@ class CompiledProgram:
 
     def __call__(self, *inputs):
         return self.run(*inputs)
+
+    def iterate(self, start: int, step: int, count: int, carried: tuple, free: tuple) -> tuple:
+        """`count` iterations of a loop's body (ops.control.CompiledLoop), after the first: the carried
+        arrays, which the loop owns, are updated in place instead of copied at every iteration."""
+        if self._owning is None:
+            owned = frozenset(self.program.inputs[1:1 + len(carried)])
+            self._owning = _RunnerWriter(self, bound=True, owned=owned).write()[1]
+        for index in range(start, start + step * count, step):
+            carried = self._owning(index, *carried, *free)
+        return carried
 
     @staticmethod
     def _renders(template: MatmulKernel, program: Program, graph_name: str, interpreting: bool) -> bool:
@@ -196,7 +209,8 @@ class _RunnerWriter:
     the buffers' addresses are 16-byte aligned and no profiler hooks launches; and it takes the
     buffers it allocates from `Reused` slots (see [Note: buffer reuse] in reuse.py)."""
 
-    def __init__(self, compiled: CompiledProgram, bound: bool = False):
+    def __init__(self, compiled: CompiledProgram, bound: bool = False, owned: frozenset = frozenset()):
+        """`owned`: inputs the caller hands over to be updated in place (a loop's carried arrays)."""
         self.compiled = compiled
         self.binding = bound
         self.streamed = False   # whether the runner reads the current stream (a bound runner's launches, slots)
@@ -210,10 +224,16 @@ class _RunnerWriter:
         self.lines: list[str] = []
         self.on_host = set(program.inputs)      # buffers whose current value is on the host
         self.on_device: set[str] = set()        # ... on the device
+        # device values an extern gave: "any" layout (a transpose, a broadcast, a view of a caller's
+        # array), or "shared" once made C-ordered for a kernel to read (still maybe a caller's memory)
+        self.foreign: dict[str, str] = {}
         self.callers = set(program.inputs)      # host values that are the caller's arrays
         self.bound: set[int] = set()            # unbacked symbols bound so far (by externs' results)
-        launched = [s for s in program.steps if isinstance(s, Kernel) and s.name in compiled.launches]
-        self.device_written = {o for s in launched for o in s.outputs}
+        # kernels that write device buffers: the launched ones, and with NumPy's functions on the
+        # device arrays (CuPy) every one (fallbacks run there too)
+        launched = [s for s in program.steps if isinstance(s, Kernel)
+                    and (s.name in compiled.launches or compiled.arrays.numpy_api)]
+        self.device_written = {o for s in launched for o in s.outputs} - owned
         if compiled.resident:   # the inputs are device arrays (and numbers, which go there too)
             self.on_host, self.callers = set(), set()
             for name in program.inputs:
@@ -240,6 +260,7 @@ class _RunnerWriter:
             where.add(n)
             other.discard(n)
             self.callers.discard(n)
+            self.foreign.pop(n, None)
 
     def constant(self, value) -> str:
         name = f"c{len(self.env)}"
@@ -297,7 +318,8 @@ class _RunnerWriter:
         impl = CompiledLoop(self.compiled.compile_body, step.args[1:4]) if step.op == "loop" else \
             CompiledCond(self.compiled.compile_body) if step.op == "cond" else \
             CompiledWhile(self.compiled.compile_body) if step.op == "while_loop" else ops.get(step.op).impl
-        self.env[f"extern{i}"] = _DeviceExtern(impl, step.op, self.compiled) if on_device else impl
+        self.env[f"extern{i}"] = DeviceExtern(impl, step.op, self.compiled.arrays, self.compiled.graph_name) \
+            if on_device else impl
         args = ", ".join(arg(a) for a in step.args)
         kwargs = "".join(f", {k}={arg(v)}" for k, v in step.kwargs.items())
         call = f"extern{i}({args}{kwargs})"
@@ -310,6 +332,7 @@ class _RunnerWriter:
             self.bound.add(k)
         if on_device:
             self.wrote(list(step.outputs), self.on_device, self.on_host)
+            self.foreign.update(dict.fromkeys(step.outputs, "any"))
         else:
             self.wrote(list(step.outputs), self.on_host, self.on_device)
 
@@ -320,6 +343,7 @@ class _RunnerWriter:
         for name in kp.arrays:
             if name in self.on_host or name in self.on_device:   # it holds a value (an input, an update)
                 arrays.append(self.on_device_now(name))
+                self.own(name, written=name in step.outputs)
             else:   # a new buffer
                 self.allocate(name)
                 arrays.append(f"d{self.index[name]}")
@@ -331,6 +355,19 @@ class _RunnerWriter:
         direct = self.direct(launch, arrays) if self.binding and not sizes else None
         self.lines += [f"    {call}"] if direct is None else direct(call)
         self.wrote(step.outputs, self.on_device, self.on_host)
+
+    def own(self, name: str, written: bool) -> None:
+        """An extern's device result made what a kernel takes: C-ordered (kernels index buffers by
+        C strides), and a copy of its own where the kernel writes into it."""
+        state = self.foreign.get(name)
+        if state is None or state == "shared" and not written:
+            return
+        d = f"d{self.index[name]}"
+        self.lines.append(f"    {d} = to_device({d}, {written})")
+        if written:
+            del self.foreign[name]
+        else:
+            self.foreign[name] = "shared"
 
     def allocate(self, name: str) -> None:
         """A new device buffer: from a `Reused` slot in a bound runner where its shape is static and
@@ -372,6 +409,9 @@ class _RunnerWriter:
         return launches
 
     def fallback(self, i: int, step: Kernel) -> None:
+        if self.compiled.arrays.numpy_api:
+            self.device_fallback(i, step)
+            return
         values = {}
         for name in step.inputs:
             values[name] = self.host(name)
@@ -387,11 +427,32 @@ class _RunnerWriter:
                 self.lines.append(f"    {b} = host_empty(({shape}), {self.constant(buffer.dtype)})")
             values[name] = b
         self.env[f"fallback{i}"] = _fallback(step)
-        symbols = ", ".join(f"s{k}" if s is not None and (s[0] in self.program.inputs or k in self.bound) else "None"
-                            for k, s in enumerate(self.program.symbols))
         buffers = ", ".join(f"{name!r}: {b}" for name, b in values.items())
-        self.lines.append(f"    fallback{i}({{{buffers}}}, [{symbols}])")
+        self.lines.append(f"    fallback{i}({{{buffers}}}, [{self.symbols()}])")
         self.wrote(step.outputs, self.on_host, self.on_device)
+
+    def device_fallback(self, i: int, step: Kernel) -> None:
+        """A kernel run by the reference renderer on the device arrays (through CuPy)."""
+        values = {}
+        for name in step.outputs:
+            if name in self.on_host or name in self.on_device:   # stored into in place
+                values[name] = self.on_device_now(name)
+                self.own(name, written=True)
+            else:
+                self.allocate(name)
+                values[name] = f"d{self.index[name]}"
+        for name in step.inputs:
+            if name not in values:
+                values[name] = self.on_device_now(name)
+        self.env[f"fallback{i}"] = DeviceFallback(step, self.compiled.arrays, self.compiled.graph_name)
+        buffers = ", ".join(f"{name!r}: {d}" for name, d in values.items())
+        self.lines.append(f"    fallback{i}({{{buffers}}}, [{self.symbols()}])")
+        self.wrote(step.outputs, self.on_device, self.on_host)
+
+    def symbols(self) -> str:
+        """The symbols' values known at this step, as runner source (None for the others)."""
+        return ", ".join(f"s{k}" if s is not None and (s[0] in self.program.inputs or k in self.bound) else "None"
+                         for k, s in enumerate(self.program.symbols))
 
 
 def _plan(kernel: Kernel, program: Program) -> KernelPlan:
@@ -401,38 +462,3 @@ def _plan(kernel: Kernel, program: Program) -> KernelPlan:
 def _fallback(kernel: Kernel):
     """A kernel run by the lowering's reference renderer on host arrays."""
     return lambda buffers, symbols: run_kernel(kernel, buffers, symbols)
-
-
-class _DeviceExtern:
-    """An extern run by its NumPy implementation on the device arrays, through CuPy (NumPy hands the
-    call to CuPy through `__array_function__` and `__array_ufunc__`: matmul is cuBLAS's; tensors are
-    viewed as CuPy arrays). An implementation that needs NumPy arrays (CuPy refuses the implicit
-    conversion) runs on host copies from then on, said once under `perf`; any other error is the
-    op's own and propagates."""
-
-    def __init__(self, impl, op: str, compiled: CompiledProgram):
-        self.impl, self.op, self.compiled = impl, op, compiled
-        self.host_only = False
-
-    def __call__(self, *args, **kwargs):
-        arrays = self.compiled.arrays
-        if not self.host_only:
-            try:
-                return self._call(arrays.numpy_view, args, kwargs)
-            except TypeError as e:
-                if "Implicit conversion" not in str(e):
-                    raise
-                self.host_only = True
-                logs.get("perf").debug("triton: %s of %s runs with NumPy on host copies: CuPy cannot run it (%s)",
-                                       self.op, self.compiled.graph_name, e)
-        return self._call(arrays.to_host, args, kwargs)
-
-    def _call(self, convert, args, kwargs):
-        """The implementation on the arguments, each device array converted."""
-        is_array = self.compiled.arrays.is_array
-
-        def each(v):
-            if is_array(v):
-                return convert(v)
-            return type(v)(map(each, v)) if isinstance(v, (tuple, list)) else v
-        return self.impl(*map(each, args), **{k: each(v) for k, v in kwargs.items()})

@@ -30,3 +30,16 @@ def pytest_collection_modifyitems(config, items):
     for item in items:
         if HERE in Path(item.fspath).parents:
             item.add_marker(skip)
+
+
+@pytest.fixture(params=["persistent", "looped", "split"])
+def layout(request, monkeypatch):
+    """Row kernels in each layout on small arrays: rows longer than 4 elements loop 4 at a time,
+    and whole-array reductions of more than 8 split over the programs."""
+    from numpile_triton import kernel, launch
+    if request.param != "persistent":
+        monkeypatch.setattr(kernel, "PERSISTENT_MAX", 4)
+        monkeypatch.setattr(launch, "LOOP_RBLOCK", 4)
+    if request.param == "split":
+        monkeypatch.setattr(kernel, "SPLIT_MIN", 8)
+    return request.param

@@ -1,0 +1,73 @@
+"""Triton's CUDA driver reading the device and stream from CuPy, so that a program of CuPy arrays
+does not import torch (4-5 s on the lent box): Triton's own driver imports torch to read them (its
+GPUDriver, up to triton 3.6 at least); the rest of it (loading binaries, the launchers) is CUDA's and
+is used as it is. It becomes Triton's active driver when a CuPy program is compiled before anything
+imported torch; a program of torch tensors gives Triton its own driver back (device.TorchArrays).
+Triton's JIT takes `Pointer`s for the CuPy arrays: it reads an argument's address from `data_ptr()`
+and its pointer type from `dtype`. The JIT itself still imports torch when it compiles (triton 3.6
+specialises arguments with torch at hand): a process whose kernels are recorded (binaries.py), which
+launches them without the JIT, never imports it."""
+
+from __future__ import annotations
+
+import sys
+
+
+def install() -> None:
+    """Make a CuPy-reading driver Triton's active one, unless torch is imported (its driver is then
+    as cheap) or it already is."""
+    from triton.runtime.driver import driver
+    if "torch" not in sys.modules and not _ours(driver._active):
+        driver.set_active(_driver_class()())
+
+
+def uninstall() -> None:
+    """Triton's own driver active again, where this one is (a program of torch tensors)."""
+    from triton.runtime.driver import driver
+    if _ours(driver._active):
+        driver.reset_active()
+
+
+def _ours(active) -> bool:
+    return bool(_CLASS) and isinstance(active, _CLASS[0])
+
+
+class Pointer:
+    """A CuPy array as Triton's JIT takes a pointer argument."""
+
+    __slots__ = ("address", "dtype")
+
+    def __init__(self, array):
+        self.address, self.dtype = array.data.ptr, array.dtype
+
+    def data_ptr(self) -> int:
+        return self.address
+
+
+_CLASS = []
+
+
+def _driver_class():
+    """The driver class, made on first use (it subclasses Triton's, whose import loads CUDA)."""
+    if not _CLASS:
+        import cupy
+        from triton.backends.nvidia.driver import CudaDriver, CudaLauncher, CudaUtils
+
+        class CupyDriver(CudaDriver):
+            def __init__(self):   # Triton's sets what follows, then the torch readers below
+                self.utils = CudaUtils()
+                self.launcher_cls = CudaLauncher
+
+            def get_current_device(self) -> int:
+                return cupy.cuda.runtime.getDevice()
+
+            def set_current_device(self, device: int) -> None:
+                cupy.cuda.runtime.setDevice(device)
+
+            def get_current_stream(self, device=None) -> int:
+                return cupy.cuda.get_current_stream().ptr
+
+            def get_device_capability(self, device=None) -> tuple:
+                return divmod(int(cupy.cuda.Device(device).compute_capability), 10)
+        _CLASS.append(CupyDriver)
+    return _CLASS[0]

@@ -1,0 +1,82 @@
+"""What a program of device arrays runs with NumPy's functions rather than Triton kernels, on the
+device arrays themselves: NumPy hands a call on CuPy arrays to CuPy (`__array_function__`,
+`__array_ufunc__`; torch tensors are viewed as CuPy arrays), so matmul is cuBLAS's and a kernel the
+renderer has no form for (complex values, a scan, a gather) runs through the lowering's reference
+renderer as CuPy operations, with no copy to the host. What CuPy cannot run goes to host copies from
+then on, said once under `perf`.
+"""
+
+from __future__ import annotations
+
+from numpile import logs
+from numpile.lowering import Kernel
+from numpile.lowering.reference import run_kernel
+
+
+def _each(value, convert, is_array):
+    """`value` with each device array in it (through tuples and lists) converted."""
+    if is_array(value):
+        return convert(value)
+    if isinstance(value, (tuple, list)):
+        return type(value)(_each(v, convert, is_array) for v in value)
+    return value
+
+
+class DeviceExtern:
+    """An extern run by its NumPy implementation on the device arrays. An implementation that needs
+    NumPy arrays (CuPy refuses the implicit conversion) runs on host copies from then on; any other
+    error is the op's own and propagates."""
+
+    def __init__(self, impl, op: str, arrays, graph_name: str):
+        self.impl, self.op, self.arrays, self.graph_name = impl, op, arrays, graph_name
+        self.host_only = False
+
+    def __call__(self, *args, **kwargs):
+        if not self.host_only:
+            try:
+                return self._call(self.arrays.numpy_view, args, kwargs)
+            except TypeError as e:
+                if "Implicit conversion" not in str(e):
+                    raise
+                self.host_only = True
+                logs.get("perf").debug("triton: %s of %s runs with NumPy on host copies: CuPy cannot run it (%s)",
+                                       self.op, self.graph_name, e)
+        return self._call(self.arrays.to_host, args, kwargs)
+
+    def _call(self, convert, args, kwargs):
+        is_array = self.arrays.is_array
+        return self.impl(*_each(args, convert, is_array), **{k: _each(v, convert, is_array) for k, v in kwargs.items()})
+
+
+class DeviceFallback:
+    """A kernel the renderer has no Triton form for, run by the reference renderer on the device
+    arrays (`buffers`: name -> device array, its outputs allocated or holding the values it updates).
+    If its first run fails there (an op CuPy lacks), the buffers it updates get their values back and
+    it runs on host copies from then on, its results copied into the device buffers; an error of a
+    later device run, or of the host run, is the program's own."""
+
+    def __init__(self, kernel: Kernel, arrays, graph_name: str):
+        self.kernel, self.arrays, self.graph_name = kernel, arrays, graph_name
+        self.state = "untried"   # then "device" or "host"
+
+    def __call__(self, buffers: dict, symbols: list) -> None:
+        views = {name: self.arrays.numpy_view(b) for name, b in buffers.items()}
+        if self.state != "host":
+            updated = set(self.kernel.outputs) & set(self.kernel.inputs)
+            kept = {n: views[n].copy() for n in updated} if self.state == "untried" else {}
+            try:
+                run_kernel(self.kernel, views, symbols)
+                self.state = "device"
+                return
+            except Exception as e:
+                if self.state == "device":
+                    raise
+                self.state = "host"
+                logs.get("perf").debug("triton: %s of %s runs with NumPy on host copies: CuPy cannot run it (%s: %s)",
+                                       self.kernel.name, self.graph_name, type(e).__name__, e)
+                for name, value in kept.items():
+                    views[name][...] = value
+        host = {name: self.arrays.to_host(b) for name, b in buffers.items()}
+        run_kernel(self.kernel, host, symbols)
+        for name in self.kernel.outputs:
+            views[name][...] = self.arrays.cupy.asarray(host[name])

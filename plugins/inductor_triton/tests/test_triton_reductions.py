@@ -1,0 +1,68 @@
+"""Reductions NumPy users reach for beyond sum and max, rendered as Triton kernels (never run on the
+host): argmin and argmax along an axis and over the whole array, with NumPy's first-occurrence ties
+and first NaN, in each row layout; any and all; min and max with NaN. And np.roll, a gather at
+positions the loop indices give, also a Triton kernel."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import numpile
+from numpile.testing import assert_same_result
+
+rng = np.random.default_rng()
+
+ARGS = [lambda x: x.argmin(1), lambda x: x.argmax(0), lambda x: (x * 2).argmin(), lambda x: np.argmax(x),
+        lambda x: x[:, ::-1].argmin(axis=0), lambda x: x.argmax(axis=-1) + (x.max(1) > 0)]
+
+
+def values(dtype) -> np.ndarray:
+    """(7, 9) of dtype with ties; float32 with NaNs in one row, a row of +inf and one of -inf."""
+    x = (rng.standard_normal((7, 9)) * 3).astype(dtype)
+    if dtype == np.float32:
+        x[2, [3, 5]] = np.nan
+        x[4], x[5] = np.inf, -np.inf
+    return x
+
+
+def compiled(fn):
+    """fn compiled on "triton", with a check that no kernel fell back to the host."""
+    from numpile_triton.backend import TritonBackend
+    made = []
+
+    def backend(graph, example_inputs):
+        made.append(TritonBackend().compile(graph, example_inputs, {}))
+        return made[-1]
+    return numpile.compile(fn, backend=backend), made
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64, np.uint8, np.bool_, np.float16])
+@pytest.mark.parametrize("k", range(len(ARGS)))
+def test_argmin_and_argmax_as_numpy_in_every_layout(dtype, k, layout):
+    fn = ARGS[k]
+    x = values(dtype)
+    run, made = compiled(fn)
+    assert_same_result(run(x), fn(x), what=f"{k} on {np.dtype(dtype)}")
+    assert all(not p.fallbacks for p in made), [p.fallbacks for p in made]
+
+
+@pytest.mark.parametrize("fn", [lambda x: (x > 0).any(1), lambda x: (x > -2).all(0), lambda x: np.any(x > 3),
+                                lambda x: x.max(1), lambda x: np.min(x, axis=0)])
+def test_any_all_and_nan_propagating_min_max(fn, layout):
+    x = values(np.float32)
+    run, made = compiled(fn)
+    assert_same_result(run(x), fn(x), what="reduction")
+    assert all(not p.fallbacks for p in made), [p.fallbacks for p in made]
+
+
+ROLLS = [lambda x: np.roll(x, 3, axis=1) + np.roll(x, -2, axis=0)[::-1], lambda x: (np.roll(x, 2, axis=1) * x).sum(1),
+         lambda g: g + 0.1 * (np.roll(g, 1, 0) + np.roll(g, -1, 0) + np.roll(g, 1, 1) + np.roll(g, -1, 1) - 4 * g)]
+
+
+@pytest.mark.parametrize("k", range(len(ROLLS)))
+def test_rolls_are_triton_kernels(k, layout):
+    x = values(np.float64)
+    run, made = compiled(ROLLS[k])
+    assert_same_result(run(x), ROLLS[k](x), what=f"roll {k}")
+    assert all(not p.fallbacks for p in made), [p.fallbacks for p in made]
