@@ -19,7 +19,7 @@ from .aliasing import view_index
 from .guards import GuardSet, array_guard_expected
 from .python_scalars import INT_INPUT_BOUND, DynamicIntVariable
 from ..dynamic import DynamicInputs
-from ..shapes import DataDependent, ShapeEnv, is_unbacked
+from ..shapes import DataDependent, ShapeEnv, SymInt, is_unbacked
 from .sources import AttrSource, ExprSource, ItemSource, Source
 from .variables import (
     ArrayMethodVariable, ArrayVariable, ConstantVariable, DictVariable, ListVariable, ObjectVariable,
@@ -75,7 +75,8 @@ class OutputGraph:
         self.attr_writes: dict[tuple, tuple] = {}  # (id of object var, name) -> (object var, name, value), in order
         self.loc = None  # the user source line being traced (SourceLoc)
         self.errstate: list[dict] = []  # settings of the np.errstate blocks being traced, outermost first
-        self._nonzero: dict = {}  # a boolean mask's value (_mask_key) -> the Variables of its nonzero() arrays
+        self._positions: dict = {}  # the bounds of a slice computed in the graph (_typed) -> its positions
+        self._nonzero: dict = {}  # a boolean mask's value (_value_key) -> the Variables of its nonzero() arrays
         self.array_kind: tuple | None = None   # (ArrayKind, location) of the inputs that are CuPy arrays or tensors
         self._numpy_input: str | None = None   # the first input that is an ndarray (one kind per call)
 
@@ -377,7 +378,7 @@ class OutputGraph:
             if not is_mask(meta):
                 expanded.append(var)
             elif isinstance(meta, ArrayMeta):
-                key = _mask_key(var.node)
+                key = _value_key(var.node)
                 if key not in self._nonzero:
                     self._nonzero[key] = self.call_op(ops.get("nonzero"), (var,), {}).items
                 expanded += self._nonzero[key]
@@ -406,8 +407,13 @@ class OutputGraph:
         if before >= array.node.array_meta.ndim:
             raise Unsupported(f"index raises IndexError in NumPy: too many indices for array")
         size = ConstantVariable(array.node.array_meta.shape[before])
-        positions = self.call_op(ops.get("slice_positions"), (size, items[k].start, items[k].stop, step), {})
-        positions.spelled = items[k]   # generated code indexes the caller's array with the slice itself
+        bounds = (size, items[k].start, items[k].stop, step)
+        # slices with the same bounds (A_col[A_row[i]:A_row[i + 1]] and A_val[...] of them) have one length
+        key = (id(self.graph), _typed(tuple(self.graph_arg(b) for b in bounds)))
+        positions = self._positions.get(key)
+        if positions is None:
+            positions = self._positions[key] = self.call_op(ops.get("slice_positions"), bounds, {})
+            positions.spelled = items[k]   # generated code indexes the caller's array with the slice itself
         return TupleVariable(items[:k] + [positions] + items[k + 1:])
 
     def mark_view(self, result: ArrayVariable, array: ArrayVariable, index: Variable) -> None:
@@ -534,24 +540,33 @@ def _flattened(values) -> list:
     return flat
 
 
-def _mask_key(node: Node):
-    """What identifies a mask's value: the node, or for a pointwise op (which computes the same
-    thing from the same operands) the op and its operands, constants with their types."""
-    if node.op != "call" or node.results is not None or ops.get(node.target).kind != ops.POINTWISE:
+def _value_key(node: Node):
+    """What identifies a node's value: the node, or for a pointwise op or an element read (which
+    compute the same thing from the same operands: the graph is functional) the op and its
+    operands' keys, constants with their types."""
+    if node.op != "call" or node.results is not None or \
+            ops.get(node.target).kind != ops.POINTWISE and node.target != "getitem":
         return node
     key = (node.target, node.dtype, _typed((node.args, tuple(sorted(node.kwargs.items())))))
     try:
         hash(key)
-    except TypeError:   # an unhashable constant (a list): only this node is this mask
+    except TypeError:   # an unhashable constant (a list): only this node is this value
         return node
     return key
 
 
 def _typed(value):
-    """Constants paired with their types (2 and 2.0 are different operands), Nodes as they are."""
+    """Constants paired with their types (2 and 2.0 are different operands), Nodes by their values'
+    keys, a symbolic size by its expression (a SymInt is not hashable), a slice by its bounds."""
     if isinstance(value, tuple):
         return tuple(map(_typed, value))
-    return value if isinstance(value, Node) else (type(value), value)
+    if isinstance(value, Node):
+        return _value_key(value)
+    if isinstance(value, SymInt):
+        return (SymInt, value.expr)
+    if isinstance(value, slice):
+        return (slice, _typed((value.start, value.stop, value.step)))
+    return (type(value), value)
 
 
 def _makes_view(name: str, method: str | None, args: tuple, meta: ArrayMeta) -> bool:

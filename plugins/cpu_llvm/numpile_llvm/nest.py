@@ -213,6 +213,8 @@ class _Nest:
         """An argument's value: a node's, a SymInt's (i64), or a Python constant (a Const)."""
         if isinstance(a, Node):
             return env[a]
+        if isinstance(a, V):   # a value computed already (a gather's position)
+            return a
         if isinstance(a, SymInt):
             return V(sizes(a).ref, I64, True)
         if isinstance(a, (bool, int, float, complex, np.generic)):
@@ -229,15 +231,12 @@ class _Nest:
     # -- graphs --------------------------------------------------------------------------
     def graph(self, graph: Graph, env: dict) -> list:
         """Emit graph's calls with its inputs' values in env; returns its outputs' values."""
-        params = {}
+        params, bound_here = {}, {}
         for k, s in enumerate(graph.symbols):
-            if s is not None:
-                node, dim = s
-                if node not in env:
-                    raise Unlowerable("a size known only when a loop nest's body runs")
-                value = env[node]
-                params[f"s{k}"] = _as_index(self.fn, value) if dim is None else \
-                    (literal(value.dims[dim], I64) if isinstance(value.dims[dim], int) else value.dims[dim])
+            if s is not None and s[0] not in env:   # a size a node of this graph binds (a slice's length)
+                bound_here.setdefault(s[0], []).append((k, s[1]))
+            elif s is not None:
+                params[f"s{k}"] = self._size_of(env[s[0]], s[1])
         sizes = _Here(self.fn, params)
         for n in graph.nodes:
             if n.op == "constant":
@@ -248,9 +247,20 @@ class _Nest:
                 if handler is None:
                     raise Unlowerable(f"{n.target} in a loop nest")
                 env[n] = handler(self, n, env, sizes)
+                for k, dim in bound_here.get(n, ()):
+                    if dim is None or not isinstance(env[n], (_Array, slices_.Lazy)):
+                        raise Unlowerable("a size known only when a loop nest's body runs")
+                    params[f"s{k}"] = self._size_of(env[n], dim)
             elif n.op == "output":
                 return [self.operand(a, env, sizes) for a in n.args[0]]
         return []
+
+    def _size_of(self, value, dim: int | None) -> V:
+        """A symbol's value: the size of dim `dim` of an array or slice expression, or with dim None
+        the value itself (a loop's index, a scalar input)."""
+        if dim is None:
+            return _as_index(self.fn, value)
+        return literal(value.dims[dim], I64) if isinstance(value.dims[dim], int) else value.dims[dim]
 
     def address(self, n: Node, array: _Array, index, env: dict, sizes: Sizes, written: bool = False) -> V:
         """The address of element `index` of array, its bounds checked (status INDEX_ERROR)."""
@@ -389,12 +399,23 @@ def _getitem(nest: _Nest, n: Node, env: dict, sizes: Sizes):
     if isinstance(env[array], slices_.Lazy):   # an element or a slice of a slice expression: still lazy
         return slices_.indexed(nest, slices_.used(nest, env[array]), index, env, sizes, n)
     a = nest._version(array, env[array])
+    if n.target == "index" and len(index) == 1 == len(a.dims) and isinstance(env.get(index[0]), slices_.Lazy):
+        return slices_.gathered(nest, a, slices_.used(nest, env[index[0]]), nest.positions)
     address, slices = nest.place(a, index, env, sizes)
     if len(slices) != len(n.shape):
         raise Unlowerable("a getitem of more than one element, not by slices, in a loop nest")
     if not slices:
         return V(slices_.load(nest.fn, address, a.dtype).ref, n.dtype, bool(n.meta.get("weak")))
     return slices_.sliced(nest, a, address, slices)
+
+
+def _slice_positions(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> slices_.Lazy:
+    """The positions a slice with bounds computed in the graph picks (`x[a[i]:a[i + 1]]`), clamped
+    as Python's are: a slice expression of integers, its length bound here."""
+    size, start, stop, step = n.args
+    span = nest.positions((slice(start, stop, step),), (sizes(size),), env, sizes)[0]
+    fn = nest.fn
+    return slices_.Lazy((span.length,), lambda p: fn.binary("add", span.start, fn.binary("mul", p[0], literal(span.step, I64))), ())
 
 
 def _setitem(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> _Array:
@@ -566,5 +587,5 @@ def _tuple_getitem(nest: _Nest, n: Node, env: dict, sizes: Sizes):
 
 _CALLS = {"getitem": _getitem, "index": _getitem, "setitem": _setitem, "loop": _loop, "cond": _cond, "tuple_getitem": _tuple_getitem,
           "python_int": pynumbers.python_int, "python_math": pynumbers.python_math, "while_loop": _while, **dict.fromkeys(slices_.REDUCED, slices_.reduction),
-          "matmul": slices_.product, "dot": slices_.product, "flip": slices_.flipped,
+          "matmul": slices_.product, "dot": slices_.product, "flip": slices_.flipped, "slice_positions": _slice_positions,
           **dict.fromkeys(slices_.ARG_REDUCED, slices_.arg_reduction)}

@@ -337,6 +337,19 @@ def remapped(nest, lazy: Lazy, plan: list):
     return Lazy(tuple(p.length for p in kept), element, reads)
 
 
+def gathered(nest, a, positions: Lazy, place) -> Lazy:
+    """`a[positions]` of a 1-d array a by a slice expression of integers: each position counted
+    from the end where negative and checked as NumPy's (`place`, nest.positions). Its reads: all
+    of a (a store over a checks what it overlaps against all of it)."""
+    fn = nest.fn
+
+    def element(p: tuple) -> V:
+        (at,) = place((positions.at(p),), a.dims, {}, None)
+        return load(fn, element_address(fn, a.data, a.strides, (at,)), a.dtype)
+    whole = (a.root, nest.current[a.root], a.data, ((a.strides[0], literal(a.dims[0], I64) if isinstance(a.dims[0], int) else a.dims[0]),))
+    return Lazy(positions.dims, element, (whole,))
+
+
 def sliced(nest, a, address: V, slices: list) -> Lazy:
     """The slice of array a starting at `address` with (stride, length) per dim (nest.place)."""
     strides = [stride for stride, _ in slices]

@@ -807,3 +807,33 @@ def test_argmax_of_an_empty_slice_raises_numpys_error():
     x = rng.standard_normal((4, 3))
     with pytest.raises(ValueError, match="empty sequence"):
         numpile.compile(empty_argmax, backend="llvm")(x, 3)
+
+
+def csr_times(indptr, indices, data, x):
+    y = np.empty(indptr.size - 1, data.dtype)
+    for i in range(indptr.size - 1):
+        cols = indices[indptr[i]:indptr[i + 1]]       # bounds read from an array: one length for both
+        vals = data[indptr[i]:indptr[i + 1]]
+        y[i] = vals @ x[cols]                         # a gather by a slice of positions
+    return y
+
+
+def random_csr(rows: int, columns: int, negative: bool = False):
+    counts = rng.integers(0, 5, rows)                 # empty rows too
+    indptr = np.concatenate(([0], np.cumsum(counts)))
+    indices = rng.integers(-columns if negative else 0, columns, indptr[-1])
+    return indptr, indices, rng.standard_normal(indptr[-1]), rng.standard_normal(columns)
+
+
+def test_rows_of_a_sparse_matrix_gathered_by_slices(nests):
+    compiled = numpile.compile(csr_times, backend="llvm")
+    for negative in (False, True, True):             # NumPy's negative positions too
+        args = random_csr(12, 7, negative)
+        got = compiled(*args)
+        assert got.dtype == np.float64 and got.shape == (12,)
+        np.testing.assert_allclose(got, csr_times(*args), rtol=1e-13, atol=1e-13)   # a dot's order is BLAS's in NumPy
+    assert len(nests) == 1
+    indptr, indices, data, x = random_csr(6, 5)
+    indices[-1] = 5                                                      # out of bounds: NumPy's IndexError
+    with pytest.raises(IndexError):
+        numpile.compile(csr_times, backend="llvm")(indptr, indices, data, x)
