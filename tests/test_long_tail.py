@@ -203,3 +203,21 @@ def test_stores_of_repeats_and_tiles_write_the_array_itself(rng, fn, args):
     (graph,) = graphs
     program = lowering.schedule(graph)
     assert not any(isinstance(step, lowering.Extern) and step.op == "reshape" for step in program.steps), str(program)
+
+
+def large_pieces(a, b, v):
+    return (np.concatenate(([1], np.diff(v))), np.concatenate((a, b.astype(np.int32)), axis=1),
+            np.concatenate((a, np.full((160, 300), 2.5)), axis=-1), np.diff(v, prepend=0, append=v[-1]))
+
+
+def test_large_concatenates_are_stored_piece_by_piece(rng):
+    """A concatenate of LARGE_CONCATENATE elements or more is a new array with each piece stored
+    into its slice (kernels at affine positions), not NumPy's call."""
+    def args(call):
+        return rand(rng, (160, 200)), rand(rng, (160, 90), np.int64), np.sort(rng.integers(0, 99, 50000)).astype(np.uint32)
+    for backend in BACKENDS:
+        run_like_numpy(large_pieces, backend, args, graphs=1, calls=2)
+    graphs = []
+    numpile.compile(large_pieces, backend=lambda graph, example_inputs: graphs.append(graph) or graph)(*args(0))
+    program = lowering.schedule(graphs[0])
+    assert not any(isinstance(step, lowering.Extern) and step.op == "concatenate" for step in program.steps), str(program)

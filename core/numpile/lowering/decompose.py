@@ -220,10 +220,12 @@ def _concatenate(emit: Emitter, arrays, axis=0):
     """np.concatenate of arrays of known sizes as one kernel: along the axis, position p takes piece
     k's element p - start_k (each piece gathered at that position, clipped into its range, and a
     where on p choosing among them), fused with what reads it (diff's prepend= and append=: a
-    loop body of such steps is a native loop). A constant piece is one value repeated (diff's
-    ends), or NumPy's concatenate stays; so do axis=None and pieces of symbolic size."""
+    loop body of such steps is a native loop); a large one stored piece by piece (`_stored`). A
+    constant piece is one value repeated (diff's ends, `[1]`), or NumPy's concatenate stays; so do
+    axis=None and pieces of symbolic size."""
     if not isinstance(arrays, (tuple, list)) or len(arrays) < 2 or axis is None:
         return None
+    arrays = [a if isinstance(a, Node) else np.asarray(a) for a in arrays]   # a constant list: its array
     pieces = []
     for a in arrays:
         if _static(a):
@@ -232,11 +234,14 @@ def _concatenate(emit: Emitter, arrays, axis=0):
             pieces.append(a.dtype.type(a.flat[0]))   # strong: promotes as the array would
         else:
             return None
-    shapes = [np.shape(a) if isinstance(a, np.ndarray) else a.shape for a in arrays]
+    shapes = [tuple(a.shape) for a in arrays]
     if not all(math.prod(shape) for shape in shapes):   # an empty piece has no element to gather
         return None
     axis = normalize_axis_index(axis, len(shapes[0]))
     starts = np.cumsum([0] + [shape[axis] for shape in shapes]).tolist()
+    dtype = np.result_type(*(a.dtype for a in arrays))
+    if math.prod(shapes[0]) // shapes[0][axis] * starts[-1] >= LARGE_CONCATENATE:
+        return _stored(emit, pieces, shapes[0][:axis] + (starts[-1],) + shapes[0][axis + 1:], starts, axis, dtype)
     along = (slice(None),) * axis
     where_along = (None,) * axis + (slice(None),) + (None,) * (len(shapes[0]) - axis - 1)
     p = emit("arange", starts[-1])
@@ -248,7 +253,21 @@ def _concatenate(emit: Emitter, arrays, axis=0):
             piece = emit("index", piece, along + (at,))
         chosen = piece if chosen is None else emit("where", emit("less", emit("getitem", p, where_along), starts[k + 1]),
                                                    piece, chosen)
-    return _cast_back(emit, chosen, np.result_type(*(a.dtype for a in arrays)))
+    return _cast_back(emit, chosen, dtype)
+
+
+# from this many elements a concatenate is stored piece by piece: its gathers at clipped positions
+# and choices cost more per element than a store at affine positions and a load where it is read
+LARGE_CONCATENATE = 1 << 15
+
+
+def _stored(emit: Emitter, pieces: list, shape: tuple, starts: list, axis: int, dtype):
+    """np.concatenate as NumPy copies it: a new array, each piece stored into its slice along the
+    axis (a kernel writing in place, fused with what computes the piece)."""
+    out = emit("empty", shape, dtype)
+    for piece, start, stop in zip(pieces, starts, starts[1:]):
+        out = emit("setitem", out, (slice(None),) * axis + (slice(start, stop),), piece)
+    return out
 
 
 def _stack(emit: Emitter, arrays, axis=0):
