@@ -404,3 +404,24 @@ def test_a_power_of_the_index_unrolls_the_loop(backend, rng):
     """`R ** i` of a loop's index (NPBench's Stockham FFT) raised TypeError in the trace, and the
     whole function ran as Python; the loop unrolls instead."""
     run_like_numpy(blocks_of_powers, backend, lambda call: (rng.standard_normal(64), 6), graphs=1)
+
+
+def windows_past_the_ends(x, k):
+    out = np.zeros((x.shape[0], 3))
+    for i in range(x.shape[0]):
+        out[i, 0] = x[i:i + 3].max()                           # the end passes the array's near the last i
+        out[i, 1] = x[max(i - 2, 0):i + 1].mean()              # the start clamped near the first
+        out[i, 2] = np.argmax(x[min(i + 1, x.shape[0] - 1):i + 5:2])
+    return out
+
+
+@pytest.mark.parametrize("backend", ["eager", "llvm"])
+def test_windows_that_pass_the_arrays_ends_are_one_loop(backend, rng):
+    """Slices whose bounds Python clamps for some indices only: their lengths are symbolic
+    (min/max, bounded over the loop: intervals.py), not a decision that unrolls the loop."""
+    run_like_numpy(windows_past_the_ends, backend, lambda call: (rng.integers(0, 20, 9 + call).astype(float), 3),
+                   graphs=None)
+    compiled = numpile.compile(windows_past_the_ends, backend=backend)
+    x = rng.standard_normal(11)
+    assert_same(compiled(x, 3), windows_past_the_ends(x, 3))
+    assert [n.target for n in compiled.entries[0].graph.calls].count("loop") == 1

@@ -3,7 +3,7 @@
 shapes.py decides a linear expression of a loop's index at the two ends of its range. An
 expression with `//` or `%` (`(i + 1) % n`, `k // 4` of an index that walks a flattened array)
 is not linear, but it is bounded: `a % m` lies in [0, m - 1] for m > 0, `a // m` between the
-quotients of a's bounds. `interval` gives those bounds from the loops' ranges, or None where they
+quotients of a's bounds, `min(a, b)` (a slice's end past an array's) between the two's. `interval` gives those bounds from the loops' ranges, or None where they
 are not known (a size, which has no bound, or an operation without a rule), and the decision then
 depends on the data as before.
 """
@@ -57,4 +57,6 @@ _RULES = {
     "*": lambda a, b: _corners(lambda p, q: p * q, a, b),
     "//": _floor_divide,
     "%": _remainder,
+    "max": lambda a, b: (max(a[0], b[0]), max(a[1], b[1])),
+    "min": lambda a, b: (min(a[0], b[0]), min(a[1], b[1])),
 }

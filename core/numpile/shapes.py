@@ -572,14 +572,12 @@ def _nonnegative(x) -> bool:
     return linear is not None and linear[1] >= 0 and all(c >= 0 for c in linear[0].values())
 
 
-def sym_max(a, b):
-    """max(a, b) without a decision: a or b where one is known to be the larger, else a symbolic
-    `max(a, b)`."""
-    if _nonnegative(a - b):
-        return a
-    if _nonnegative(b - a):
-        return b
-    return SymInt(hint=_hinted(max, a, b), opaque=f"max({_render(a)}, {_render(b)})")
+def sym_max(a, b, fn=max):
+    """max(a, b) (with fn=min, min(a, b)) without a decision: a or b where one is known to be the
+    larger, else a symbolic `max(a, b)`, bounded over loops (intervals.py)."""
+    if _nonnegative(a - b) or _nonnegative(b - a):
+        return (a if _nonnegative(a - b) else b) if fn is max else (b if _nonnegative(a - b) else a)
+    return SymInt(hint=_hinted(fn, a, b), opaque=f"{fn.__name__}({_render(a)}, {_render(b)})", tree=(fn.__name__, a, b))
 
 
 def read_symbol(array: str, dim: int | None) -> str:

@@ -4,7 +4,7 @@ decisions over a loop's range where a bound is an expression of its index)."""
 
 from __future__ import annotations
 
-from .shapes import SymInt, is_unbacked, loop_dependent, sym_max
+from .shapes import DataDependent, SymInt, is_unbacked, loop_dependent, sym_max
 
 
 def slice_length(s: slice, size):
@@ -13,7 +13,7 @@ def slice_length(s: slice, size):
     if not isinstance(size, SymInt) and not loop_dependent(s.start, s.stop):
         return len(range(*s.indices(size)))
     start, stop, step = _bounds(s, size)
-    length = (stop - start + step - 1) // step if step > 0 else (start - stop - step - 1) // -step
+    length = (_difference(stop, start) + step - 1) // step if step > 0 else (_difference(start, stop) - step - 1) // -step
     if loop_dependent(length):   # in a loop's body: one decision for every index (a length of 0 at one end is fine)
         return length if length >= 0 else 0
     return sym_max(0, length) if is_unbacked(length) else max(0, length)   # a size only the data knows: no decision
@@ -37,8 +37,35 @@ def _bounds(s: slice, size) -> tuple:
 def _clamp(bound: int, size, lo, hi):
     """A slice bound as slice.indices resolves it: negatives count from the end, then clamped to [lo, hi]."""
     value = bound + size if bound < 0 else bound
-    if loop_dependent(value):   # decisions that hold for every index of the loop, where they do
-        return (value if value <= hi else hi) if value >= lo else lo
+    if loop_dependent(value):
+        return _over_loop(value, lo, hi)
     if is_unbacked(value):      # a size only the data knows: no decision where the larger is known (`x[:-1]`)
         return sym_max(lo, min(value, hi))
     return max(lo, min(value, hi))
+
+
+def _over_loop(value, lo, hi):
+    """value clamped to [lo, hi] for every index of the loop: decided where it holds at both ends
+    of the loop's range, else symbolic (`x[i:i + k]` whose end passes the array's for the last
+    indices: min(i + k, n))."""
+    try:
+        low = value if value >= lo else lo
+    except DataDependent:
+        low = sym_max(value, lo)
+    try:
+        return low if low <= hi else hi
+    except DataDependent:
+        return sym_max(low, hi, min)
+
+
+def _difference(a, b):
+    """a - b, taken inside a symbolic min or max (min(i + k, n) - i is min(k, n - i)), so that its
+    bounds over a loop keep what the two sides share (intervals.py bounds each side alone)."""
+    for x, subtracted in ((a, False), (b, True)):
+        tree = x.tree if isinstance(x, SymInt) else None
+        if tree is not None and tree[0] in ("min", "max"):
+            _, p, q = tree
+            fn = min if (tree[0] == "min") != subtracted else max   # a - min(p, q) is max(a - p, a - q)
+            return sym_max(*((_difference(p, b), _difference(q, b)) if not subtracted
+                             else (_difference(a, p), _difference(a, q))), fn)
+    return a - b

@@ -12,6 +12,7 @@ import numpy as np
 from ... import ops
 from ...exc import Unsupported
 from ...ops.pointwise import PYTHON_MATH
+from ...shapes import DataDependent, SymInt, loop_dependent, sym_max
 from ..liveness import peeling
 from . import iterators
 from .arrays import ArrayVariable
@@ -200,6 +201,14 @@ def _extremum(name: str, better):
         metas = {a.node.array_meta for a in arrays}
         call = (tx.code, tx.instructions[tx.ip - 1].offset)
         numbers = [a for a in args if not isinstance(a, ArrayVariable)]
+        if not arrays and len(args) == 2 and not kwargs and all(type(a.as_constant()) in (int, SymInt) for a in args) \
+                and loop_dependent(*(a.as_constant() for a in args)):
+            # of a loop's index (`x[max(i - 2, 0):i + 1]`): decided for the whole loop, else symbolic
+            values, fn = [a.as_constant() for a in args], getattr(builtins, name)
+            try:
+                return ConstantVariable(fn(*values))
+            except DataDependent:
+                return ConstantVariable(sym_max(*values, fn))
         if len(args) < 2 or kwargs or len(metas) != 1 or not _chosen_in_graph(metas, numbers) \
                 or ("python or numpy", call) in out.hints:
             return _data_dependent(name)(tx, args, kwargs)
