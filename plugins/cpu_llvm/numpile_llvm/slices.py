@@ -181,6 +181,9 @@ def reduction(nest, n: Node, env: dict, sizes: Sizes):
     lazy, fn = used(nest, nest.operand(n.args[0], env, sizes)), nest.fn
     kwargs = dict(n.kwargs)
     axis = kwargs.pop("axis", None)
+    if n.target == "sum" and n.dtype.kind == "f" and not any(v not in (None, False) for v in kwargs.values()) \
+            and len(lazy.dims) == 1 and _at_most(n.args[0].shape[0], PAIRWISE_LEAF):
+        return V(small_pairwise_sum(fn, lazy, n.dtype).ref, n.dtype, bool(n.meta.get("weak")))
     if any(v not in (None, False) for v in kwargs.values()) or n.target == "sum" and n.dtype.kind not in "iub":
         raise Unlowerable(f"{n.target} with arguments, or of floats, in a loop nest")
     ndim = len(lazy.dims)
@@ -203,6 +206,45 @@ def reduction(nest, n: Node, env: dict, sizes: Sizes):
             nest.check(total[1], EMPTY)
         return V(total[0].ref, n.dtype, bool(n.meta.get("weak")))
     return at(()) if not kept else Lazy(tuple(lazy.dims[k] for k in kept), at, lazy.reads)
+
+
+PAIRWISE_LEAF, PAIRWISE_LANES = 128, 8   # NumPy's PW_BLOCKSIZE and its interleaved partial sums
+
+
+def _at_most(size, bound: int) -> bool:
+    """Whether a (symbolic) length is at most `bound` for every size: an int, or a min() one of
+    whose sides is (a window `x[i:i + 3]` clamped at the array's end)."""
+    if isinstance(size, int):
+        return size <= bound
+    tree = getattr(size, "tree", None)
+    return tree is not None and tree[0] == "min" and (_at_most(tree[1], bound) or _at_most(tree[2], bound))
+
+
+def small_pairwise_sum(fn: Function, lazy: Lazy, dtype) -> V:
+    """The sum of a 1-d slice expression of at most PAIRWISE_LEAF elements in NumPy's order, to the
+    bit: under 8 elements one after another from 0; else eight interleaved partial sums from the
+    first eight elements, added as ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7)), then the
+    elements past the last whole eight. (Each part is a loop whose trip count is 0 where the other
+    applies: no element past the end is read.)"""
+    n, zero, lanes = lazy.dims[0], literal(0, I64), literal(PAIRWISE_LANES, I64)
+    x = lambda p: scalar.cast(fn, lazy.at((p,)), dtype)  # noqa: E731
+    small = fn.compare("icmp", "slt", n, lanes)
+    props = fn.module.loop_properties(_NOT_UNROLLED)
+    one_by_one = fn.loop(zero, fn.select(small, n, zero), [literal(0, dtype)],
+                         lambda p, acc: [fn.binary("fadd", acc[0], x(p))], props)[0]
+    blocks = fn.select(small, zero, fn.binary("sdiv", n, lanes))
+    first = fn.loop(zero, fn.select(small, zero, literal(1, I64)), [literal(0, dtype)] * PAIRWISE_LANES,
+                    lambda t, acc: [x(literal(j, I64)) for j in range(PAIRWISE_LANES)])
+
+    def block(b: V, acc: list) -> list:
+        base = fn.binary("mul", b, lanes)
+        return [fn.binary("fadd", r, x(fn.binary("add", base, literal(j, I64)))) for j, r in enumerate(acc)]
+    r = fn.loop(literal(1, I64), blocks, first, block, props)
+    tree = fn.binary("fadd", fn.binary("fadd", fn.binary("fadd", r[0], r[1]), fn.binary("fadd", r[2], r[3])),
+                     fn.binary("fadd", fn.binary("fadd", r[4], r[5]), fn.binary("fadd", r[6], r[7])))
+    whole = fn.binary("mul", blocks, lanes)
+    rest = fn.loop(whole, fn.select(small, zero, n), [tree], lambda p, acc: [fn.binary("fadd", acc[0], x(p))], props)[0]
+    return fn.select(small, one_by_one, rest)
 
 
 ARG_REDUCED = {"argmin": "less", "argmax": "greater"}   # the comparison a later element must win by

@@ -837,3 +837,19 @@ def test_rows_of_a_sparse_matrix_gathered_by_slices(nests):
     indices[-1] = 5                                                      # out of bounds: NumPy's IndexError
     with pytest.raises(IndexError):
         numpile.compile(csr_times, backend="llvm")(indptr, indices, data, x)
+
+
+def float_sums_of_slices(x, out):
+    for i in range(x.shape[0]):
+        out[i, 0] = x[i, :].sum()                      # a row: NumPy's pairwise order, to the bit
+        out[i, 1] = (x[i, ::2] * 0.5).sum()
+        out[i, 2] = x[i, i:i + 9].sum()                # a window clamped at the end: at most 9
+    return out
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_float_sums_of_short_slices_are_numpys_to_the_bit(nests, dtype):
+    for n in (1, 5, 8, 9, 16, 23, 64, 100, 128):       # under 8 one by one, else eight partial sums
+        x = (rng.standard_normal((4, n)) * 10.0 ** rng.uniform(-3, 3, (4, n))).astype(dtype)
+        check(float_sums_of_slices, x, np.zeros((4, 3), dtype), calls=1)
+    assert nests
