@@ -587,5 +587,5 @@ def _tuple_getitem(nest: _Nest, n: Node, env: dict, sizes: Sizes):
 
 _CALLS = {"getitem": _getitem, "index": _getitem, "setitem": _setitem, "loop": _loop, "cond": _cond, "tuple_getitem": _tuple_getitem,
           "python_int": pynumbers.python_int, "python_math": pynumbers.python_math, "while_loop": _while, **dict.fromkeys(slices_.REDUCED, slices_.reduction),
-          "matmul": slices_.product, "dot": slices_.product, "flip": slices_.flipped, "slice_positions": _slice_positions,
+          "matmul": slices_.product, "dot": slices_.product, "flip": slices_.flipped, "slice_positions": _slice_positions, "mean": slices_.reduction,
           **dict.fromkeys(slices_.ARG_REDUCED, slices_.arg_reduction)}

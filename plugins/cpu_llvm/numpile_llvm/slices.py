@@ -181,9 +181,14 @@ def reduction(nest, n: Node, env: dict, sizes: Sizes):
     lazy, fn = used(nest, nest.operand(n.args[0], env, sizes)), nest.fn
     kwargs = dict(n.kwargs)
     axis = kwargs.pop("axis", None)
-    if n.target == "sum" and n.dtype.kind == "f" and not any(v not in (None, False) for v in kwargs.values()) \
+    if n.target in ("sum", "mean") and n.dtype.kind == "f" and not any(v not in (None, False) for v in kwargs.values()) \
             and len(lazy.dims) == 1 and _at_most(n.args[0].shape[0], PAIRWISE_LEAF):
-        return V(small_pairwise_sum(fn, lazy, n.dtype).ref, n.dtype, bool(n.meta.get("weak")))
+        total = small_pairwise_sum(fn, lazy, n.dtype)   # a mean: NumPy's sum in its dtype, over the count
+        if n.target == "mean":
+            total = fn.binary("fdiv", total, fn.convert("sitofp", lazy.dims[0], n.dtype))
+        return V(total.ref, n.dtype, bool(n.meta.get("weak")))
+    if n.target == "mean":
+        raise Unlowerable("mean of other than a short 1-d slice of numbers in a loop nest")
     if any(v not in (None, False) for v in kwargs.values()) or n.target == "sum" and n.dtype.kind not in "iub":
         raise Unlowerable(f"{n.target} with arguments, or of floats, in a loop nest")
     ndim = len(lazy.dims)

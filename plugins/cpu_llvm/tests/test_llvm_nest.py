@@ -844,12 +844,16 @@ def float_sums_of_slices(x, out):
         out[i, 0] = x[i, :].sum()                      # a row: NumPy's pairwise order, to the bit
         out[i, 1] = (x[i, ::2] * 0.5).sum()
         out[i, 2] = x[i, i:i + 9].sum()                # a window clamped at the end: at most 9
+        out[i, 3] = x[i, i:i + 5].mean()               # NumPy's sum over the count (empty: NaN)
     return out
 
 
-@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int32])
 def test_float_sums_of_short_slices_are_numpys_to_the_bit(nests, dtype):
+    out = np.float64 if dtype == np.int32 else dtype   # an int's mean is a float64
     for n in (1, 5, 8, 9, 16, 23, 64, 100, 128):       # under 8 one by one, else eight partial sums
-        x = (rng.standard_normal((4, n)) * 10.0 ** rng.uniform(-3, 3, (4, n))).astype(dtype)
-        check(float_sums_of_slices, x, np.zeros((4, 3), dtype), calls=1)
+        x = (rng.standard_normal((6, n)) * 10.0 ** rng.uniform(-3, 3, (6, n))).astype(dtype)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)   # NumPy's mean of an empty window
+            check(float_sums_of_slices, x, np.zeros((6, 4), out), calls=1)
     assert nests
