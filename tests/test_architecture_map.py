@@ -67,7 +67,7 @@ def resolves(name: str) -> bool:
 def looks_like_module(name: str) -> bool:
     """A span naming a module (`ops/control.py`, `cache.py`) or a package folder under a known
     package (`tracer/variables/`, `numpile_dask/`), not a command, a call or another file's path."""
-    if " " in name or not re.fullmatch(r"[A-Za-z0-9_./]+", name):
+    if not re.fullmatch(r"(\w+/)*(\w+\.py|\w+/)", name):  # `ops/control.py`, `tracer/`; not `//`
         return False
     if name.endswith(".py"):
         return not name.startswith(("tests/", "benchmarks/", "examples/", "docs/", "plugins/", "core/"))
