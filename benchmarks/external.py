@@ -162,7 +162,7 @@ def report(rows: list, numba: bool) -> None:
               f"{geomean(r.numpy.seconds / r.numpile.seconds for r in both):.2f}x and Numba "
               f"{geomean(r.numpy.seconds / r.numba.seconds for r in both):.2f}x NumPy; numpile ahead on "
               f"{sum(r.numpile.seconds < r.numba.seconds for r in both)}")
-    slower = [f"{r.kernel.name} {speedup(r, r.numpile)}" for r in ran if r.numpile.seconds > 0.95 * r.numpy.seconds]
+    slower = [f"{r.kernel.name} {speedup(r, r.numpile)}" for r in ran if r.numpile.seconds > r.numpy.seconds / 0.95]
     print(f"numpile below 0.95x NumPy: {len(slower)} ({', '.join(slower)})")
     print(f"Captured whole (one graph, no break): {sum(r.graphs == 1 and r.breaks == 0 for r in rows)} of {len(rows)}")
     notes = [f"- {r.kernel.name}: {line}" for r in rows

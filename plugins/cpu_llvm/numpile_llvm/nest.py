@@ -219,6 +219,8 @@ class _Nest:
             return V(sizes(a).ref, I64, True)
         if isinstance(a, (bool, int, float, complex, np.generic)):
             return Const(a, getattr(a, "dtype", None))
+        if isinstance(a, (tuple, list)) and 0 < len(a) <= 16 and all(type(v) in (bool, int, float) for v in a):
+            return slices_.constant(self.fn, np.asarray(a))   # a short constant vector
         raise Unlowerable(f"a {type(a).__name__} argument in a loop nest")
 
     def _version(self, node: Node, array) -> _Array:

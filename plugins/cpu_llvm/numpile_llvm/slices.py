@@ -170,7 +170,8 @@ def _in_order(fn: Function, stored: V, slices: list, read: V, region: tuple, ite
     return ok
 
 
-REDUCED = {"max": "maximum", "min": "minimum", "sum": "add"}   # a reduction and its step
+REDUCED = {"max": "maximum", "min": "minimum", "sum": "add", "all": "logical_and", "any": "logical_or"}   # its step
+IDENTITIES = {"sum": 0, "all": True, "any": False}   # where a reduction starts; max and min start at the first element
 
 
 def reduction(nest, n: Node, env: dict, sizes: Sizes):
@@ -198,16 +199,17 @@ def reduction(nest, n: Node, env: dict, sizes: Sizes):
     def step(acc: list, positions: tuple) -> list:
         x = scalar.cast(fn, lazy.at(positions), n.dtype)
         combined = scalar.emit(fn, REDUCED[n.target], [acc[0], x], {}, n.dtype)
-        return [combined] if n.target == "sum" else [fn.select(acc[1], combined, x), literal(True, BOOL)]
+        return [combined] if n.target in IDENTITIES else [fn.select(acc[1], combined, x), literal(True, BOOL)]
 
     def at(outer: tuple) -> V:   # the reduction of the elements at these positions of the kept dims
         def merged(acc: list, inner: tuple) -> list:
             positions = dict(zip(kept, outer)) | dict(zip(axes, inner))
             return step(acc, tuple(positions[k] for k in range(ndim)))
         # a max or min starts from the first element (acc[1]: one seen)
-        total = over(fn, [lazy.dims[k] for k in axes], [literal(0, n.dtype)] + [literal(False, BOOL)] * (n.target != "sum"),
+        first = not n.target in IDENTITIES
+        total = over(fn, [lazy.dims[k] for k in axes], [literal(IDENTITIES.get(n.target, 0), n.dtype)] + [literal(False, BOOL)] * first,
                      merged)
-        if n.target != "sum":
+        if first:
             nest.check(total[1], EMPTY)
         return V(total[0].ref, n.dtype, bool(n.meta.get("weak")))
     return at(()) if not kept else Lazy(tuple(lazy.dims[k] for k in kept), at, lazy.reads)
@@ -331,6 +333,18 @@ def over(fn: Function, lengths, start: list, step) -> list:
         return fn.loop(literal(0, I64), lengths[k], acc, lambda p, c: from_dim(k + 1, positions + (p,), c),
                        fn.module.loop_properties(_NOT_UNROLLED))
     return from_dim(0, (), start)
+
+
+def constant(fn: Function, values: np.ndarray) -> Lazy:
+    """A short constant vector (a tuple operand, `(1, 0, 1) == np.bitwise_and(mask, v)`): element p
+    chosen among its values."""
+    def element(positions: tuple) -> V:
+        (p,) = positions
+        value = literal(values[-1], values.dtype)
+        for k in range(len(values) - 2, -1, -1):
+            value = fn.select(fn.compare("icmp", "eq", p, literal(k, I64)), literal(values[k], values.dtype), value)
+        return value
+    return Lazy((literal(len(values), I64),), element, ())
 
 
 def per_dim(index, ndim: int) -> tuple:

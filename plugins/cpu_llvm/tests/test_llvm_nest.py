@@ -857,3 +857,28 @@ def test_float_sums_of_short_slices_are_numpys_to_the_bit(nests, dtype):
             warnings.simplefilter("ignore", RuntimeWarning)   # NumPy's mean of an empty window
             check(float_sums_of_slices, x, np.zeros((6, 4), out), calls=1)
     assert nests
+
+
+def rows_matching(db, mask=(1, 0, 1)):
+    out = np.zeros(db.shape[0], dtype=bool)
+    for idx, line in enumerate(db):
+        head, rest = line[0], line[1:]
+        if (mask == np.bitwise_and(mask, rest)).all():     # a constant tuple against a row's slice
+            if head == 1:
+                out[idx] = 1
+    return out
+
+
+def any_all_of_rows(x):
+    out = np.zeros((x.shape[0], 3), dtype=bool)
+    for i in range(x.shape[0]):
+        out[i, 0] = (x[i] > 0).all()
+        out[i, 1] = np.any(x[i, ::2] > 1.0)
+        out[i, 2] = x[i, i:].all()                          # empty for the last rows past the width: True
+    return out
+
+
+def test_constant_tuples_and_any_all_of_slices(nests):
+    check(rows_matching, make=lambda: (rng.integers(0, 2, size=(40, 4)).astype(bool),))
+    check(any_all_of_rows, make=lambda: (rng.standard_normal((8, 5)) + 0.5,))
+    assert len(nests) == 2
