@@ -425,3 +425,21 @@ def test_windows_that_pass_the_arrays_ends_are_one_loop(backend, rng):
     x = rng.standard_normal(11)
     assert_same(compiled(x, 3), windows_past_the_ends(x, 3))
     assert [n.target for n in compiled.entries[0].graph.calls].count("loop") == 1
+
+
+def clocked(x, steps, dt):
+    t = 0.0
+    for i in range(steps):
+        x = x + np.sin(x) * dt          # the state
+        t += dt                         # a simulation's clock: a Python float that changes
+    return x, t
+
+
+@pytest.mark.parametrize("backend", ["eager", "llvm"])
+def test_a_python_float_changed_each_iteration_is_carried_not_unrolled(backend, rng):
+    run_like_numpy(clocked, backend, lambda call: (rng.standard_normal(16), 40, 0.05), graphs=1)
+    compiled = numpile.compile(clocked, backend=backend)
+    x = rng.standard_normal(16)
+    assert_same(compiled(x, 40, 0.05), clocked(x, 40, 0.05))
+    assert [n.target for n in compiled.entries[0].graph.calls].count("loop") == 1
+    assert type(compiled(x, 0, 0.05)[1]) is float      # no iteration: the Python float as it was

@@ -130,8 +130,9 @@ class LoopBody:
         self.index = tx.output.shape_env.new_loop_symbol(self.first)
 
     def _initial(self, value, meta):
-        """A rebound local's value before the loop (an array: a for loop carries no Python scalar)."""
-        return value
+        """A rebound local's value before the loop: an array, or a Python float carried as a graph
+        value (`_changed`)."""
+        return value if isinstance(value, ArrayVariable) else number_before(self.tx, self.outer, value, meta)
 
     def _iterations(self) -> None:
         """Trace the body's instructions for an iteration (`period` of them) with the index symbolic."""
@@ -326,7 +327,13 @@ class LoopBody:
 
     def _changed(self, name: str, before, var):
         """A local holding another value after the iteration than before, not an array of the same
-        meta: the meta to carry it as (a while loop's Python numbers), or Unstable."""
+        meta: the meta to carry it as, or Unstable. A Python float that stays one (`t += dt`, a
+        simulation's clock) is carried as a weak float64; another Python value unrolls the loop (an
+        int counter is often an index or a size, which a graph value cannot be)."""
+        if before.is_constant() and type(before.as_constant()) is float and (
+                var.is_constant() and type(var.as_constant()) is float
+                or isinstance(var, ArrayVariable) and var.node.shape == () and var.python_type() is float):
+            return ArrayMeta((), np.dtype(np.float64), True, True)
         raise Unstable(f"{name} ({before.describe()} before the iteration, {var.describe()} after) "
                        "changes from one iteration to the next", peel=True)
 
