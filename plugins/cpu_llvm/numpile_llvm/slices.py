@@ -290,21 +290,28 @@ def arg_reduction(nest, n: Node, env: dict, sizes: Sizes):
     return at(()) if not kept else Lazy(tuple(lazy.dims[k] for k in kept), at, lazy.reads)
 
 
-def product(nest, n: Node, env: dict, sizes: Sizes) -> V:
-    """matmul or dot of two 1-d slice expressions of numbers: their products added in order (a
-    product's order is BLAS's in NumPy, not one NumPy fixes: equal within rounding)."""
+def product(nest, n: Node, env: dict, sizes: Sizes):
+    """matmul or dot of vectors and small matrices of slice expressions of numbers (1-d or 2-d,
+    NumPy's matmul shapes): each element its products added in order (a product's order is BLAS's
+    in NumPy, not one NumPy fixes: equal within rounding); a vector product a value, else a slice
+    expression whose elements are computed where they are used."""
     a, b = (used(nest, nest.operand(x, env, sizes)) for x in n.args[:2])
-    if n.kwargs and any(v is not None for v in dict(n.kwargs).values()) or n.dtype.kind not in "iuf" \
-            or len(a.dims) != 1 or len(b.dims) != 1 or n.args[0].shape != n.args[1].shape:
-        raise Unlowerable(f"{n.target} of other than two vectors of numbers in a loop nest")
+    if n.kwargs and any(v is not None for v in dict(n.kwargs).values()) or n.dtype.kind not in "iufc" \
+            or not 1 <= len(a.dims) <= 2 or not 1 <= len(b.dims) <= 2:
+        raise Unlowerable(f"{n.target} of other than vectors and matrices of numbers in a loop nest")
     fn = nest.fn
-    same_dims(nest, [a, b])
+    inner = (a.dims[-1], b.dims[0])
+    nest.check(fn.compare("icmp", "eq", *inner), SHAPE)
 
-    def step(acc: list, positions: tuple) -> list:
-        x, y = (scalar.cast(fn, v.at(positions), n.dtype) for v in (a, b))
-        return [scalar.emit(fn, "add", [acc[0], scalar.emit(fn, "multiply", [x, y], {}, n.dtype)], {}, n.dtype)]
-    total = over(fn, a.dims, [literal(0, n.dtype)], step)
-    return V(total[0].ref, n.dtype, bool(n.meta.get("weak")))
+    def element(positions: tuple) -> V:
+        row, column = (positions[:1] if len(a.dims) == 2 else ()), (positions[-1:] if len(b.dims) == 2 else ())
+
+        def step(acc: list, k: tuple) -> list:
+            x, y = scalar.cast(fn, a.at(row + k), n.dtype), scalar.cast(fn, b.at(k + column), n.dtype)
+            return [scalar.emit(fn, "add", [acc[0], scalar.emit(fn, "multiply", [x, y], {}, n.dtype)], {}, n.dtype)]
+        return V(over(fn, [inner[0]], [literal(0, n.dtype)], step)[0].ref, n.dtype, bool(n.meta.get("weak")))
+    dims = a.dims[:-1] + b.dims[1:]
+    return Lazy(dims, element, a.reads + b.reads) if dims else element(())
 
 
 def same_dims(nest, lazies: list) -> None:

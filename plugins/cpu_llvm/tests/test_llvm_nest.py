@@ -882,3 +882,26 @@ def test_constant_tuples_and_any_all_of_slices(nests):
     check(rows_matching, make=lambda: (rng.integers(0, 2, size=(40, 4)).astype(bool),))
     check(any_all_of_rows, make=lambda: (rng.standard_normal((8, 5)) + 0.5,))
     assert len(nests) == 2
+
+
+def small_products(G, H, out):
+    for i in range(G.shape[0]):
+        for j in range(H.shape[0]):
+            GH = G[i] @ H[j]                         # (3, 3) @ (3, 3)
+            out[i, j] += GH @ H[j, 0] @ G[i, :, 1]    # matrix @ vector, then vector @ vector
+    return out
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.complex128])
+def test_small_matrix_products_in_a_nest(nests, dtype):
+    def make():
+        G = rng.standard_normal((4, 3, 3)).astype(dtype) + (1j * rng.standard_normal((4, 3, 3)) if dtype == np.complex128 else 0)
+        H = rng.standard_normal((5, 3, 3)).astype(dtype)
+        return G, H, np.zeros((4, 5), dtype)
+    compiled = numpile.compile(small_products, backend="llvm")
+    for _ in range(2):
+        G, H, out = make()
+        got, want = compiled(G, H, out.copy()), small_products(G, H, out.copy())
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)   # a product's order is BLAS's in NumPy
+    assert nests
