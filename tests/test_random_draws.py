@@ -233,3 +233,19 @@ def test_what_is_not_captured_breaks_with_a_reason_and_runs_as_numpy(draw, reaso
     else:
         np.random.seed(0)
         assert np.array_equal(compiled(np.zeros(3), np.random.default_rng(0)), want)   # NumPy's own draws
+
+
+def widening(x):
+    for i in range(x.shape[0]):
+        x[i] = np.random.uniform(0, i + 1)   # bounds from the loop's index: graph values
+    return x
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_bounds_from_a_loops_index(backend):
+    compiled, explained = captured(widening, backend)
+    report = explained(np.zeros(300))
+    assert (report.graph_count, report.graph_break_count) == (1, 0), report.break_reasons
+    x = compiled(np.zeros(2000)) / np.arange(1, 2001)
+    assert x.min() >= 0.0 and x.max() < 1.0
+    assert ks_distance(x, _uniform_cdf(0.0, 1.0)) < KS_1_PERCENT / math.sqrt(len(x))

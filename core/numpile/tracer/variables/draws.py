@@ -23,6 +23,7 @@ import numpy as np
 
 from ... import ops
 from ...exc import Unsupported
+from ...shapes import SymInt
 from ..sources import AttrSource, SeedSource
 from .arrays import ArrayVariable
 from .objects import ConstantVariable
@@ -46,8 +47,16 @@ def _bits_uniform(tx, bits):
 
 
 def _float(tx, var):
-    return ConstantVariable(float(var.as_constant())) if var.is_constant() else \
-        tx.output.call_op(ops.get("astype"), (var, ConstantVariable(np.dtype(np.float64))), {})
+    """A draw's parameter as NumPy takes it, a float64: a number known when compiling, or a graph value."""
+    if var.is_constant() and isinstance(var.as_constant(), SymInt):   # a loop's index
+        var = tx.output.loop_index_value(var.as_constant())
+    if isinstance(var, ArrayVariable) and var.python_type() in (int, float):   # a Python number: weak
+        return tx.apply_operator(operator.add, [var, ConstantVariable(0.0)])
+    if isinstance(var, ArrayVariable):
+        return tx.output.call_op(ops.get("astype"), (var, ConstantVariable(np.dtype(np.float64))), {})
+    if var.is_constant() and isinstance(var.as_constant(), (int, float, np.integer, np.floating)):
+        return ConstantVariable(float(var.as_constant()))
+    raise Unsupported(f"a draw's parameter {var.describe()}: a number or a graph value is captured")
 
 
 def _draw_uniform(tx, bits, low=ConstantVariable(0.0), high=ConstantVariable(1.0)):
@@ -60,7 +69,8 @@ def _draw_uniform(tx, bits, low=ConstantVariable(0.0), high=ConstantVariable(1.0
 
 def _draw_normal(tx, bits, loc=ConstantVariable(0.0), scale=ConstantVariable(1.0)):
     """Box-Muller: sqrt(-2 log(1 - u1)) cos(2 pi u2), u1 from the bits, u2 from the bits mixed once more."""
-    if not scale.is_constant() or not scale.as_constant() >= 0:
+    if not scale.is_constant() or not isinstance(scale.as_constant(), (int, float, np.integer, np.floating)) \
+            or not scale.as_constant() >= 0:
         raise Unsupported("a normal draw's scale must be a number known when compiling, and not negative "
                           "(NumPy raises ValueError for a negative one)")
     call = tx.output.call_op
@@ -132,7 +142,8 @@ def call_draw(tx, fn, value, args: list, kwargs: dict):
                                  not var.is_constant() or var.as_constant() is not defaults[key]):
             raise Unsupported(f"{name} with {key}: an array of draws, or of another dtype, runs as Python "
                               "(one value per call is captured)")
-    result = draw(tx, _bits(tx, AttrSource(fn.source, "__self__")), **{k: bound.arguments[k] for k in names if k in bound.arguments})
+    parameters = {k: bound.arguments[k] for k in names if k in bound.arguments}
+    result = draw(tx, _bits(tx, AttrSource(fn.source, "__self__")), **parameters)
     return tx.output.call_op(ops.get("astype"), (result, ConstantVariable(np.dtype(dtype))), {}, weak=python is not None)
 
 
