@@ -13,6 +13,7 @@ import numpile
 
 BACKENDS = ["eager", "llvm"]
 N = 20000
+STATE = np.random.RandomState(0)   # a RandomState of its own, read as a global
 KS_1_PERCENT = 1.63   # the Kolmogorov-Smirnov distance exceeded with probability 1%, times sqrt(n)
 
 
@@ -40,6 +41,8 @@ DRAWS = [
     ("uniform", lambda rng: np.random.uniform(-2.0, 3.0), float, _uniform_cdf(-2.0, 3.0)),
     ("normal", lambda rng: np.random.normal(1.5, 0.5), float, _normal_cdf(1.5, 0.5)),
     ("standard_normal", lambda rng: np.random.standard_normal(), float, _normal_cdf(0.0, 1.0)),
+    ("randn", lambda rng: np.random.randn(), float, _normal_cdf(0.0, 1.0)),
+    ("RandomState.random_sample", lambda rng: STATE.random_sample(), float, _uniform_cdf(0.0, 1.0)),
     ("randint", lambda rng: np.random.randint(3, 9), np.int64, (3, 9)),
     ("randint_high", lambda rng: np.random.randint(5), np.int64, (0, 5)),
     ("rng.random", lambda rng: rng.random(), float, _uniform_cdf(0.0, 1.0)),
@@ -59,8 +62,9 @@ def captured(fn, backend):
 
 
 def run(compiled, dtype, seed):
-    """One call on a fresh array, NumPy's global generator seeded with `seed` and a Generator of it passed in."""
+    """One call on a fresh array, NumPy's global generator and STATE seeded with `seed`, a Generator of it passed in."""
     np.random.seed(seed)
+    STATE.seed(seed)
     return compiled(np.zeros(N, dtype), np.random.default_rng(seed))
 
 
