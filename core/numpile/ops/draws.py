@@ -33,10 +33,12 @@ def _signature(key, counter): ...
 
 
 def _meta(key, counter):
+    scalar = all(m.scalar for m in (key, counter) if isinstance(m, ArrayMeta))   # of NumPy scalars, a NumPy scalar
     key, counter = as_meta(key), as_meta(counter)
     if key.dtype.kind not in "iu" or counter.dtype.kind not in "iu":
         raise NotImplementedError(f"random_bits of {key.dtype} and {counter.dtype} (integers)")
-    return ArrayMeta(broadcast_shapes(key.shape, counter.shape), np.dtype(np.uint64), scalar=key.scalar and counter.scalar)
+    shape = broadcast_shapes(key.shape, counter.shape)
+    return ArrayMeta(shape, np.dtype(np.uint64), scalar=scalar and shape == ())
 
 
 register("random_bits", POINTWISE, impl=random_bits, meta=_meta, signature=_signature,

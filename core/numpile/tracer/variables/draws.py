@@ -96,7 +96,7 @@ def _draw_integer(tx, bits, low, high=ConstantVariable(None)):
                           "for an empty one)")
     span = tx.apply_operator(operator.mul, [_bits_uniform(tx, bits), ConstantVariable(float(high - low))])
     offset = tx.output.call_op(ops.get("astype"), (span, ConstantVariable(np.dtype(np.int64))), {})
-    return tx.apply_operator(operator.add, [offset, ConstantVariable(np.int64(low))])
+    return tx.apply_operator(operator.add, [offset, ConstantVariable(np.int64(low))]) if low else offset
 
 
 _UNIFORM = (_draw_uniform, np.float64, float)
