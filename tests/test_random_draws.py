@@ -218,8 +218,8 @@ def onsager_energy(beta: float) -> float:
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("draw, reason", [
-    (lambda rng: np.random.random(size=2).sum(), "an array of draws"),
-    (lambda rng: rng.integers(0, 5, dtype=np.int32), "an array of draws, or of another dtype"),
+    (lambda rng: np.random.random(size=2).sum(), "random draws of an array"),
+    (lambda rng: rng.integers(0, 5, dtype=np.int32), "random draws of an array, or of another dtype"),
     (lambda rng: rng.normal(0.0, -1.0), "scale must be a number known when compiling, and not negative"),
     (lambda rng: np.random.randint(4, 4), "NumPy raises ValueError for an empty one"),
 ], ids=["size", "dtype", "negative scale", "empty range"])

@@ -140,7 +140,7 @@ def call_draw(tx, fn, value, args: list, kwargs: dict):
     for key, var in bound.arguments.items():
         if key not in names and (var if isinstance(var, tuple) else
                                  not var.is_constant() or var.as_constant() is not defaults[key]):
-            raise Unsupported(f"{name} with {key}: an array of draws, or of another dtype, runs as Python "
+            raise Unsupported(f"{name} with {key}: random draws of an array, or of another dtype, run as Python "
                               "(one value per call is captured)")
     parameters = {k: bound.arguments[k] for k in names if k in bound.arguments}
     result = draw(tx, _bits(tx, AttrSource(fn.source, "__self__")), **parameters)
