@@ -1,7 +1,7 @@
 """The op registry (see registry.py); importing this package fills the table."""
 
 from . import (  # noqa: F401  (each registers its rows)
-    control, creation, einsum, histograms, indexing, linalg, numpy_linalg, pointwise, reductions, results, scans, selection,
+    control, creation, draws, einsum, histograms, indexing, linalg, numpy_linalg, pointwise, reductions, results, scans, selection,
     shape, statistics, tiling,
 )
 from .registry import (

@@ -155,6 +155,7 @@ class LoopBody:
         self.state_locals = dict(tx.locals)
         self._enter()
         out.graph = self.body
+        out.iterations.append(self.index_node)
         try:
             self.names = {}    # local rebound to an array -> (node before the loop, its placeholder)
             self.fresh = {}    # local rebound to an array -> the Variable it starts each iteration as
@@ -192,6 +193,7 @@ class LoopBody:
             self._check_locals()
         finally:
             out.graph = self.outer
+            out.iterations.pop()
         return self
 
     def _check_views(self, views: list) -> None:

@@ -65,6 +65,9 @@ class OutputGraph:
         self.loop_frames: list = []     # (frame, head, FOR_ITER, end of body, ...) of the loop bodies being traced, innermost last
         self.small_loops: set = set()   # (code, FOR_ITER offset) of loops unrolled as small (tracer/loops.py)
         self.while_active: set = set()  # (code, head) of the while loops being captured (tracer/whiles.py)
+        self.iterations: list = []      # the index node of each loop body being traced, outermost first (None: a while loop's)
+        self.seeds: dict = {}           # a NumPy generator's Source -> the seed input of its draws (variables/draws.py)
+        self.draws = 0                  # the random draws traced (each one's place in the trace)
         self.guards = GuardSet()
         self.input_sources: list[Source] = []
         self.example_inputs: list = []
@@ -94,6 +97,10 @@ class OutputGraph:
         self.input_sources.append(source)
         self.example_inputs.append(value)
         return ArrayVariable(node, source)
+
+    def fresh_input(self, value, source: Source, dtype: np.dtype) -> ArrayVariable:
+        """A scalar input fetched anew at each call, unguarded (a seed: `value` only stands for it)."""
+        return self._input(value, source, ArrayMeta((), dtype, scalar=True))
 
     def dynamic_int_input(self, value: int, source: Source) -> ArrayVariable:
         """A dynamic int met by Python arithmetic: a weak int64 graph input, guarded to fit in int32."""

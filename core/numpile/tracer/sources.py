@@ -106,3 +106,20 @@ class ExprSource(Source):
 
     def name(self) -> str:
         return self.code
+
+
+@dataclass(frozen=True)
+class SeedSource(Source):
+    """A fresh seed of numpile's random stream, drawn from the NumPy generator at `base` (a
+    RandomState or a Generator) at each call: 7 of its bytes, as an int (tracer/variables/draws.py)."""
+
+    base: Source
+
+    def expr(self) -> str:
+        return f"int.from_bytes({self.base.expr()}.bytes(7), 'little')"
+
+    def name(self) -> str:
+        return f"seed_of_{self.base.name()}"
+
+    def root(self) -> Source:
+        return self.base.root()

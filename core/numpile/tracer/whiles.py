@@ -94,7 +94,7 @@ class WhileBody(LoopBody):
         self.go = [None]   # whether it goes on, as a branch at the end of an iteration leaves it
 
     def _enter(self) -> None:
-        self.target = None
+        self.target = self.index_node = None   # no index: a random draw in it is a break
 
     def _initial(self, value, meta):
         return number_before(self.tx, self.outer, value, meta)

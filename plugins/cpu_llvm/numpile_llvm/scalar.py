@@ -19,6 +19,7 @@ from numpile.lowering import loops
 
 from . import complexes, mathlib
 from .hypot import hypot
+from .randoms import random_bits
 from .casts import cast
 from .irbuilder import BOOL, Function, Unlowerable, V, int_limits, literal, reg_type
 
@@ -429,7 +430,8 @@ def _astype(fn, operands, out, dtype=None):
     return cast(fn, operands[0], out)
 
 
-SPECIAL = {"power": _power, "where": _where, "clip": _clip, "round": _round, "astype": _astype, **complexes.SPECIAL}
+SPECIAL = {"power": _power, "where": _where, "clip": _clip, "round": _round, "astype": _astype,
+           "random_bits": random_bits, **complexes.SPECIAL}
 _SCALAR_SPECIAL = {**SPECIAL, "power": lambda fn, operands, out: _power(fn, operands, out, scalars=True)}
 
 

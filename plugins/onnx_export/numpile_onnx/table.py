@@ -26,4 +26,6 @@ UNSUPPORTED = {
     # Concat of reshaped pieces, Expand and Reshape for repeat, a weighted ReduceSum), not written yet
     **dict.fromkeys(("tile", "repeat", "triu", "tril", "hstack", "vstack", "column_stack", "average"),
                     "not exported yet (ONNX has the operators to express it: not written)"),
+    "random_bits": "numpile's random stream (a random draw in a loop) is not exported yet (splitmix64 in uint64 "
+                   "Mul, BitwiseXor and BitShift would write it)",
 }

@@ -20,6 +20,7 @@ from .base import Variable, unsupported_call_reason
 from .builtins import call_builtin
 from .containers import CONTAINER_METHODS, ListVariable, TupleVariable
 from .contexts import CONTEXT_FACTORIES
+from .draws import call_draw
 from .objects import ConstantVariable, ObjectVariable
 from .spellings import call_spelled
 
@@ -40,6 +41,8 @@ _ATTRIBUTES = {np.real: "real", np.imag: "imag"}
 def call_known(tx, fn: ObjectVariable, args: list, kwargs: dict) -> Variable:
     value = fn.as_constant() if fn.is_constant() else fn.value
     spelled = call_spelled(tx, value, args, kwargs)
+    if spelled is None:
+        spelled = call_draw(tx, fn, value, args, kwargs)
     if spelled is not None:
         return spelled
     if isinstance(value, types.FunctionType) and value in _ATTRIBUTES and len(args) == 1 and not kwargs \
