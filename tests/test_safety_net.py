@@ -116,3 +116,23 @@ def test_the_trial_alternates_after_the_warm_up():
         turns.append(trial.python_next())
         trial.seen += 1
     assert turns == [False] * safety_net.WARMUP + [True, False, True, False]
+
+
+def monte_carlo(n):
+    inside = 0
+    for _ in range(n):
+        x, y = np.random.random(), np.random.random()
+        if x * x + y * y < 1.0:
+            inside += 1
+    return inside
+
+
+def test_a_function_that_draws_random_numbers_is_never_on_trial(net_on):
+    """Run as Python it would draw NumPy's stream, not numpile's: with a seed, its results would
+    change with the verdict."""
+    compiled = numpile.compile(monte_carlo, backend="eager")
+    np.random.seed(1)
+    first = [compiled(200) for _ in range(safety_net.WARMUP + 2 * safety_net.MAX_PAIRS)]
+    assert compiled.draws and not compiled.trials
+    np.random.seed(1)
+    assert [compiled(200) for _ in range(len(first))] == first

@@ -120,6 +120,7 @@ class CompiledFunction:
         self._dynamic = DynamicInputs(all=dynamic is True)  # grows as dims and scalars change between compiles
         self.trials: dict = {}                           # id(entry) -> safety_net.Trial, on the root
         self._compiled = 0                               # entries made for it, on the root
+        self.draws = False                               # it draws random numbers (safety_net.py), on the root
         functools.update_wrapper(self, original if hasattr(original, "__name__") else fn, updated=())
         _LIVE.add(self)
         if backend is not None:
@@ -466,8 +467,7 @@ class CompiledFunction:
     def _install(self, entry: CacheEntry, event: CompileEvent) -> None:
         self.entries = [entry, *self.entries]
         self.root._compiled += 1
-        if safety_net.on_trial(self, entry):
-            self.trials[id(entry)] = safety_net.Trial()
+        safety_net.installed(self, entry)
         if logs.enabled("guards"):
             logs.get("guards").debug("guards of %s (entry %d):\n%s", self._fn.__qualname__, len(self.entries),
                                      "\n".join("  " + g for g in entry.guards.describe()) or "  (none)")

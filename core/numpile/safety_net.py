@@ -51,10 +51,22 @@ class Trial:
         return ratio <= 1 + config.safety_net_margin
 
 
-def on_trial(cf, entry) -> bool:
-    """Whether a new entry of `cf` goes on trial: one of a function the user compiled that runs
-    compiled code (an entry that runs eagerly is Python already)."""
-    return config.safety_net and cf.root is cf and not entry.eager
+def installed(cf, entry) -> None:
+    """A new entry of `cf` (the function the user compiled, or one of its resume functions and
+    callees): on trial where it is one of the function the user compiled that runs compiled code
+    (an entry that runs eagerly is Python already). A function that draws random numbers is never
+    on trial: run as Python it would draw NumPy's stream, not numpile's, and its results would
+    change with the verdict."""
+    root = cf.root
+    if entry.graph is not None and _draws(entry.graph):
+        root.draws = True
+        root.trials.clear()
+    elif config.safety_net and cf is root and not entry.eager and not root.draws:
+        root.trials[id(entry)] = Trial()
+
+
+def _draws(graph) -> bool:
+    return any(n.target == "random_bits" or any(map(_draws, n.bodies)) for n in graph.calls)
 
 
 def call(cf, args, kwargs):
