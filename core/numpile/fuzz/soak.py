@@ -14,7 +14,7 @@ calls it twice and drops it; every 20 seconds one thread of each worker calls nu
 
 A worker stops with a traceback of every thread when no call has finished for WATCHDOG seconds
 (a deadlock), and reports its counts as JSON: calls, compiles (graph breaks among them), fresh
-functions, resets, functions at their cache size limit, mismatches (the first few, with their
+functions, resets, cache size limits reached (a function again after each reset), mismatches (the first few, with their
 program, shape and dtype), unexpected warnings, the resident size at a quarter of the run and at
 its end, and its peak. Memory is bounded when the end is within a quarter (plus 64 MB) of the
 resident size at a quarter of the run, once imports, kernels and caches are in place.
@@ -88,6 +88,7 @@ class _Worker:
         self.last_call = time.monotonic()
         self.shared = {name: (f, numpile.compile(f, backend=backend)) for name, f in ((n, made(n)) for n in PROGRAMS)}
         cache.add_listener(self._compiled)
+        warnings.simplefilter("always")       # every limit reached is counted, after each reset too
         warnings.showwarning = self._warned   # the process's: catch_warnings is not thread-safe
 
     def _compiled(self, compiled_function, event) -> None:
@@ -96,8 +97,10 @@ class _Worker:
             self.counts["graph_breaks"] += event.entry.graph_break is not None
 
     def _warned(self, message, category, *args, **kwargs) -> None:
-        if "cache_size_limit" not in str(message):   # expected: the functions are made to reach it
-            with self.lock:
+        with self.lock:
+            if "cache_size_limit" in str(message):   # expected: the functions are made to reach it
+                self.counts["limit_hits"] += 1
+            else:
                 self.warnings.append(f"{category.__name__}: {message}")
 
     def run(self) -> dict:
@@ -114,9 +117,7 @@ class _Worker:
                 faulthandler.dump_traceback(all_threads=True)
                 print(f"soak: no call finished for {WATCHDOG} s: a deadlock", file=sys.stderr, flush=True)
                 os._exit(3)
-        limit = self.numpile.config.cache_size_limit
         return {**self.counts, "threads": self.threads, "mismatches": self.mismatches, "warnings": self.warnings,
-                "at_limit": sum(len(compiled.entries) >= limit for _, compiled in self.shared.values()),
                 "rss_quarter": quarter or _rss(), "rss_end": _rss(),
                 "rss_peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}
 
@@ -188,7 +189,7 @@ class SoakReport:
                 f"{self.workers[0]['threads'] if self.workers else 0} threads: {self.total('calls')} calls, "
                 f"{self.total('compiles')} compiles ({self.total('graph_breaks')} with a graph break), "
                 f"{self.total('fresh_functions')} fresh functions, {self.total('resets')} resets, "
-                f"{self.total('at_limit')} functions at the cache size limit, {self.total('mismatch_count')} "
+                f"{self.total('limit_hits')} cache size limits reached, {self.total('mismatch_count')} "
                 f"mismatches; resident size at a quarter -> end: {memory}; "
                 f"{'clean' if not self.failures else f'{len(self.failures)} failures'}")
 
