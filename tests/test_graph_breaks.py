@@ -542,9 +542,10 @@ def test_unsupported_ndarray_method_breaks_once_and_does_not_recompile(rng):
     assert report.graph_break_count == 1 and "ndarray.take() is not supported" in str(report.break_reasons[0])
 
 
-def test_reset_lets_resume_code_go(rng):
-    """numpile.reset() drops the resume code it built; a dead function's resume code is not kept
-    (a fuzzer making thousands of functions with breaks grew by ~6 KB each before)."""
+@pytest.mark.parametrize("let_go", ["reset", "drop"])
+def test_resume_code_goes_with_reset_or_its_function(rng, let_go):
+    """The resume code built for a function lives as long as its compiled function, or until
+    numpile.reset() (a fuzzer making thousands of functions with breaks grew by ~6 KB each before)."""
     import gc
     from numpile.tracer import resume
     namespace = {}
@@ -552,11 +553,14 @@ def test_reset_lets_resume_code_go(rng):
     made = namespace.pop("made")
     compiled = numpile.compile(made, backend="eager")
     compare(compiled, made, rand(rng, (4,)))
-    built = [c for (code, _), c in resume._CACHE.items() if code is made.__code__]
-    assert built and all(resume.origin(c)[0] is made.__code__ for c in built)
-    numpile.reset()
-    assert not resume._CACHE
-    del made, compiled, built, namespace
-    gc.collect()
-    assert not any(origin[0].co_name == "made" for origin in resume._ORIGIN.values())
+
+    def resumes_of_made():
+        gc.collect()
+        return [origin for origin in resume._ORIGIN.values() if origin[0].co_name == "made"]
+    assert resumes_of_made() and all(origin[0] is made.__code__ for origin in resumes_of_made())
+    if let_go == "reset":
+        numpile.reset()
+    else:
+        del made, compiled, namespace
+    assert not resumes_of_made()
 

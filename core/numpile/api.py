@@ -52,7 +52,8 @@ def disable(fn):
 
 
 def reset() -> None:
-    """Drop every compiled entry of every compiled function; the next calls compile again."""
+    """Drop every compiled entry of every compiled function, with the resume functions and
+    callees compiled for them; the next calls compile again (docs/reliability.md says what stays)."""
     cache.reset_all()
 
 

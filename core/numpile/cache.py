@@ -38,7 +38,7 @@ from .tracer import GraphBreak, Trace, TraceFailed, trace
 from .tracer.codegen import CodeNamespace, call_args, signature_params
 from .tracer.guards import GuardSet, same_float
 from .tracer.python_scalars import INT_INPUT_BOUND
-from .tracer.resume import forget, make_resume_function, resume_code
+from .tracer.resume import make_resume_function, resume_code
 from .tracer.variables import is_library_code
 
 _LIVE: "weakref.WeakSet[CompiledFunction]" = weakref.WeakSet()
@@ -509,9 +509,11 @@ class CompiledFunction:
         return [e for cf in list(_LIVE) if cf.root is self for e in cf.entries]
 
     def reset(self) -> None:
+        """Drop the entries, and on a root the resume functions and callees compiled for it."""
         self.entries = []
         self.trials = {}
         self._limit_warned = False
+        self._resume_points, self._frames = {}, {}
 
 
 class _Eager:
@@ -573,6 +575,6 @@ def _define_entry(guards: GuardSet, params: str, ns: CodeNamespace, body: list[s
 
 def reset_all() -> None:
     _logged_breaks.clear()
-    forget()
+    _warned_run_errors.clear()
     for cf in list(_LIVE):
         cf.reset()

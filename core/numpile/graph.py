@@ -366,7 +366,8 @@ class Graph:
     def compile_python(self, fn_name: str = "forward"):
         """The function python_code() describes, compiled; what the eager backend runs."""
         namespace = code_namespace(self)
-        code = compile(self.python_code(fn_name), f"<numpile graph {self.fingerprint()[:12]}>", "exec")
+        # one file name for every graph: CPython keeps each distinct one for good (interned)
+        code = compile(self.python_code(fn_name), "<numpile graph>", "exec")
         exec(code, namespace)
         return namespace[fn_name]
 

@@ -2,6 +2,9 @@
 
 Prints progress after each batch, each mismatch with the regression file it was saved as, and
 last one line, "N programs, M ops, K mismatches"; exits 1 when mismatches were found.
+
+`python -m numpile.fuzz --soak MINUTES --backend NAME [--threads N]`: the soak (soak.py): prints
+each failure and last its counts; exits 1 when anything failed.
 """
 
 from __future__ import annotations
@@ -26,7 +29,12 @@ def main(argv: list[str] | None = None) -> int:
                         help="how long hypothesis may shrink each failing program (default: 60)")
     parser.add_argument("--save-dir", type=Path, default=Path("tests/regressions"),
                         help="where failing programs are saved as test files (default: tests/regressions)")
+    parser.add_argument("--soak", type=float, metavar="MINUTES",
+                        help="instead: two processes of many threads calling compiled functions for MINUTES")
+    parser.add_argument("--threads", type=int, default=8, help="threads of each soak process (default: 8)")
     args = parser.parse_args(argv)
+    if args.soak is not None:
+        return _soak(args)
     try:
         import hypothesis  # noqa: F401
         import scipy.special  # noqa: F401  (programs call it)
@@ -49,6 +57,20 @@ def main(argv: list[str] | None = None) -> int:
         print("interrupted")
     print(report.summary())
     return 1 if report.mismatches else 0
+
+
+def _soak(args) -> int:
+    from .soak import soak
+    try:
+        plugins.lookup(args.backend)
+    except NumpileError as e:
+        print(f"python -m numpile.fuzz: {e}", file=sys.stderr)
+        return 2
+    report = soak(args.backend, args.soak, threads=args.threads, seed=args.seed or 0)
+    for failure in report.failures:
+        print(failure)
+    print(report.summary())
+    return 1 if report.failures else 0
 
 
 if __name__ == "__main__":

@@ -47,30 +47,20 @@ def cell_param(name: str) -> str:
     return f"___cell_{name}"
 
 
-# (original code, layout) -> resume code; emptied by numpile.reset(), so that a program making
-# many functions with breaks (a fuzzer, a notebook) does not keep every resume code forever
-_CACHE: dict = {}
 # id(resume code) -> (the original code, how many bytes its prologue adds), for as long as the
-# resume code lives: a resume frame still running after a reset must still find its origin. Keyed
-# by identity (not a WeakKeyDictionary: code objects compare by value, so a rebuilt equal code
-# would share the entry its dead twin's callback then deletes)
+# resume code lives: a break inside a resume function resumes the original code. Keyed by identity
+# (not a WeakKeyDictionary: code objects compare by value, so a rebuilt equal code would share the
+# entry its dead twin's callback then deletes). Resume codes are not cached here: the compiled
+# function that calls one keeps it (cache.ResumePoint), so it lives as long as that function.
 _ORIGIN: dict = {}
 
 
 def resume_code(code: types.CodeType, layout: ResumeLayout) -> types.CodeType:
-    """The code object of the function that resumes `code` as `layout` says; cached."""
-    key = (code, layout)
-    if key not in _CACHE:
-        new = _build(code, layout)
-        _ORIGIN[id(new)] = (code, len(new.co_code) - len(code.co_code))
-        weakref.finalize(new, _ORIGIN.pop, id(new), None)
-        _CACHE[key] = new
-    return _CACHE[key]
-
-
-def forget() -> None:
-    """Drop the cached resume codes (numpile.reset): the next break builds them again."""
-    _CACHE.clear()
+    """The code object of a function that resumes `code` as `layout` says."""
+    new = _build(code, layout)
+    _ORIGIN[id(new)] = (code, len(new.co_code) - len(code.co_code))
+    weakref.finalize(new, _ORIGIN.pop, id(new), None)
+    return new
 
 
 def origin(code: types.CodeType) -> tuple[types.CodeType, int]:
