@@ -388,6 +388,8 @@ class OutputGraph:
                 key = _value_key(var.node)
                 if key not in self._nonzero:
                     self._nonzero[key] = self.call_op(ops.get("nonzero"), (var,), {}).items
+                    # checked against each array it indexes: in bounds (lowering/in_place.py)
+                    self._nonzero[key][0].node.args[0].meta["mask_positions"] = True
                 expanded += self._nonzero[key]
             else:  # a constant mask: its index arrays are constants too
                 expanded += [ConstantVariable(i) for i in np.nonzero(np.asarray(meta))]
