@@ -564,3 +564,38 @@ def test_resume_code_goes_with_reset_or_its_function(rng, let_go):
         del made, compiled, namespace
     assert not resumes_of_made()
 
+
+
+# breaks in loops of Python values, nested functions made on every call
+def pairwise_sums(a, b):
+    return [x + y for (x, y) in zip(a, b)]        # on 3.11 a function of its own, made each call
+
+
+def scaled_rows(x, k):
+    def scale(row):                               # a closure over k, made on every call
+        print(end="")                             # breaks: run from residual code as its own frame
+        return row * k
+    return [scale(r).sum() for r in x]
+
+
+def test_a_loop_of_python_values_that_breaks_runs_as_python():
+    """A break in a loop whose graph would hold no array work (Python numbers only): the frame runs
+    as Python instead of a graph and a resume function on every iteration; nothing is traced again
+    on later calls."""
+    compiled = numpile.compile(pairwise_sums, backend="eager")
+    a, b = list(range(400)), [float(v) for v in range(400)]
+    for _ in range(5):
+        assert compiled(a, b) == pairwise_sums(a, b)
+    entries = compiled.all_entries()
+    assert len(entries) <= 3 and all(e.graph is None for e in entries), [e.break_reason for e in entries]
+
+
+def test_a_nested_function_made_on_every_call_is_not_traced_on_every_call(rng):
+    """Residual code calling a function made anew on every call with a closure of its own (entries
+    made for one closure cannot run another) runs it as it is from the second call on; the number
+    of compiles stays bounded."""
+    compiled = numpile.compile(scaled_rows, backend="eager")
+    for k in range(12):
+        x = rand(rng, (3, 4))
+        assert_same(compiled(x, float(k)), scaled_rows(x, float(k)))
+    assert compiled.compiles() <= 8

@@ -116,7 +116,7 @@ class CompiledFunction:
         self.entries: list[CacheEntry] = []
         self._limit_warned = False
         self._resume_points: dict = {}                   # (code, layout, native) -> ResumePoint, on the root
-        self._frames: dict = {}                          # function -> CompiledFunction, on the root
+        self._frames: dict = {}                          # code -> CompiledFunction (or _PER_CALL), on the root
         self._dynamic = DynamicInputs(all=dynamic is True)  # grows as dims and scalars change between compiles
         self.trials: dict = {}                           # id(entry) -> safety_net.Trial, on the root
         self._compiled = 0                               # entries made for it, on the root
@@ -495,12 +495,15 @@ class CompiledFunction:
         if isinstance(callee, types.FunctionType) and not getattr(callee, "_numpile_disable", False) \
                 and not is_library_code(callee.__code__) \
                 and not callee.__code__.co_flags & 0x3A0:  # generators and coroutines run as they are
-            frame = self._frames.get(callee)
+            frame = self._frames.get(callee.__code__)
             if frame is None:
                 with _compile_lock:
-                    frame = self._frames.get(callee)
+                    frame = self._frames.get(callee.__code__)
                     if frame is None:
-                        frame = self._frames[callee] = self._child(callee)
+                        frame = self._frames[callee.__code__] = self._child(callee)
+            if frame is _PER_CALL or frame._fn is not callee and not _same_function(frame._fn, callee):
+                self._frames[callee.__code__] = _PER_CALL
+                return callee
             return frame
         return callee
 
@@ -541,6 +544,18 @@ class ResumePoint:
         if self.native:
             return self._target(*args)
         return self._target._run(args, {})
+
+
+_PER_CALL = object()   # _frames' mark of code made into a function with a closure of its own on every call
+
+
+def _same_function(a, b) -> bool:
+    """Whether two functions of one code object run alike: no closure (whose cells an entry's code
+    reads), the same globals and defaults. A nested function, or a 3.11 comprehension, is made
+    anew on every call of the code that defines it; with a closure of its own each time, its
+    entries (made for one closure) cannot run another, so it runs as it is."""
+    return a.__closure__ is None and b.__closure__ is None and a.__globals__ is b.__globals__ \
+        and a.__defaults__ == b.__defaults__ and a.__kwdefaults__ == b.__kwdefaults__
 
 
 def _direct_call(compiled):

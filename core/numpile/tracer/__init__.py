@@ -99,7 +99,16 @@ def _trace_to_break(fn, args, kwargs, resumable, dynamic, hints) -> Trace:
         if not resumable or failed.point is None or isinstance(failed.error, Retrace):
             raise
         err = failed.error
-        return _trace(fn, args, kwargs, failed.point, dynamic, hints, GraphBreak(err.reason, err.loc, failed.user_stack))
+        tr = _trace(fn, args, kwargs, failed.point, dynamic, hints, GraphBreak(err.reason, err.loc, failed.user_stack))
+        if bc.inside_loop(fn.__code__, failed.point[0]) and not _array_work(tr.graph):
+            raise failed from None   # resumed each iteration for nothing to run: the frame runs as Python
+        return tr
+
+
+def _array_work(graph) -> bool:
+    """Whether a graph computes an array, or runs a loop or a branch: Python numbers alone run
+    faster as Python than as a graph and a resume on every iteration of a loop that breaks."""
+    return any(n.results is not None or not n.meta["scalar"] or n.bodies for n in graph.calls)
 
 
 def _trace(fn, args, kwargs, stop_at, dynamic, hints, graph_break: GraphBreak | None = None) -> Trace:

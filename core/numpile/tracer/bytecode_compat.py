@@ -97,6 +97,14 @@ INTRINSIC_LIST_TO_TUPLE = 6
 INTRINSIC_UNARY_POSITIVE = 5
 
 
+# -- loops ------------------------------------------------------------------------------
+def inside_loop(code, offset: int) -> bool:
+    """Whether `offset` lies in a loop of `code`: between a backward jump (every version ends a
+    for or while body with one) and its target."""
+    return any(i.argval <= offset <= i.offset for i in instructions(code)
+               if (i.opcode in dis.hasjrel or i.opcode in dis.hasjabs) and isinstance(i.argval, int) and i.argval < i.offset)
+
+
 # -- exception handling ----------------------------------------------------------------
 def user_protected_offsets(code) -> frozenset:
     """Offsets covered by a try/except/finally/with handler of the user's (3.11+ exception

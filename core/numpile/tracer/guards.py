@@ -9,6 +9,7 @@ say why ("shape of x changed from (3, 3) to (4, 4)").
 from __future__ import annotations
 
 import math
+import types
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -137,6 +138,26 @@ def _const_code(v, const, value) -> str:
     return f"type({v}) is {type(value).__name__ if same else const(type(value))} and {v} == {literal if same else const(value)}"
 
 
+def function_key(fn) -> tuple:
+    """What a trace of a call of `fn` depends on besides the contents of its closure's cells (read,
+    and guarded, where the trace reads them): its code, globals and defaults."""
+    return fn.__code__, fn.__globals__, fn.__defaults__, fn.__kwdefaults__
+
+
+# Objects guarded by identity: a different one means different code.
+IDENTITY_TYPES = (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type, np.ufunc,
+                  types.MethodWrapperType, types.WrapperDescriptorType, types.MethodDescriptorType)
+
+
+def object_guard(value) -> tuple:
+    """(kind, expected) of the guard on an object the trace took as it is: a Python function by its
+    code (a nested function is made anew on every call), others of IDENTITY_TYPES by identity, the
+    rest by type."""
+    if type(value) is types.FunctionType:
+        return "function", function_key(value)
+    return ("id", value) if isinstance(value, IDENTITY_TYPES) else ("type", type(value))
+
+
 GUARD_KINDS: dict[str, GuardKind] = {
     "type": GuardKind(
         code=lambda v, const, t: f"type({v}) is {const(t)}",
@@ -153,6 +174,14 @@ GUARD_KINDS: dict[str, GuardKind] = {
         code=lambda v, const, obj: f"{v} is {const(obj)}",
         describe=lambda obj: f"is {_short_repr(obj)}",
         mismatch=lambda n, val, obj: None if val is obj else f"{n} is now a different object ({_short_repr(val)})",
+    ),
+    "function": GuardKind(   # a Python function: made anew on every call of the code defining it, the same code
+        code=lambda v, const, f: f"type({v}) is {const(types.FunctionType)} and {v}.__code__ is {const(f[0])} and "
+                                 f"{v}.__globals__ is {const(f[1])} and {v}.__defaults__ is {const(f[2])} and "
+                                 f"{v}.__kwdefaults__ is {const(f[3])}",
+        describe=lambda f: f"a function of the code of {f[0].co_qualname}",
+        mismatch=lambda n, val, f: None if type(val) is types.FunctionType and function_key(val) == f
+        else f"{n} is now another function ({_short_repr(val)})",
     ),
     "const": GuardKind(
         code=_const_code,

@@ -16,7 +16,7 @@ from ..graph import Graph, Node, map_nodes
 from ..ops import ArrayMeta
 from ..ops.indexing import check_masks, is_mask
 from .aliasing import view_index
-from .guards import GuardSet, array_guard_expected
+from .guards import GuardSet, array_guard_expected, object_guard
 from .python_scalars import INT_INPUT_BOUND, DynamicIntVariable
 from ..dynamic import DynamicInputs
 from ..shapes import DataDependent, ShapeEnv, SymInt, is_unbacked
@@ -25,12 +25,6 @@ from .variables import (
     ArrayMethodVariable, ArrayVariable, ConstantVariable, DictVariable, ListVariable, ObjectVariable,
     SliceVariable, TupleVariable, Variable, CONSTANT_TYPES, base_array,
 )
-
-# Values the tracer treats as known constants, guarded by type and value.
-# Objects guarded by identity: a different one means different code.
-IDENTITY_TYPES = (types.FunctionType, types.BuiltinFunctionType, types.ModuleType, type, np.ufunc,
-                  types.MethodWrapperType, types.WrapperDescriptorType, types.MethodDescriptorType)
-
 
 # Ops whose result always views their first argument: updates of one are seen through the other.
 ALWAYS_VIEWS = frozenset({"getitem", "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze", "broadcast_to",
@@ -156,8 +150,7 @@ class OutputGraph:
             self.guards.add(AttrSource(source, "__name__"), "const", value.__name__)
             return ArrayMethodVariable(self.wrap(value.__self__, AttrSource(source, "__self__")), value.__name__)
         if guard:
-            self.guards.add(source, "id" if isinstance(value, IDENTITY_TYPES) else "type",
-                            value if isinstance(value, IDENTITY_TYPES) else type(value))
+            self.guards.add(source, *object_guard(value))
         return ObjectVariable(value, source)
 
     def _kind_input(self, value, source: Source, kind: array_kinds.ArrayKind) -> ArrayVariable:
