@@ -1,6 +1,6 @@
 """The long tail of NumPy spellings, as programs written by others use them (issue 32): np.tile,
 np.repeat, np.average, np.triu/np.tril, the stacks, one-argument np.where, np.array/np.asarray of
-lists, ufuncs with positional outputs, max()/min() of NumPy scalars. Each program is compared
+lists, ufuncs with positional outputs, max()/min() of NumPy scalars, np.take. Each program is compared
 with NumPy on fresh random inputs (results, dtypes, shapes, arguments afterwards, errors) on eager
 and llvm, and captured whole (one graph); forms that stay NumPy's say why."""
 
@@ -44,6 +44,10 @@ def groups(values):
 def where_positions(x):
     rows, cols = np.where(x > 0.5)
     return rows * 10 + cols, x[np.where(x < 0)]
+
+
+def taken(x, i):
+    return np.take(x, i), np.take(x, i, axis=0) * 2, x.take(i[:2], axis=-1), np.take(x, 3), x.take([1, 0], 1)
 
 
 def pair_of_scalars(x):
@@ -98,6 +102,7 @@ PROGRAMS = {
     groups: lambda rng: (np.sort(rng.integers(0, 9, 40)).astype(np.uint32),),
     where_positions: lambda rng: (rand(rng, (4, 6)),),
     pair_of_scalars: lambda rng: (rand(rng, (5, 3)),),
+    taken: lambda rng: (rand(rng, (4, 5)), rng.integers(-4, 4, 6)),
     rows_of_arrays: lambda rng: (rand(rng, (4,)), rand(rng, (4,), np.int32)),
     asarray_is_the_array: lambda rng: (rand(rng, (6,)),),
     positional_out: lambda rng: (rand(rng, (3, 4)), rand(rng, (4,)), rand(rng, (3, 4))),
@@ -119,7 +124,8 @@ def test_errors_are_numpys():
     zero_weights = lambda a: np.average(a, weights=np.zeros_like(a))   # noqa: E731
     scalar_where = lambda a: np.where(a.sum())                         # noqa: E731
     out_twice = lambda a: np.multiply(a, a, a, out=a)                  # noqa: E731
-    for fn in (zero_weights, scalar_where, out_twice):
+    taken_past_the_end = lambda a: np.take(a, 3) + 1                  # noqa: E731
+    for fn in (zero_weights, scalar_where, out_twice, taken_past_the_end):
         for backend in BACKENDS:
             run_like_numpy(fn, backend, lambda call: (np.ones(3),), graphs=None)
 

@@ -20,11 +20,11 @@ import numpy as np
 from . import lowering, ops
 from .lowering.decompose import SMALL_MATMUL
 from .testing import conformance_cases, one_op_graph
+from .tracer.variables.arrays import SPELLED_METHODS
+from .tracer.variables.spellings import SPELLINGS
 
 DEFAULT_OUTPUT = Path("docs/coverage.md")
 
-# ndarray methods the tracer captures itself, with no row of their own: x.fill(v) is an in-place full_like.
-_TRACER_METHODS = {"fill"}
 
 
 def spelling(fn) -> str:
@@ -87,7 +87,7 @@ def _uncaptured_functions() -> list[str]:
             value = getattr(module, name)
             if name.startswith("_") or isinstance(value, (type, types.ModuleType)) or not callable(value):
                 continue
-            if ops.lookup_callable(value) is None:
+            if ops.lookup_callable(value) is None and value not in SPELLINGS:   # spelled with other ops' rows
                 names.append(f"{prefix}{name}")
     return names
 
@@ -100,7 +100,7 @@ def _uncaptured_ufunc_methods() -> list[str]:
 
 def _uncaptured_methods() -> list[str]:
     return [f"x.{name}" for name in sorted(dir(np.ndarray))
-            if not name.startswith("_") and name not in _TRACER_METHODS and callable(getattr(np.ndarray, name))
+            if not name.startswith("_") and name not in SPELLED_METHODS and callable(getattr(np.ndarray, name))
             and ops.lookup_method(name) is None]
 
 

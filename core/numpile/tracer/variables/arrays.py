@@ -102,7 +102,7 @@ class ArrayVariable(Variable):
         op = ops.lookup_property(name)
         if op is not None:
             return tx.output.call_op(op, (self,), {}, method=None)
-        if ops.lookup_method(name) is not None or name in MUTATING_METHODS or callable(getattr(np.ndarray, name, None)):
+        if ops.lookup_method(name) is not None or name in SPELLED_METHODS or callable(getattr(np.ndarray, name, None)):
             # a method numpile lacks breaks at its call, with the array and arguments rebuilt, not here
             return ArrayMethodVariable(self, name)
         raise Unsupported(f"ndarray.{name} is not supported by numpile yet")
@@ -185,8 +185,25 @@ def _fill(tx, arr: ArrayVariable, args, kwargs) -> Variable:
     return ConstantVariable(None)
 
 
-# ndarray methods that update the array in place: name -> handler(tx, array, args, kwargs)
-MUTATING_METHODS = {"fill": _fill}
+def take(tx, arr: ArrayVariable, args, kwargs) -> Variable:
+    """`a.take(indices, axis=None)` (np.take): a's elements at indices along axis, of a flattened a
+    where axis is None: NumPy's integer indexing of that axis (mode "raise", its default)."""
+    names = ("indices", "axis", "out", "mode")
+    bound = dict(zip(names, args), **kwargs)
+    out, mode = (bound.get(k, ConstantVariable(default)) for k, default in (("out", None), ("mode", "raise")))
+    if set(bound) - set(names) or not (out.is_constant() and out.as_constant() is None
+                                       and mode.is_constant() and mode.as_constant() == "raise"):
+        raise Unsupported("np.take with out= or another mode than 'raise' is not supported yet")
+    axis = bound.get("axis", ConstantVariable(None)).as_constant()
+    if axis is None:
+        arr, axis = tx.output.call_op(ops.get("ravel"), (arr,), {}), 0
+    axis = operator.index(axis) % max(arr.node.array_meta.ndim, 1)
+    full = ConstantVariable(slice(None))
+    return arr.getitem(tx, TupleVariable([full] * axis + [bound["indices"]]))
+
+
+# ndarray methods spelled with other ops (some update the array in place): name -> handler(tx, array, args, kwargs)
+SPELLED_METHODS = {"fill": _fill, "take": take}
 
 
 @dataclass(eq=False)
@@ -200,8 +217,8 @@ class ArrayMethodVariable(Variable):
         return f"ndarray.{self.name}"
 
     def call(self, tx, args: list, kwargs: dict) -> Variable:
-        if self.name in MUTATING_METHODS:
-            return MUTATING_METHODS[self.name](tx, self.array, args, kwargs)
+        if self.name in SPELLED_METHODS:
+            return SPELLED_METHODS[self.name](tx, self.array, args, kwargs)
         op = ops.lookup_method(self.name)
         if op is None:
             raise Unsupported(f"ndarray.{self.name}() is not supported by numpile yet")

@@ -1,7 +1,8 @@
 """NumPy functions the tracer captures as other ops' calls, where NumPy defines one by the other:
 np.where(condition) is np.nonzero(condition); np.asarray(x) of an array is x itself, np.array(x)
 a copy of it (an astype for another dtype=); np.array (np.asarray) of a list or tuple of arrays
-and numbers of one shape is their np.stack, nested lists stacked from the inside. A handler
+and numbers of one shape is their np.stack, nested lists stacked from the inside; np.take(a, i,
+axis) is a's integer indexing along axis (of a flattened a where axis is None). A handler
 returns None where the call is the op row's own form (np.where(c, x, y))."""
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import numpy as np
 
 from ... import ops
 from ...exc import Unsupported
-from .arrays import ArrayVariable
+from .arrays import ArrayVariable, take
 from .base import Variable
 from .containers import ListVariable, TupleVariable
 from .objects import ConstantVariable
@@ -53,8 +54,14 @@ def _stacked(tx, seq) -> ArrayVariable:
     return tx.output.call_op(ops.get("stack"), (TupleVariable(items),), {})
 
 
+def _take(tx, args, kwargs):
+    if not args or not isinstance(args[0], ArrayVariable):
+        return None
+    return take(tx, args[0], args[1:], kwargs)
+
+
 SPELLINGS = {np.where: _where, np.array: _array(new=True), np.asarray: _array(new=False),
-             np.asanyarray: _array(new=False)}
+             np.asanyarray: _array(new=False), np.take: _take}
 
 
 def call_spelled(tx, fn, args: list, kwargs: dict) -> Variable | None:
