@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpile
 
-from .backend import LLVMBackend
+from .program import LLVMBackend
 
 
 @numpile.hookimpl

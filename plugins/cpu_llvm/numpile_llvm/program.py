@@ -31,7 +31,11 @@ from numpile.ops.control import CompiledCond, CompiledLoop, CompiledWhile, Itera
 from numpile.lowering.reference import run_kernel, symbol_values
 from numpile.shapes import SYMBOL_PATTERN, NewGuard, SymInt, identical, no_new_guards, read_symbol
 
-from . import allocator, chain, codegen, jit, loop, nest, pairwise, plan, pycall, sizes, team
+from . import allocator, jit, pycall, sizes, team
+from .kernels import chain, pairwise, plan
+from .kernels import function as codegen
+from .kernels import iterations as loop
+from .nests import nest
 from .irbuilder import Module, Unlowerable
 
 # the externs of conds and while loops: their bodies compiled when first run (a loop's: _loop)

@@ -43,11 +43,12 @@ from numpile.graph import Graph, Node
 from numpile.lowering import BufferArg, Const, Kernel, Program
 from numpile.shapes import SymInt
 
-from . import jit, nestcall, pynumbers, scalar, team
+from .. import jit, scalar, team
+from . import nestcall, pynumbers
 from . import slices as slices_
-from .irbuilder import BOOL, I64, Function, Module, Unlowerable, V, literal, reg_type
+from ..irbuilder import BOOL, I64, Function, Module, Unlowerable, V, literal, reg_type
 from .nestcall import INDEX_ERROR, OVERFLOW
-from .sizes import Sizes
+from ..sizes import Sizes
 
 # a loop the vectoriser takes runs its last iterations in the vector body, masked: element loops are
 # short (a row of 30), and a scalar remainder there is a fifth of the row, branching on data

@@ -18,8 +18,8 @@ import numpy as np
 from numpile.lowering import Const, Indirect, Kernel, Load, LoopIndex, Program, Stage, walk
 from numpile.shapes import SYMBOL_PATTERN, SymInt
 
-from .irbuilder import BOOL
-from .sizes import c_strides, read_at_run_time
+from ..irbuilder import BOOL
+from ..sizes import c_strides, read_at_run_time
 
 # a kernel's status bits: an input's strides are not the ones it was compiled for (compile a
 # variant); a gather met an index out of bounds

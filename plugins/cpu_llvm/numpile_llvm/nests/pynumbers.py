@@ -12,8 +12,8 @@ import numpy as np
 from numpile.lowering import Const
 from numpile.ops.pointwise import PYTHON_MATH
 
-from . import scalar
-from .irbuilder import BOOL, I64, Unlowerable, V, literal
+from .. import scalar
+from ..irbuilder import BOOL, I64, Unlowerable, V, literal
 from .nestcall import OVERFLOW
 
 # Python int arithmetic with LLVM's overflow-checked intrinsic (negative: 0 - x)

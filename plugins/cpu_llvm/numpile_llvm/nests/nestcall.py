@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import pycall
-from .casts import cast
-from .codegen import DATA_OFFSET, DIMENSIONS_OFFSET, STRIDES_OFFSET, array_field
-from .irbuilder import I64, Function, Module, V, literal, mem_type
+from .. import pycall
+from ..casts import cast
+from ..kernels.function import DATA_OFFSET, DIMENSIONS_OFFSET, STRIDES_OFFSET, array_field
+from ..irbuilder import I64, Function, Module, V, literal, mem_type
 
 INDEX_ERROR, OVERFLOW, EMPTY, SHAPE, OVERLAP = 1, 2, 3, 4, 5
 SLOT_BYTES = 16   # a carried scalar's slot of `out`: a complex128 fits

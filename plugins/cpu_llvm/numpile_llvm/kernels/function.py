@@ -27,9 +27,9 @@ from numpile.lowering import Program
 from numpile.shapes import SymInt
 
 from .body import KernelBody
-from .irbuilder import BOOL, I64, Function, Module, V, literal
+from ..irbuilder import BOOL, I64, Function, Module, V, literal
 from .plan import RELAYOUT, KernelPlan, buffer_bytes, size_parameters
-from .sizes import Sizes, read_at_run_time
+from ..sizes import Sizes, read_at_run_time
 from .streams import STREAM_MIN_BYTES, streamed
 
 # where CPython's ndarray object keeps its data, dimensions and strides pointers (checked at start-up)
