@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpile
 
-from .program import LLVMBackend
+from .backend import LLVMBackend
 
 
 @numpile.hookimpl

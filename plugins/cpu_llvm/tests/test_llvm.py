@@ -12,8 +12,9 @@ import pytest
 import numpile
 from numpile import plugins
 from numpile.lowering import schedule
-from numpile_llvm import program as llvm_backend
-from numpile_llvm.program import CompiledProgram, LLVMBackend
+from numpile_llvm.kernels import step as kernel_step
+from numpile_llvm.backend import LLVMBackend
+from numpile_llvm.program import CompiledProgram
 
 rng = np.random.default_rng()
 
@@ -435,7 +436,7 @@ def test_small_kernels_stay_on_the_calling_thread():
     x = rng.standard_normal(100).astype(np.float32)
     compiled = CompiledProgram(schedule(_graph_of(chain, x)), [x])
     assert not any(s.parallel for s in compiled.steps.values())
-    assert llvm_backend.PARALLEL_MIN_WORK > 100
+    assert kernel_step.PARALLEL_MIN_WORK > 100
     assert_same(compiled(x)[0], chain(x))
 
 

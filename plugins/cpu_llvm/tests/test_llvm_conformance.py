@@ -4,7 +4,7 @@ and negative-stride input, NaN and inf, exactly as on "eager"."""
 import pytest
 
 from numpile.testing import check_case, conformance_cases
-from numpile_llvm.program import LLVMBackend
+from numpile_llvm.backend import LLVMBackend
 
 BACKEND = LLVMBackend()
 

@@ -17,7 +17,7 @@ from numpile.ops import ArrayMeta
 from numpile.testing import assert_same_result, conformance_cases
 from numpile_llvm import jit
 from numpile_llvm.kernels import streams
-from numpile_llvm.program import LLVMBackend
+from numpile_llvm.backend import LLVMBackend
 from test_llvm import programs
 
 rng = np.random.default_rng()

@@ -1,4 +1,4 @@
-"""Loop nests of element code compiled whole (numpile_llvm/nest.py, nestcall.py), differentially
+"""Loop nests of element code compiled whole (numpile_llvm/nests/nest.py, nestcall.py), differentially
 against plain Python over NumPy on fresh random inputs: the nest is really the one native function
 (counted), arrays of every layout (the contiguous body and the general one), carried scalars of
 each dtype handed back with NumPy's type, NumPy's IndexError for indices out of range, negative

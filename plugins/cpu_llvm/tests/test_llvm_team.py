@@ -14,9 +14,8 @@ import numpy as np
 import pytest
 
 import numpile
-from numpile_llvm import program as llvm_backend
 from numpile_llvm import team
-from numpile_llvm.program import LLVMBackend
+from numpile_llvm.backend import LLVMBackend
 
 rng = np.random.default_rng()
 

@@ -28,8 +28,8 @@ import numpy as np
 from numpile.ops.control import IterationsStopped
 from numpile.shapes import SYMBOL_PATTERN, SymInt
 
-from .function import DATA_OFFSET, array_field
 from ..irbuilder import I64, Function, Module, V, literal
+from ..ndarray import DATA_OFFSET, array_field
 from ..sizes import Sizes
 
 ITERATION_SHIFT, POSITION_SHIFT = 16, 8
