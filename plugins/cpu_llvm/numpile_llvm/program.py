@@ -33,8 +33,7 @@ from numpile.shapes import NewGuard
 
 from . import jit, pycall, runner, sizes
 from .irbuilder import Module, Unlowerable
-from .kernels import chain, plan
-from .kernels import iterations as loop
+from .kernels import chain, iterations, plan
 from .kernels.step import KernelStep
 from .nests import nest
 
@@ -112,8 +111,8 @@ class CompiledProgram:
         return self.run(*inputs)
 
     def _chains(self, module: Module, key: str, symbol_of: dict) -> dict:
-        """The runs of kernels called as one (kernels/chain.py): those that run whole at static sizes.
-        By a run's first step: (the chain's symbol, its steps, its arguments as runner names)."""
+        """The runs of kernels called as one (kernels/chain.py): those that run whole at static
+        sizes. By a run's first step: (the chain's symbol, its steps, its arguments as runner names)."""
         names = runner.buffer_names(self.program)
         steps = self.program.steps
 
@@ -123,8 +122,8 @@ class CompiledProgram:
 
         found = {}
         for run in chain.runs(steps, chainable):
-            calls = [(symbol_of[self.steps[steps[i].name]], runner.arguments(self, i, names), self.steps[steps[i].name].kp.extent)
-                     for i in run]
+            calls = [(symbol_of[ks], runner.arguments(self, i, names), ks.kp.extent)
+                     for i in run for ks in [self.steps[steps[i].name]]]
             name = f"npk_{key}_chain{run[0]}"
             params = chain.render(module, name, calls)
             pycall.render(module, name, len(params), 0)
@@ -132,9 +131,9 @@ class CompiledProgram:
         return found
 
     def _native_loop(self, module: Module, key: str, symbol_of: dict) -> tuple | None:
-        """This loop body's native loop (kernels/iterations.py): (its symbol, its array parameters as runner
-        names, its symbol parameters, the carried (input, output) buffers), or None."""
-        found = loop.plan(self.program, self.steps)
+        """This loop body's native loop (kernels/iterations.py): (its symbol, its array parameters
+        as runner names, its symbol parameters, the carried (input, output) buffers), or None."""
+        found = iterations.plan(self.program, self.steps)
         if isinstance(found, str) or self.fallbacks:
             self.no_native_loop = found if isinstance(found, str) else "a kernel runs with NumPy"
             return None
@@ -143,7 +142,7 @@ class CompiledProgram:
         kernels = [(symbol_of[ks], runner.arguments(self, i, names), ks.kp)
                    for i in indices for ks in [self.steps[self.program.steps[i].name]]]
         name = f"npk_{key}_loop"
-        arrays, symbols = loop.render(module, name, self.program, kernels, carried, names)
+        arrays, symbols = iterations.render(module, name, self.program, kernels, carried, names)
         return name, arrays, symbols, carried
 
     def extern(self, i: int, fresh: set):
@@ -166,7 +165,6 @@ class CompiledProgram:
             logs.get("perf").debug("llvm: a loop is not one native nest: %s", e)
             return CompiledLoop(self.compile_body, step.args[1:4])
 
-
     def same_layouts(self, inputs) -> bool:
         """Whether these inputs have the layouts the kernels were compiled for (a native loop calls
         the kernels as compiled: one that meets another layout stops, maybe after others ran)."""
@@ -174,7 +172,6 @@ class CompiledProgram:
         values = symbol_values(self.program, env)
         return all(sizes.layout_key(sizes.strides_of(n, self.program.buffers[n].shape, env[n], values)) == key
                    for n, key in self.input_layouts.items())
-
 
     @staticmethod
     def _strides(program: Program, example_inputs) -> dict:

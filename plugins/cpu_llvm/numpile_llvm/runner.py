@@ -2,7 +2,8 @@
 values from the inputs' shapes (`s0 = b0.shape[0]`), allocates buffers of the sizes they give,
 calls each step in order (a kernel whole or split over threads, a chain of small kernels, an
 extern, a kernel the reference renderer runs) and returns the outputs; and a loop body's
-`iterate`, the same prologue around its native loop (kernels/iterations.py)."""
+`iterate`, the same prologue around its native loop (kernels/iterations.py). Each function takes
+the CompiledProgram `cp` whose runner it writes."""
 
 from __future__ import annotations
 
@@ -18,8 +19,7 @@ from numpile.ops.control import CompiledLoop, IterationsStopped
 from numpile.shapes import SYMBOL_PATTERN, SymInt, read_symbol
 
 from . import allocator
-from .kernels import chain, plan
-from .kernels import iterations as loop
+from .kernels import chain, iterations, plan
 from .nests import nest
 from .sizes import as_python
 
@@ -42,7 +42,7 @@ def iterate(cp, native_loop: tuple, address: int):
              "start, step, count)",
              "    if status != -1:", f"        raise stopped(status, ({results}))",
              f"    return ({results})"]
-    env = {**cp.runner_env, "native": native, "stopped": loop.stopped, "same_layouts": cp.same_layouts,
+    env = {**cp.runner_env, "native": native, "stopped": iterations.stopped, "same_layouts": cp.same_layouts,
            "IterationsStopped": IterationsStopped}
     exec(compile("\n".join(lines) + "\n", "<numpile-llvm native loop>", "exec"), env)
     return env["iterate"]
@@ -51,10 +51,10 @@ def iterate(cp, native_loop: tuple, address: int):
 def _loop_allocations(cp, names: dict) -> list[str]:
     """A native loop's temporaries, each allocated at its largest over the loop: a size that
     changes with the index is linear in it, so largest at the first index or the last."""
-    index = loop.index_symbol(cp.program)
+    index = iterations.index_symbol(cp.program)
     last = re.compile(rf"\bs{index}\b")
     lines = [f"    s{index}_last = start + step * (count - 1)"]
-    uninitialized = {o for s in cp.program.steps if getattr(s, "op", None) in loop.UNINITIALIZED for o in s.outputs}
+    uninitialized = {o for s in cp.program.steps if getattr(s, "op", None) in iterations.UNINITIALIZED for o in s.outputs}
     for n in sorted(plan.allocated_buffers(cp.program) | uninitialized):
         buf = cp.program.buffers[n]
         dims = [as_python(d) for d in buf.shape]

@@ -27,7 +27,6 @@ def as_python(size) -> str:
     return f"({size.expr})" if isinstance(size, SymInt) else repr(size)
 
 
-
 def stride_parameter(buffer: str, dim: int) -> str:
     """A Python name (size expressions are parsed as Python): `nonzero[1]`, result 1 of an extern,
     is `nonzero_r1`."""

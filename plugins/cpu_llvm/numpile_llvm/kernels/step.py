@@ -38,7 +38,6 @@ def _thread_ranges(kp: plan.KernelPlan, extent: int) -> list[tuple[int, int]]:
     return list(zip(edges, edges[1:]))
 
 
-
 class KernelStep:
     """One kernel: its native versions by input layout, run whole or split over threads."""
 
