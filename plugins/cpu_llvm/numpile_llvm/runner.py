@@ -91,97 +91,132 @@ def arguments(cp, i: int, names: dict) -> list[str]:
 def build(cp) -> tuple:
     """Python source that runs CompiledProgram cp's program, the function it defines, and the
     runner's prologue and namespace (a native loop's `iterate` begins with them)."""
-    program = cp.program
-    names = buffer_names(program)
-    env = {"empty": np.empty, "cached_empty": allocator.empty, "asarray": np.asarray}
+    writer = _Writer(cp)
     chained = {i for _, run, _ in cp.chains.values() for i in run[1:]}
-    used = set()   # the symbols the runner needs
-    unbacked = {k for k, s in enumerate(program.symbols) if s is not None and s[0] not in program.inputs}
-    waiting = []   # (buffer, the unbacked symbols its shape needs) not yet allocated
-    for n in sorted(plan.allocated_buffers(program), key=list(program.buffers).index):
-        env[f"dt_{names[n]}"] = program.buffers[n].dtype
-        waiting.append((n, {int(k) for d in program.buffers[n].shape for k in SYMBOL_PATTERN.findall(as_python(d))} & unbacked))
-    lines, bound = [], set()
+    writer.allocate()
+    for i, step in enumerate(cp.program.steps):
+        if isinstance(step, Extern):
+            writer.env[f"extern{i}"] = cp.extern(i, writer.fresh)
+        if i not in chained and not hasattr(writer.env.get(f"extern{i}"), "returns_arrays"):   # not a nest
+            writer.as_arrays(cp.chains[i][1] if i in cp.chains else [i])
+        if isinstance(step, Extern):
+            writer.extern(i, step)
+        elif i in cp.chains:
+            writer.chain(i)
+        elif i in chained:
+            continue
+        elif step.name in cp.steps:
+            writer.kernel(i, step)
+        else:
+            writer.fallback(i, step)
+    return writer.finish()
 
-    def allocate():  # the buffers whose sizes are known by now
-        for n, needs in [w for w in waiting if w[1] <= bound]:
-            waiting.remove((n, needs))
-            buf = program.buffers[n]
+
+class _Writer:
+    """The runner's source, written step by step: its lines, the namespace they run in, and what
+    it knows so far (symbols bound by extern results, buffers made fresh, nests' Python scalars)."""
+
+    def __init__(self, cp):
+        self.cp, self.program = cp, cp.program
+        self.names = buffer_names(self.program)
+        self.env = {"empty": np.empty, "cached_empty": allocator.empty, "asarray": np.asarray}
+        self.lines: list[str] = []
+        self.used = set()    # the symbols the runner needs
+        self.bound = set()   # the unbacked symbols an extern's result has told so far
+        self.unbacked = {k for k, s in enumerate(self.program.symbols) if s is not None and s[0] not in self.program.inputs}
+        self.waiting = []    # (buffer, the unbacked symbols its shape needs) not yet allocated
+        for n in sorted(plan.allocated_buffers(self.program), key=list(self.program.buffers).index):
+            self.env[f"dt_{self.names[n]}"] = self.program.buffers[n].dtype
+            needs = {int(k) for d in self.program.buffers[n].shape for k in SYMBOL_PATTERN.findall(as_python(d))}
+            self.waiting.append((n, needs & self.unbacked))
+        self.fresh = plan.allocated_buffers(self.program)   # arrays made this run, for nests to update in place
+        self.scalars = set()   # buffers holding a nest's Python scalar: made arrays where a step needs one
+
+    def allocate(self) -> None:
+        """The buffers whose sizes are known by now."""
+        names = self.names
+        for n, needs in [w for w in self.waiting if w[1] <= self.bound]:
+            self.waiting.remove((n, needs))
+            buf = self.program.buffers[n]
             shape = f"({''.join(as_python(d) + ', ' for d in buf.shape)})"
             nbytes = math.prod(buf.shape) * buf.dtype.itemsize
             if isinstance(nbytes, SymInt):
                 alloc = f"(cached_empty if {as_python(nbytes)} >= {allocator.MIN_BYTES} else empty)"
             else:
                 alloc = "cached_empty" if nbytes >= allocator.MIN_BYTES else "empty"
-            lines.append(f"    {names[n]} = {alloc}({shape}, dt_{names[n]})")
-    allocate()
-    fresh = plan.allocated_buffers(program)   # arrays made this run, for nests to update in place
-    scalars = set()   # buffers holding a nest's Python scalar: made arrays where a step needs one
-    for i, step in enumerate(program.steps):
-        if isinstance(step, Extern):
-            env[f"extern{i}"] = cp.extern(i, fresh)
-        if i not in chained and not hasattr(env.get(f"extern{i}"), "returns_arrays"):   # not a nest
-            needs = {b for k in (cp.chains[i][1] if i in cp.chains else [i]) for b in nest.step_reads(program.steps[k])}
-            lines += [f"    {names[b]} = asarray({names[b]})" for b in sorted(needs & scalars)]
-            scalars -= needs
-        if isinstance(step, Extern):
-            if nest.fresh_result(step.op) or step.op == "loop" and not isinstance(env[f"extern{i}"], CompiledLoop):
-                fresh |= set(step.outputs)
-            direct = getattr(env[f"extern{i}"], "direct", None)
-            if direct:   # a nest's builtin, called as it is (nestcall.runner)
-                env[f"extern{i}"] = direct
-                _, start, stop, _, carried, free = step.args
-                call = f"extern{i}({', '.join(_render_arg(a, names, env) for a in (*carried, *free, start, stop))})"
-            else:
-                args = ", ".join(_render_arg(a, names, env) for a in step.args)
-                kwargs = "".join(f", {k}={_render_arg(v, names, env)}" for k, v in step.kwargs.items())
-                call = f"extern{i}({args}{kwargs})"
-            if direct:
-                lines.append(f"    ({''.join(names[o] + ', ' for o in step.outputs)}) = {call}")
-                scalars |= {o for o in step.outputs if not program.buffers[o].shape}
-            elif getattr(env[f"extern{i}"], "returns_arrays", False):   # a nest's: ndarrays already
-                lines.append(f"    ({''.join(names[o] + ', ' for o in step.outputs)}) = {call}")
-            elif isinstance(step.output, tuple):   # an op with several results: a buffer each
-                lines.append(f"    ({''.join(names[o] + ', ' for o in step.output)}) = map(asarray, {call})")
-            else:
-                lines.append(f"    {names[step.output]} = asarray({call})")
-            for k, buffer, dim in program.binds(step):  # sizes the result tells
-                lines.append(f"    s{k} = {names[buffer]}.shape[{dim}]")
-                bound.add(k)
-            allocate()
-        elif i in cp.chains:
-            native, run, params = cp.chains[i]
-            env[f"chain{i}"] = native
-            lines += chain.runner_lines(f"chain{i}", params, [_whole_call(cp, k, names, env) for k in run])
-        elif i in chained:
-            continue
-        elif step.name in cp.steps:
-            ks = cp.steps[step.name]
-            arrays = ", ".join(names[n] for n in ks.kp.arrays if n != plan.PARTIALS)
-            symbols = "".join(f"s{k}, " for k in ks.kp.symbols)
-            dynamic = f", ({symbols}), {as_python(ks.kp.extent)}" if ks.kp.symbols else ""
-            whole = "if"
-            if ks.parallel:
-                env[f"split{i}"] = ks.run
-                test = "" if ks.parallel is True else f"if {ks.parallel}: "
-                lines.append(f"    {test}split{i}(({arrays},){dynamic})")
-                whole = "elif"
-            if ks.parallel is not True:
-                lines.append(f"    {whole} {_whole_call(cp, i, names, env)[1][3:]}")
+            self.lines.append(f"    {names[n]} = {alloc}({shape}, dt_{names[n]})")
+
+    def as_arrays(self, steps: list) -> None:
+        """The nests' Python scalars these steps read, made arrays first."""
+        needs = {b for k in steps for b in nest.step_reads(self.program.steps[k])}
+        self.lines += [f"    {self.names[b]} = asarray({self.names[b]})" for b in sorted(needs & self.scalars)]
+        self.scalars -= needs
+
+    def extern(self, i: int, step: Extern) -> None:
+        names, env, program = self.names, self.env, self.program
+        if nest.fresh_result(step.op) or step.op == "loop" and not isinstance(env[f"extern{i}"], CompiledLoop):
+            self.fresh |= set(step.outputs)
+        direct = getattr(env[f"extern{i}"], "direct", None)
+        if direct:   # a nest's builtin, called as it is (nestcall.runner)
+            env[f"extern{i}"] = direct
+            _, start, stop, _, carried, free = step.args
+            call = f"extern{i}({', '.join(_render_arg(a, names, env) for a in (*carried, *free, start, stop))})"
         else:
-            needs = plan.plan(step, program).symbols
-            env[f"fallback{i}"] = _fallback(step, names, needs, len(program.symbols))
-            lines.append(f"    fallback{i}(locals())")
-            used.update(needs)
-    outputs = [names[n] + ("[()]" if program.buffers[n].scalar and n not in scalars else "") for n in program.outputs]
-    lines.append(f"    return ({', '.join(outputs)}{',' if len(outputs) == 1 else ''})")
-    used.update(int(k) for line in lines for k in SYMBOL_PATTERN.findall(line))
-    head = [f"def run({', '.join(names[n] for n in program.inputs)}):"]
-    head += [f"    {names[name]} = asarray({names[name]})" for name in program.inputs if name not in cp.array_inputs]
-    head += [f"    s{k} = {read_symbol(names[program.symbols[k][0]], program.symbols[k][1])}" for k in sorted(used - unbacked)]
-    source = "\n".join(head + lines) + "\n"
-    exec(compile(source, "<numpile-llvm runner>", "exec"), env)
-    return source, env["run"], head[1:], env
+            args = ", ".join(_render_arg(a, names, env) for a in step.args)
+            kwargs = "".join(f", {k}={_render_arg(v, names, env)}" for k, v in step.kwargs.items())
+            call = f"extern{i}({args}{kwargs})"
+        if direct:
+            self.lines.append(f"    ({''.join(names[o] + ', ' for o in step.outputs)}) = {call}")
+            self.scalars |= {o for o in step.outputs if not program.buffers[o].shape}
+        elif getattr(env[f"extern{i}"], "returns_arrays", False):   # a nest's: ndarrays already
+            self.lines.append(f"    ({''.join(names[o] + ', ' for o in step.outputs)}) = {call}")
+        elif isinstance(step.output, tuple):   # an op with several results: a buffer each
+            self.lines.append(f"    ({''.join(names[o] + ', ' for o in step.output)}) = map(asarray, {call})")
+        else:
+            self.lines.append(f"    {names[step.output]} = asarray({call})")
+        for k, buffer, dim in program.binds(step):  # sizes the result tells
+            self.lines.append(f"    s{k} = {names[buffer]}.shape[{dim}]")
+            self.bound.add(k)
+        self.allocate()
+
+    def chain(self, i: int) -> None:
+        native, run, params = self.cp.chains[i]
+        self.env[f"chain{i}"] = native
+        self.lines += chain.runner_lines(f"chain{i}", params, [_whole_call(self.cp, k, self.names, self.env) for k in run])
+
+    def kernel(self, i: int, step) -> None:
+        ks = self.cp.steps[step.name]
+        arrays = ", ".join(self.names[n] for n in ks.kp.arrays if n != plan.PARTIALS)
+        symbols = "".join(f"s{k}, " for k in ks.kp.symbols)
+        dynamic = f", ({symbols}), {as_python(ks.kp.extent)}" if ks.kp.symbols else ""
+        whole = "if"
+        if ks.parallel:
+            self.env[f"split{i}"] = ks.run
+            test = "" if ks.parallel is True else f"if {ks.parallel}: "
+            self.lines.append(f"    {test}split{i}(({arrays},){dynamic})")
+            whole = "elif"
+        if ks.parallel is not True:
+            self.lines.append(f"    {whole} {_whole_call(self.cp, i, self.names, self.env)[1][3:]}")
+
+    def fallback(self, i: int, step: Kernel) -> None:
+        needs = plan.plan(step, self.program).symbols
+        self.env[f"fallback{i}"] = _fallback(step, self.names, needs, len(self.program.symbols))
+        self.lines.append(f"    fallback{i}(locals())")
+        self.used.update(needs)
+
+    def finish(self) -> tuple:
+        """(source, run, the prologue after `def run`, the namespace)."""
+        program, names = self.program, self.names
+        outputs = [names[n] + ("[()]" if program.buffers[n].scalar and n not in self.scalars else "") for n in program.outputs]
+        self.lines.append(f"    return ({', '.join(outputs)}{',' if len(outputs) == 1 else ''})")
+        self.used.update(int(k) for line in self.lines for k in SYMBOL_PATTERN.findall(line))
+        head = [f"def run({', '.join(names[n] for n in program.inputs)}):"]
+        head += [f"    {names[name]} = asarray({names[name]})" for name in program.inputs if name not in self.cp.array_inputs]
+        head += [f"    s{k} = {read_symbol(names[program.symbols[k][0]], program.symbols[k][1])}"
+                 for k in sorted(self.used - self.unbacked)]
+        source = "\n".join(head + self.lines) + "\n"
+        exec(compile(source, "<numpile-llvm runner>", "exec"), self.env)
+        return source, self.env["run"], head[1:], self.env
 
 
 def buffer_names(program: Program) -> dict:
