@@ -58,26 +58,11 @@ class CompiledProgram:
         strides = self._strides(program, example_inputs)
         self.input_layouts = {n: sizes.layout_key(strides[n]) for n in program.inputs}   # what kernels assume
         module = Module(jit.host_features(), fast_math)
-        self.steps: dict[str, object] = {}
-        symbols = []
+        self.steps: dict[str, KernelStep] = {}   # the kernels that run native, by step name
         key = jit.cache_key(f"{program}{sorted(strides.items())}{fast_math}")[:16]
-        for step in program.steps:
-            if isinstance(step, Kernel):
-                kp = plan.plan(step, program)
-                ks = KernelStep(program, kp, strides, fast_math)
-                symbol = f"npk_{key}_{step.name}"
-                trial = Module(module.cpu_features, fast_math)
-                try:
-                    if any(strides.get(n, ()) is None for n in kp.arrays if n != plan.PARTIALS):
-                        raise Unlowerable("an input's strides are not whole elements")
-                    ks.render(trial, symbol, strides)
-                except (Unlowerable, NewGuard) as e:
-                    self.fallbacks[step.name] = str(e)
-                    logs.get("perf").debug("llvm: %s of %s runs with NumPy: %s", step.name, graph_name, e)
-                    continue
-                ks.render(module, symbol, strides)
-                symbols.append((symbol, ks))
-                self.steps[step.name] = ks
+        symbols = [self._kernel(step, module, key, strides, graph_name)
+                   for step in program.steps if isinstance(step, Kernel)]
+        symbols = [found for found in symbols if found is not None]
         self.chains = self._chains(module, key, dict((ks, s) for s, ks in symbols))
         native_loop = self._native_loop(module, key, dict((ks, s) for s, ks in symbols)) if loop_body else None
         self.ir = module.render()
@@ -106,6 +91,26 @@ class CompiledProgram:
                            graph_name, program, self.origin, jit.optimized_ir(self.ir) if symbols else "", self.source)
         logs.get("perf").debug("llvm: %s compiled in %.1f ms (object code: %s)", graph_name,
                                self.compile_seconds * 1e3, self.origin)
+
+    def _kernel(self, step: Kernel, module: Module, key: str, strides: dict, graph_name: str) -> tuple | None:
+        """Kernel step `step` rendered into module as a native function (kernels/): (its symbol,
+        its KernelStep); None where kernels/ cannot lower it, and it runs with NumPy (the rule
+        above)."""
+        kp = plan.plan(step, self.program)
+        ks = KernelStep(self.program, kp, strides, module.fast_math)
+        symbol = f"npk_{key}_{step.name}"
+        trial = Module(module.cpu_features, module.fast_math)
+        try:
+            if any(strides.get(n, ()) is None for n in kp.arrays if n != plan.PARTIALS):
+                raise Unlowerable("an input's strides are not whole elements")
+            ks.render(trial, symbol, strides)
+        except (Unlowerable, NewGuard) as e:
+            self.fallbacks[step.name] = str(e)
+            logs.get("perf").debug("llvm: %s of %s runs with NumPy: %s", step.name, graph_name, e)
+            return None
+        ks.render(module, symbol, strides)
+        self.steps[step.name] = ks
+        return symbol, ks
 
     def __call__(self, *inputs):
         return self.run(*inputs)
