@@ -221,3 +221,38 @@ def test_large_concatenates_are_stored_piece_by_piece(rng):
     numpile.compile(large_pieces, backend=lambda graph, example_inputs: graphs.append(graph) or graph)(*args(0))
     program = lowering.schedule(graphs[0])
     assert not any(isinstance(step, lowering.Extern) and step.op == "concatenate" for step in program.steps), str(program)
+
+
+def flattened_grid(x, n):
+    Xi, Yi = np.mgrid[0:n, 0:x.shape[0]]
+    C = x[Yi] + Xi * 1j
+    Xi.shape = Yi.shape = C.shape = n * x.shape[0]     # NumPy's in-place reshape of each object
+    grid = Xi * 10 + Yi
+    grid.shape = (x.shape[0], n)
+    return grid, C[Xi > 0].sum(), Yi.shape
+
+
+def shape_of_an_input(x):
+    x.shape = (x.size,)
+    return x * 2
+
+
+def shape_of_an_array_with_a_view(x):
+    y = x * 2
+    row = y[0]
+    y.shape = (y.size,)
+    y[1] = 7.0
+    return row.sum() + y.sum()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_setting_shape_reshapes_the_array_in_place(rng, backend):
+    """`a.shape = n` on arrays the function made (an mgrid's rows too) is captured; on the caller's
+    array or one with views it is a break that says so, NumPy's effects either way."""
+    run_like_numpy(flattened_grid, backend, lambda call: (rand(rng, (4,)), 3), graphs=1)
+    compiled = run_like_numpy(flattened_grid, backend, lambda call: (rand(rng, (4 + call,)), 3), graphs=None, calls=3)
+    assert not any(e.break_reason for e in compiled.all_entries())   # sizes symbolic from the second on
+    compiled = run_like_numpy(shape_of_an_input, backend, lambda call: (rand(rng, (3, 4)),), graphs=None)
+    assert any("the caller's array" in e.break_reason for e in compiled.all_entries() if e.break_reason)
+    compiled = run_like_numpy(shape_of_an_array_with_a_view, backend, lambda call: (rand(rng, (3, 4)),), graphs=None)
+    assert any("an array with views" in e.break_reason for e in compiled.all_entries() if e.break_reason)

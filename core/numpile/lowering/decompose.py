@@ -474,6 +474,7 @@ def decompose(graph: Graph) -> Graph:
             new[n] = results[index] if isinstance(results, tuple) else out.result(results, index)
         else:
             new[n] = out.call(n.target, map_nodes(n.args, look), map_nodes(n.kwargs, look), n.array_meta, n.meta.get("loc"))
+            new[n].meta = {**n.meta, **new[n].meta}   # what the tracer noted (errstate, mask_positions) stays
     out.symbols = [(new[s[0]], s[1]) if s is not None else None for s in graph.symbols]
     prune(out)
     out.write_back = [(k, new[node]) for k, node in graph.write_back]

@@ -8,7 +8,8 @@ reads the base's old value later:
 
 - the base is an input the caller writes back (its final value replaces it anyway), with no
   step after the update that may raise (an extern, or a gather given an index out of bounds:
-  a graph that raises has changed nothing); or
+  a graph that raises has changed nothing; `np.nonzero` and `x[mask]`'s gather, whose mask the
+  tracer checked against x, raise nothing); or
   a buffer the program made: a kernel's result, a creation (`zeros`, `copy`), or an earlier
   update done in place (`b[1:] = ...; b[:1] = ...` share one buffer). Not an extern's result
   otherwise, which may be a view of an input;
@@ -34,6 +35,7 @@ from ..graph import Graph, Node
 from .ir import Affine
 
 FRESH = frozenset({"copy"})  # externs that always return a new array, beside the creation ops
+NEVER_RAISE = frozenset({"nonzero"})  # externs that raise nothing once their meta rule passed
 
 
 def in_place_setitems(graph: Graph, kind_of, materialized: set, users: dict) -> set[Node]:
@@ -106,18 +108,25 @@ def in_place_outputs(graph: Graph, kind_of, materialized: set, users: dict, in_p
 
 
 def _may_raise(graph: Graph, kind_of, materialized: set, order: dict) -> list[int]:
-    """Where in graph order a step may raise: an extern (but a basic setitem), and a gather (an
-    index out of bounds) where it is computed: its own place when it is stored, else wherever
-    the values inlining it are."""
+    """Where in graph order a step may raise: an extern (but a basic setitem and NEVER_RAISE), and
+    a gather (an index out of bounds; not a mask's positions) where it is computed: its own place
+    when it is stored, else wherever the values inlining it are."""
     found, inlined = [], set()
     for n in graph.calls:
         kind = kind_of(n)
-        if kind == "extern" and setitem_form(n) not in ("basic", "mask") or kind == "gather" \
-                or inlined.intersection(n.inputs):
+        if kind == "extern" and setitem_form(n) not in ("basic", "mask") and n.target not in NEVER_RAISE \
+                or kind == "gather" and not _mask_positions(n) or inlined.intersection(n.inputs):
             found.append(order[n])
             if kind != "extern" and n not in materialized:
                 inlined.add(n)
     return found
+
+
+def _mask_positions(gather: Node) -> bool:
+    """Whether a gather reads `x[mask]`'s elements: its index arrays the positions of a mask the
+    tracer checked against x's dims (OutputGraph.data_index), in bounds whatever the data."""
+    return all(isinstance(item, Node) and item.target == ops.TUPLE_GETITEM
+               and item.args[0].meta.get("mask_positions", False) for item in gather.args[1] if item != slice(None))
 
 
 def disjoint(read: tuple, write: tuple, sizes: tuple) -> bool:

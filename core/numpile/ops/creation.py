@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from ..shapes import SymInt
 from . import params
 from .meta import as_meta, broadcast_shapes, normalize_axis_index, probe_call, shape_of
 from .registry import CREATION, ArrayMeta, register
@@ -224,6 +225,8 @@ def _mgrid_bounds(s: slice) -> tuple:
     step = 1 if s.step is None else s.step
     if isinstance(step, (complex, np.complexfloating)):
         return start, s.stop, abs(step), int(abs(step))
+    if all(isinstance(b, (int, np.integer, SymInt)) for b in (start, s.stop, step)):   # a size may be symbolic
+        return start, s.stop, step, s.stop - start if step == 1 else -((start - s.stop) // step)
     return start, s.stop, step, math.ceil((s.stop - start) / step)
 
 
@@ -239,7 +242,8 @@ def _mgrid_meta(key):
         raise NotImplementedError("np.mgrid takes slices")
     bounds = [_mgrid_bounds(s) for s in key]
     # the grid is np.indices of the lengths in the dtype of every bound (0 among them), filled in place
-    dtype = np.result_type(0, *(b for start, stop, step, _ in bounds for b in (start, stop, step)))
+    numbers = (0 if isinstance(b, SymInt) else b for start, stop, step, _ in bounds for b in (start, stop, step))
+    dtype = np.result_type(0, *numbers)   # a symbolic size is a Python int
     return ArrayMeta((len(key), *_check_dims(tuple(length for *_, length in bounds))), dtype)
 
 

@@ -169,6 +169,16 @@ class Reconstructor:
             return f"{base}.{method}({', '.join(args)})"
         return f"{self.ns.const(op.impl)}({', '.join([base, *args])})"
 
+    def _constant(self, value) -> str:
+        """A constant's source; one holding symbolic sizes (`0:x.shape[0]`, a slice) reads them."""
+        if isinstance(value, SymInt):
+            return f"({self.shape_env.source_expr(value.expr, unbacked=self._unbacked)})"
+        if isinstance(value, slice):
+            return f"slice({self._constant(value.start)}, {self._constant(value.stop)}, {self._constant(value.step)})"
+        if type(value) is tuple and any(isinstance(v, (SymInt, slice, tuple)) for v in value):
+            return "(" + "".join(self._constant(v) + ", " for v in value) + ")"
+        return self.ns.const(value)
+
     def expr(self, var: Variable) -> str:
         if isinstance(var, ArrayVariable):
             if var.spelled is not None:
@@ -192,9 +202,9 @@ class Reconstructor:
         if isinstance(var, DictVariable):
             return self._temp(var, lambda: "{" + ", ".join(
                 f"{self.ns.const(k)}: {self.expr(v)}" for k, v in var.items.items()) + "}")
-        if isinstance(var, ConstantVariable) and isinstance(var.value, SymInt):
-            return f"({self.shape_env.source_expr(var.value.expr, unbacked=self._unbacked)})"
-        if isinstance(var, (ConstantVariable, ObjectVariable)):
+        if isinstance(var, ConstantVariable):
+            return self._constant(var.value)
+        if isinstance(var, ObjectVariable):
             return self.ns.const(var.value)
         if isinstance(var, SliceVariable):
             return f"slice({self.expr(var.start)}, {self.expr(var.stop)}, {self.expr(var.step)})"

@@ -252,6 +252,8 @@ class OutputGraph:
         """`obj.name = value` on an object the caller can see: later reads in the trace see the value,
         and the write is replayed after the graph. Objects with their own attribute logic are not
         written by the trace."""
+        if isinstance(obj, ArrayVariable) and name == "shape":
+            return obj.set_shape(self, value)
         if not isinstance(obj, ObjectVariable) or obj.source is None or isinstance(obj.value, type) \
                 or not hasattr(obj.value, "__dict__"):
             raise Unsupported(f"setting attribute {name!r} of {obj.describe()}")
@@ -308,6 +310,7 @@ class OutputGraph:
         if _makes_view(op.name, method, args, meta):
             base = args[0]
             result.base, result.view_op, result.base_version = base, (op, tuple(args[1:]), dict(kwargs), method), base.version
+            base.viewed = True
         return result
 
     def _python_or_numpy(self, op: ops.OpDef, operands: tuple, gargs: tuple, gkwargs: dict, meta) -> tuple | None:
@@ -388,6 +391,8 @@ class OutputGraph:
                 key = _value_key(var.node)
                 if key not in self._nonzero:
                     self._nonzero[key] = self.call_op(ops.get("nonzero"), (var,), {}).items
+                    # checked against each array it indexes: in bounds (lowering/in_place.py)
+                    self._nonzero[key][0].node.args[0].meta["mask_positions"] = True
                 expanded += self._nonzero[key]
             else:  # a constant mask: its index arrays are constants too
                 expanded += [ConstantVariable(i) for i in np.nonzero(np.asarray(meta))]
@@ -427,6 +432,7 @@ class OutputGraph:
         """`result = array[index]` (op index) stands for NumPy's view: updates through one reach the other."""
         if not result.node.meta["scalar"]:
             result.base, result.view_op, result.base_version = array, (ops.get("index"), (index,), {}, None), array.version
+            array.viewed = True
 
     # -- in-place updates --------------------------------------------------------------
     def refresh(self, var: ArrayVariable) -> None:

@@ -129,6 +129,8 @@ class Function:
     def __init__(self, module: Module):
         self.module = module
         self.lines: list[str] = []
+        self.entry: list[str] = []   # allocas of fixed size, rendered first in the entry block
+        self.stack_bytes = 0    # of those allocas
         self.count = 0
         self.block = "entry"
 
@@ -144,6 +146,14 @@ class Function:
         name = self.fresh(stem)
         self.lines.append(f"  {name} = {text}")
         return V(name, np.dtype(dtype))
+
+    def stack_buffer(self, nbytes: int) -> V:
+        """A buffer of `nbytes` on the stack for the whole call: allocated once in the entry block
+        (an alloca inside a loop would grow the stack every iteration)."""
+        name = self.fresh("stack")
+        self.entry.append(f"  {name} = alloca i8, i64 {nbytes}, align 64")
+        self.stack_bytes += nbytes
+        return V(name, I64)
 
     def label(self, stem: str) -> str:
         self.count += 1

@@ -197,3 +197,31 @@ def test_a_value_the_buffer_held_after_an_update_is_read_before_it_is_overwritte
         x -= x                 # written back into x: must not overwrite what `a` still reads
         return np.floor(a * 4)
     run_both(f, lambda: (rng.random((3, 2)),))
+
+
+def escape_step(N, Z, C, Xi, Yi, i):
+    """One step of an escape-time loop as NumPy code writes it (NPBench's mandelbrot2): the points
+    that escaped recorded by scatter, then those left selected by mask."""
+    Z = Z * Z + C
+    escaped = np.abs(Z) > 2.0
+    N[Xi[escaped], Yi[escaped]] = i
+    left = ~escaped
+    return Z[left], C[left], Xi[left], Yi[left]
+
+
+def test_selections_by_a_mask_after_an_update_leave_it_in_place():
+    """x[mask] reads positions the tracer checked against x: it cannot raise, so the update before
+    it stores into the input (a selection by np.nonzero's positions of another array could: there
+    the update stays NumPy's, on a copy)."""
+    def make():
+        Xi, Yi = np.divmod(rng.permutation(48), 8)
+        return np.zeros((6, 8), np.int64), rng.standard_normal(48) + 1j * rng.standard_normal(48), \
+            rng.standard_normal(48) * 1.5 + 0j, Xi, Yi, 3
+    [program] = run_both(escape_step, make)
+    assert not any(isinstance(s, Extern) and s.op == "setitem" for s in program.steps)
+
+    def by_positions(x, m, y):
+        x[m] = 0.0
+        return y[np.nonzero(m)]
+    [program] = run_both(by_positions, lambda: (rng.random(12), rng.random(12) > 0.5, rng.random(12)))
+    assert any(isinstance(s, Extern) and s.op == "setitem" for s in program.steps)

@@ -905,3 +905,37 @@ def test_small_matrix_products_in_a_nest(nests, dtype):
         assert got.dtype == want.dtype and got.shape == want.shape
         np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)   # a product's order is BLAS's in NumPy
     assert nests
+
+
+def covariance_as_written(M, data):
+    cov = np.zeros((M, M), dtype=data.dtype)
+    for i in range(M):
+        cov[i:M, i] = cov[i, i:M] = data[:, i] @ data[:, i:M] / 3
+    return cov
+
+
+def vector_times_rows(x, A, out):
+    for i in range(out.shape[0]):
+        out[i, i:] = x[i] @ A[:, i:]
+    return out
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64])
+def test_vector_matrix_products_in_a_nest(nests, dtype):
+    """`v @ m` in a loop: m's rows added into a stack buffer (NPBench's covariance as written), a
+    result longer than the buffer computed column by column, each the sums NumPy's are."""
+    def draw(shape):
+        return rng.integers(-9, 9, size=shape).astype(dtype) if dtype == np.int64 else rng.standard_normal(shape).astype(dtype)
+    tolerance = {np.float64: 1e-12, np.float32: 1e-4}.get(dtype, 0)
+    for M, N in ((1, 3), (9, 7), (40, 31)):
+        data = draw((N, M))
+        got, want = numpile.compile(covariance_as_written, backend="llvm")(M, data), covariance_as_written(M, data)
+        assert got.dtype == want.dtype and got.shape == want.shape
+        np.testing.assert_allclose(got, want, rtol=tolerance, atol=tolerance)
+    long = 8192 + 40    # past the buffer: a column at a time
+    x, A = draw((3, 5)), draw((5, long))
+    got = numpile.compile(vector_times_rows, backend="llvm")(x, A, np.zeros((3, long), dtype))
+    want = vector_times_rows(x, A, np.zeros((3, long), dtype))
+    assert got.dtype == want.dtype
+    np.testing.assert_allclose(got, want, rtol=tolerance, atol=tolerance)
+    assert len(nests) >= 2

@@ -5,6 +5,7 @@ branching on it is a graph break."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import operator
 from dataclasses import dataclass
@@ -58,12 +59,30 @@ class ArrayVariable(Variable):
     # Python float or a np.float64 as the data decides; the (code, offset) of that call, retraced as
     # a break where the difference shows (OutputGraph.check_python_or_numpy)
     python_or_numpy: tuple | None = None
+    viewed: bool = False              # a view of it was made (set_shape)
 
     def describe(self) -> str:
         if self.node.meta["weak"]:
             return f"Python {self.node.array_meta.python_type.__name__} {self.node.name} (a graph value: it changes between calls)"
         kind = "NumPy scalar" if self.node.meta["scalar"] else "array"
         return f"{kind} {self.node.name} ({self.node.array_meta})"
+
+    def set_shape(self, output, shape: Variable) -> None:
+        """`a.shape = shape`: NumPy gives the array object the shape in place, its memory the same.
+        For an array made in the frame of which no view was made, the variable becomes that
+        reshape: a view of what it was where it was a view (`Xi, Yi = np.mgrid[...]`), else the
+        array itself. A caller's array, or one with views (made again from it after an update
+        with its old shape in mind), is not reshaped by the trace."""
+        if self.source is not None or self.viewed:
+            raise Unsupported(f"setting attribute 'shape' of {self.describe()}: "
+                              + ("the caller's array" if self.source is not None else "an array with views"))
+        output.refresh(self)
+        before = dataclasses.replace(self)   # the array as it was
+        reshaped = output.call_op(ops.get("reshape"), (before, shape), {})
+        self.node = reshaped.node
+        if self.base is not None:
+            self.base, self.view_op, self.base_version = before, reshaped.view_op, before.version
+        self.version += 1
 
     def python_type(self) -> type:
         meta = self.node.array_meta

@@ -165,7 +165,7 @@ def _render_body(module: Module, metas: list, body: Graph, bounds: tuple) -> "_N
     fn.emit("ret i32 0")
     attributes = module.attribute_group("alwaysinline nounwind")
     module.functions.append(f"define internal i32 @nest.body({', '.join(nestcall.body_parameters(metas))}) "
-                            f"{attributes} {{\n" + "\n".join(["entry:"] + fn.lines) + "\n}\n")
+                            f"{attributes} {{\n" + "\n".join(["entry:"] + fn.entry + fn.lines) + "\n}\n")
     return nest
 
 
