@@ -1,6 +1,6 @@
 """docs/architecture.md is the map of the code, kept true: every module of core (core/numpile) and of
 every plugin package (plugins/*/numpile_*) has a row in it, named by its path from its package root
-(`tracer/loops.py`, `numpile_llvm/nest.py`), every package by its folder (`tracer/variables/`,
+(`tracer/loops.py`, `numpile_llvm/nests/nest.py`), every package by its folder (`tracer/variables/`,
 `numpile_llvm/`, the core root as `numpile/`); and every module path the page names exists."""
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def resolves(name: str) -> bool:
     roots = package_roots()
     if name == "numpile/":
         return True
-    if head in roots:  # a plugin package's path: `numpile_llvm/nest.py`
+    if head in roots:  # a plugin package's path: `numpile_llvm/nests/nest.py`
         path = roots[head].parent / name
     else:
         path = CORE / name
@@ -102,4 +102,4 @@ def test_the_map_covers_core_and_every_plugin():
     assert {"numpile/", "ops/", "lowering/", "tracer/", "tracer/variables/", "testing/", "fuzz/",
             "backends/"} <= names
     assert {"numpile_llvm/", "numpile_triton/", "numpile_onnx/", "numpile_dask/", "numpile_debug/"} <= names
-    assert "tracer/loops.py" in names and "numpile_llvm/nest.py" in names
+    assert "tracer/loops.py" in names and "numpile_llvm/nests/nest.py" in names

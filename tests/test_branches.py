@@ -1,5 +1,5 @@
 """Branches on data in loop bodies (tracer/branches.py: cond nodes) and loop nests of element code
-(numpile_llvm/nest.py), differentially against NumPy on fresh random inputs: values, dtypes,
+(numpile_llvm/nests/nest.py), differentially against NumPy on fresh random inputs: values, dtypes,
 Python types, in-place updates, graph and break counts."""
 
 import numpy as np

@@ -1,11 +1,12 @@
-"""The op table of kernel codegen: each pointwise registry op as LLVM instructions, per dtype kind,
-with NumPy's exact semantics (integer wraparound, floor division and modulo signs, division by
-zero, NaN propagation, the x86 results of out-of-range float-to-int casts).
+"""The one op table of both compilers (kernels/ and nests/): each pointwise registry op as LLVM
+instructions, per dtype kind, with NumPy's exact semantics (integer wraparound, floor division and
+modulo signs, division by zero, NaN propagation, the x86 results of out-of-range float-to-int casts).
 
 A ufunc's operands are first cast to the loop dtypes NumPy itself picks
 (`ufunc.resolve_dtypes`, Python scalars weak as NEP 50 says), so every value is computed in
 the type NumPy computes it in. Ops or dtype combinations not in the tables raise
-`Unlowerable`, and the kernel runs with NumPy instead.
+`Unlowerable`, and the kernel runs with NumPy instead. Python int arithmetic (a loop nest's
+Python ints) has its own small table, checked against int64 overflow (`PYTHON_INT`).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from . import complexes, mathlib
 from .hypot import hypot
 from .randoms import random_bits
 from .casts import cast
-from .irbuilder import BOOL, Function, Unlowerable, V, int_limits, literal, reg_type
+from .irbuilder import BOOL, I64, Function, Unlowerable, V, int_limits, literal, reg_type
 
 def ufunc_loop(name: str, operands: list) -> tuple:
     """NumPy's loop dtypes for a ufunc on these operands (numpile.lowering's), Unlowerable where
@@ -361,6 +362,20 @@ COMPLEX = {**complexes.COMPLEX, "isnan": complexes.on_either(FLOAT["isnan"], "or
 _TABLES = {"f": FLOAT, "i": INT, "u": INT, "b": BOOLEAN, "c": COMPLEX}
 # NumPy scalars' math (element code), where it differs from the array loops': the complex product
 _SCALAR_TABLES = {**_TABLES, "c": {**COMPLEX, **complexes.SCALAR_MATH}}
+
+# Python int arithmetic (a loop nest's Python ints, nests/pynumbers.py): LLVM's overflow-checked
+# intrinsic per op (negative: 0 - x); None where LLVM has none (a left shift may leave int64)
+PYTHON_INT = {"add": "sadd", "subtract": "ssub", "multiply": "smul", "negative": "ssub", "left_shift": None}
+
+
+def python_int(fn: Function, op: str, a: V, b: V) -> tuple[V, V]:
+    """Python int op `op` on int64 a and b: (its int64 result, whether Python's would leave int64)."""
+    if PYTHON_INT[op] is None:
+        raise Unlowerable("a Python int shifted left in a loop nest (it may leave int64)")
+    symbol = f"llvm.{PYTHON_INT[op]}.with.overflow.i64"
+    fn.module.declare(symbol, f"declare {{i64, i1}} @{symbol}(i64, i64)")
+    pair = fn.emit(f"call {{i64, i1}} @{symbol}(i64 {a.ref}, i64 {b.ref})", I64)
+    return fn.emit(f"extractvalue {{i64, i1}} {pair.ref}, 0", I64), fn.emit(f"extractvalue {{i64, i1}} {pair.ref}, 1", BOOL)
 
 
 # -- ops with their own operand handling ---------------------------------------------------------

@@ -22,6 +22,11 @@ from numpile.shapes import SymInt
 from .irbuilder import I64, Function, V, literal
 
 
+def as_python(size) -> str:
+    """A size as runner source (symbols are the runner's variables s0, s1, ...)."""
+    return f"({size.expr})" if isinstance(size, SymInt) else repr(size)
+
+
 def stride_parameter(buffer: str, dim: int) -> str:
     """A Python name (size expressions are parsed as Python): `nonzero[1]`, result 1 of an extern,
     is `nonzero_r1`."""

@@ -12,8 +12,9 @@ import pytest
 import numpile
 from numpile import plugins
 from numpile.lowering import schedule
-from numpile_llvm import backend as llvm_backend
-from numpile_llvm.backend import CompiledProgram, LLVMBackend
+from numpile_llvm.kernels import step as kernel_step
+from numpile_llvm.backend import LLVMBackend
+from numpile_llvm.program import CompiledProgram
 
 rng = np.random.default_rng()
 
@@ -268,7 +269,8 @@ def test_float32_exp_within_one_ulp_down_to_subnormals_and_up_to_overflow(scalef
 
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_large_outputs_stream_out_with_non_temporal_stores(dtype):
-    from numpile_llvm import jit, streams
+    from numpile_llvm import jit
+    from numpile_llvm.kernels import streams
     if "sse2" not in jit.host_features():
         pytest.skip("streamed rows are for x86")
     compile_llvm, made = programs()
@@ -299,7 +301,8 @@ def test_large_outputs_stream_out_with_non_temporal_stores(dtype):
 
 @pytest.mark.parametrize("dtype", [np.float32, np.int8])
 def test_large_1d_outputs_stream_out_in_blocks(dtype):
-    from numpile_llvm import jit, streams
+    from numpile_llvm import jit
+    from numpile_llvm.kernels import streams
     if "sse2" not in jit.host_features():
         pytest.skip("streamed rows are for x86")
     compile_llvm, made = programs()
@@ -433,7 +436,7 @@ def test_small_kernels_stay_on_the_calling_thread():
     x = rng.standard_normal(100).astype(np.float32)
     compiled = CompiledProgram(schedule(_graph_of(chain, x)), [x])
     assert not any(s.parallel for s in compiled.steps.values())
-    assert llvm_backend.PARALLEL_MIN_WORK > 100
+    assert kernel_step.PARALLEL_MIN_WORK > 100
     assert_same(compiled(x)[0], chain(x))
 
 

@@ -10,7 +10,7 @@ import pytest
 
 import numpile
 from numpile.testing import assert_same
-from numpile_llvm import chain
+from numpile_llvm.kernels import chain
 from test_llvm import programs
 
 rng = np.random.default_rng()

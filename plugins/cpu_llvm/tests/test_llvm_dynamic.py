@@ -15,7 +15,8 @@ from numpile import ops, shapes
 from numpile.graph import Graph
 from numpile.ops import ArrayMeta
 from numpile.testing import assert_same_result, conformance_cases
-from numpile_llvm import jit, streams
+from numpile_llvm import jit
+from numpile_llvm.kernels import streams
 from numpile_llvm.backend import LLVMBackend
 from test_llvm import programs
 

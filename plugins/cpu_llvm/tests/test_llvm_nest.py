@@ -1,4 +1,4 @@
-"""Loop nests of element code compiled whole (numpile_llvm/nest.py, nestcall.py), differentially
+"""Loop nests of element code compiled whole (numpile_llvm/nests/nest.py, nestcall.py), differentially
 against plain Python over NumPy on fresh random inputs: the nest is really the one native function
 (counted), arrays of every layout (the contiguous body and the general one), carried scalars of
 each dtype handed back with NumPy's type, NumPy's IndexError for indices out of range, negative
@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 import numpile
-from numpile_llvm import nestcall
+from numpile_llvm.nests import nestcall
 
 rng = np.random.default_rng()
 
@@ -323,7 +323,7 @@ def test_owned_only_where_made_fresh_and_read_by_no_other_step():
 
     from numpile.lowering import BufferArg, Extern, Kernel, Program
     from numpile.lowering.ir import Buffer, Load, Stage
-    from numpile_llvm.nest import owned_carried
+    from numpile_llvm.nests.nest import owned_carried
 
     f8 = np.dtype(np.float64)
 
@@ -591,7 +591,7 @@ def test_slices_stored_in_the_nest(nests):
 
 
 def test_a_stored_slice_past_the_stack_buffer_runs_as_python(nests, monkeypatch):
-    from numpile_llvm import slices
+    from numpile_llvm.nests import slices
     monkeypatch.setattr(slices, "SCRATCH_BYTES", 16)   # two elements
     x, buf = rng.standard_normal(9), rng.random(6)
     mine, theirs = buf.copy(), buf.copy()
@@ -631,7 +631,7 @@ def test_numba_in_the_same_process_leaves_the_errors_raised_right():
     script = textwrap.dedent("""
         import warnings
         import numba, numpy as np, numpile
-        from numpile_llvm import slices
+        from numpile_llvm.nests import slices
         @numba.njit
         def picky(a, i):
             if i > 2:

@@ -15,7 +15,8 @@ import numpy as np
 import pytest
 
 import numpile
-from numpile_llvm import nest, team
+from numpile_llvm import team
+from numpile_llvm.nests import nest
 
 pytestmark = pytest.mark.skipif(not team.available(), reason="libgomp is not loadable here")
 THREADS = 4   # more than this machine may have: the split is the same, the team shares the cores

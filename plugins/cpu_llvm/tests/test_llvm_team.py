@@ -14,7 +14,6 @@ import numpy as np
 import pytest
 
 import numpile
-from numpile_llvm import backend as llvm_backend
 from numpile_llvm import team
 from numpile_llvm.backend import LLVMBackend
 

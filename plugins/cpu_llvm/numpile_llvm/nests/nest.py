@@ -43,11 +43,12 @@ from numpile.graph import Graph, Node
 from numpile.lowering import BufferArg, Const, Kernel, Program
 from numpile.shapes import SymInt
 
-from . import jit, nestcall, pynumbers, scalar, team
+from .. import jit, scalar, team
+from . import nestcall, pynumbers
 from . import slices as slices_
-from .irbuilder import BOOL, I64, Function, Module, Unlowerable, V, literal, reg_type
-from .nestcall import INDEX_ERROR, OVERFLOW
-from .sizes import Sizes
+from ..irbuilder import BOOL, I64, Function, Module, Unlowerable, V, literal, reg_type
+from .nestcall import INDEX_ERROR
+from ..sizes import Sizes
 
 # a loop the vectoriser takes runs its last iterations in the vector body, masked: element loops are
 # short (a row of 30), and a scalar remainder there is a fifth of the row, branching on data
@@ -468,7 +469,7 @@ def _element(nest: _Nest, n: Node, operands: list) -> V:
     if all(isinstance(o, Const) for o in operands):   # a constant (a branch's `k = 0`: 0 * 1 in the graph)
         value = ops.get(n.target).impl(*(o.value for o in operands), **n.kwargs)
         return V(literal(value, n.dtype).ref, n.dtype, bool(n.meta.get("weak")))
-    if n.meta.get("weak") and n.dtype.kind == "i" and n.target in pynumbers.CHECKED:
+    if n.meta.get("weak") and n.dtype.kind == "i" and n.target in scalar.PYTHON_INT:
         return pynumbers.checked(nest, n, operands)
     operands = pynumbers.fitted(nest, operands)
     value = scalar.emit(fn, n.target, operands, dict(n.kwargs), n.dtype, scalars=not n.shape)

@@ -17,14 +17,14 @@ import numpy as np
 from numpile.lowering import Affine, Call, Const, Indirect, Load, LoopIndex, RowValue, Stage, gathers, walk
 from numpile.shapes import SymInt, identical
 
-from . import scalar
-from .irbuilder import BOOL, I32, I64, Function, Unlowerable, V, int_limits, literal, reg_type
+from .. import scalar
+from ..irbuilder import BOOL, I32, I64, Function, Unlowerable, V, int_limits, literal, reg_type
 from .pairwise import PairwiseSums
 from .plan import (
     ARG_REDUCTIONS, BLOCK, OUT_OF_BOUNDS, PARTIALS, KernelPlan, buffer_bytes, element_offset, pairwise, scatters,
     size_parameters, total_dtype,
 )
-from .sizes import Sizes
+from ..sizes import Sizes
 from .streams import SCRATCH_BYTES, STREAM_MIN_BYTES, StreamedStores, contiguous_rows
 
 

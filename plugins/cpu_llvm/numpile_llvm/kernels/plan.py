@@ -15,11 +15,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from numpile.lowering import Const, Indirect, Kernel, Load, LoopIndex, Program, Stage, walk
+from numpile.lowering import Const, Extern, Indirect, Kernel, Load, LoopIndex, Program, Stage, walk
 from numpile.shapes import SYMBOL_PATTERN, SymInt
 
-from .irbuilder import BOOL
-from .sizes import c_strides, read_at_run_time
+from ..irbuilder import BOOL
+from ..sizes import c_strides, read_at_run_time
 
 # a kernel's status bits: an input's strides are not the ones it was compiled for (compile a
 # variant); a gather met an index out of bounds
@@ -144,3 +144,10 @@ def element_offset(index: tuple, strides: tuple) -> tuple[dict, int]:
         for v, c in a.terms:
             coefficients[v] = coefficients.get(v, 0) + c * s
     return coefficients, sum(a.const * s for a, s in zip(index, strides))
+
+
+def allocated_buffers(program: Program) -> set[str]:
+    """The buffers the runner allocates: kernels' temporaries and outputs, not externs' results."""
+    made_by_externs = {name for s in program.steps if isinstance(s, Extern) for name in s.outputs}
+    return {n for n, b in program.buffers.items() if b.kind in ("temp", "output") and n not in made_by_externs}
+

@@ -28,9 +28,9 @@ import numpy as np
 from numpile.ops.control import IterationsStopped
 from numpile.shapes import SYMBOL_PATTERN, SymInt
 
-from .codegen import DATA_OFFSET, array_field
-from .irbuilder import I64, Function, Module, V, literal
-from .sizes import Sizes
+from ..irbuilder import I64, Function, Module, V, literal
+from ..ndarray import DATA_OFFSET, array_field
+from ..sizes import Sizes
 
 ITERATION_SHIFT, POSITION_SHIFT = 16, 8
 # externs whose values are unspecified (np.empty_like in a body): one buffer, allocated once, serves

@@ -27,14 +27,11 @@ from numpile.lowering import Program
 from numpile.shapes import SymInt
 
 from .body import KernelBody
-from .irbuilder import BOOL, I64, Function, Module, V, literal
+from ..irbuilder import BOOL, I64, Function, Module, V, literal
+from ..ndarray import DATA_OFFSET, DIMENSIONS_OFFSET, STRIDES_OFFSET, array_field, element
 from .plan import RELAYOUT, KernelPlan, buffer_bytes, size_parameters
-from .sizes import Sizes, read_at_run_time
+from ..sizes import Sizes, read_at_run_time
 from .streams import STREAM_MIN_BYTES, streamed
-
-# where CPython's ndarray object keeps its data, dimensions and strides pointers (checked at start-up)
-DATA_OFFSET, DIMENSIONS_OFFSET, STRIDES_OFFSET = 16, 32, 40
-
 
 def render(module: Module, symbol: str, kp: KernelPlan, program: Program, strides: dict, checked: set) -> None:
     """Add the kernel's functions to the module: its entry and one body, or two where outputs
@@ -66,7 +63,7 @@ def _render_entry(module, symbol, kp, program, strides, checked, large):
         for d, (n, s) in enumerate(zip(buf.shape, strides[name])):
             if not isinstance(n, SymInt) and n <= 1:
                 continue
-            actual = _element(fn, pointer, d)
+            actual = element(fn, pointer, d)
             if read_at_run_time(name, d, s):   # whole elements, passed on
                 same = fn.compare("icmp", "eq", fn.binary("srem", actual, itemsize), literal(0, I64))
                 sizes.params[s.expr] = fn.binary("sdiv", actual, itemsize)
@@ -75,7 +72,7 @@ def _render_entry(module, symbol, kp, program, strides, checked, large):
             else:
                 same = fn.compare("icmp", "eq", actual, literal(s * buf.dtype.itemsize, I64))
             if isinstance(n, SymInt):   # a dim of size 0 or 1 may have any stride
-                same = fn.binary("or", same, fn.compare("icmp", "sle", _element(fn, dims, d), literal(1, I64)))
+                same = fn.binary("or", same, fn.compare("icmp", "sle", element(fn, dims, d), literal(1, I64)))
             ok = fn.binary("and", ok, same)
     fn.emit(f"br i1 {ok.ref}, label %run, label %relayout")
     fn.start_block("relayout")
@@ -97,15 +94,3 @@ def _render_entry(module, symbol, kp, program, strides, checked, large):
     module.functions.append(f"define i32 @{symbol}({params}, i64 %lo, i64 %hi, i64 %slot) "
                             f"{module.attribute_group('nounwind')} {{\n"
                             + "\n".join(["entry:"] + sizes.lines + fn.lines) + "\n}\n")
-
-
-def array_field(fn: Function, i: int, offset: int, stem: str = "p") -> V:
-    """The pointer at `offset` in the entry's ndarray argument i."""
-    slot = fn.emit(f"getelementptr inbounds i8, ptr %a{i}, i64 {offset}", I64, "p")
-    return fn.emit(f"load ptr, ptr {slot.ref}", I64, stem)
-
-
-def _element(fn: Function, pointer: V, d: int) -> V:
-    """Element d of an ndarray's dimensions or strides."""
-    at = fn.emit(f"getelementptr inbounds i64, ptr {pointer.ref}, i64 {d}", I64, "p")
-    return fn.emit(f"load i64, ptr {at.ref}", I64)

@@ -12,8 +12,8 @@ import numpy as np
 from numpile.lowering import Call, Indirect, Program, Stage, walk
 from numpile.shapes import SymInt, identical
 
-from . import allocator, jit, mathlib
-from .irbuilder import I64, Module, V, literal, mem_type
+from .. import allocator, jit, mathlib
+from ..irbuilder import I64, Module, V, literal, mem_type
 from .plan import BLOCK, KernelPlan, buffer_bytes, element_offset
 
                                     # phases without loads keep the memory streams going)

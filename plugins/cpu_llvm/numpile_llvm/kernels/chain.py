@@ -11,7 +11,7 @@ without the chain: that kernel's relayout, then the rest one by one.
 
 from __future__ import annotations
 
-from .irbuilder import Module
+from ..irbuilder import Module
 
 POSITION_SHIFT = 8   # a kernel's statuses fit below (codegen: bits 0-1)
 

@@ -19,10 +19,10 @@ import numpy as np
 
 from numpile.graph import Node
 
-from . import scalar
-from .irbuilder import BOOL, I64, Function, Unlowerable, V, literal, mem_type, reg_type
+from .. import scalar
+from ..irbuilder import BOOL, I64, Function, Unlowerable, V, literal, mem_type, reg_type
 from .nestcall import EMPTY, OVERLAP, SHAPE
-from .sizes import Sizes
+from ..sizes import Sizes
 
 # a slice stored from a value that reads it at other elements goes through a stack buffer up to this size
 SCRATCH_BYTES = 1 << 16

@@ -12,12 +12,9 @@ import numpy as np
 from numpile.lowering import Const
 from numpile.ops.pointwise import PYTHON_MATH
 
-from . import scalar
-from .irbuilder import BOOL, I64, Unlowerable, V, literal
+from .. import scalar
+from ..irbuilder import BOOL, I64, Unlowerable, V, literal
 from .nestcall import OVERFLOW
-
-# Python int arithmetic with LLVM's overflow-checked intrinsic (negative: 0 - x)
-CHECKED = {"add": "sadd", "subtract": "ssub", "multiply": "smul", "negative": "ssub", "left_shift": None}
 
 
 def python_operand(o):
@@ -33,17 +30,11 @@ def _int64(fn, o) -> V:
 
 
 def checked(nest, n, operands: list) -> V:
-    """Python int arithmetic: int64, stopping where Python's result would not fit."""
+    """Python int arithmetic (scalar.PYTHON_INT): int64, stopping where Python's result would not fit."""
     fn = nest.fn
-    if CHECKED[n.target] is None:
-        raise Unlowerable("a Python int shifted left in a loop nest (it may leave int64)")
     a, b = ([literal(0, I64)] if n.target == "negative" else []) + [_int64(fn, o) for o in operands]
-    symbol = f"llvm.{CHECKED[n.target]}.with.overflow.i64"
-    fn.module.declare(symbol, f"declare {{i64, i1}} @{symbol}(i64, i64)")
-    pair = fn.emit(f"call {{i64, i1}} @{symbol}(i64 {a.ref}, i64 {b.ref})", I64)
-    overflow = fn.emit(f"extractvalue {{i64, i1}} {pair.ref}, 1", BOOL)
+    value, overflow = scalar.python_int(fn, n.target, a, b)
     nest.check(fn.binary("xor", overflow, literal(True, BOOL)), OVERFLOW)
-    value = fn.emit(f"extractvalue {{i64, i1}} {pair.ref}, 0", I64)
     return V(value.ref, I64, True)
 
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from numpile.shapes import SymInt
 
-from .irbuilder import BOOL, I64, V, literal, reg_type
+from ..irbuilder import BOOL, I64, V, literal, reg_type
 from .plan import pairwise
 from .streams import LINE
 

@@ -21,10 +21,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import pycall
-from .casts import cast
-from .codegen import DATA_OFFSET, DIMENSIONS_OFFSET, STRIDES_OFFSET, array_field
-from .irbuilder import I64, Function, Module, V, literal, mem_type
+from .. import pycall
+from ..casts import cast
+from ..irbuilder import I64, Function, Module, V, literal, mem_type
+from ..ndarray import DATA_OFFSET, DIMENSIONS_OFFSET, STRIDES_OFFSET, array_field, element
 
 INDEX_ERROR, OVERFLOW, EMPTY, SHAPE, OVERLAP = 1, 2, 3, 4, 5
 SLOT_BYTES = 16   # a carried scalar's slot of `out`: a complex128 fits
@@ -71,8 +71,8 @@ def render_entry(module: Module, name: str, body: str, metas: list) -> None:
             continue
         data = array_field(fn, k, DATA_OFFSET, "data")
         dims_at, strides_at = array_field(fn, k, DIMENSIONS_OFFSET), array_field(fn, k, STRIDES_OFFSET)
-        dims = [literal(d, I64) if isinstance(d, int) else _element(fn, dims_at, i) for i, d in enumerate(meta.shape)]
-        strides = [_element(fn, strides_at, i) for i in range(len(dims))]
+        dims = [literal(d, I64) if isinstance(d, int) else element(fn, dims_at, i) for i, d in enumerate(meta.shape)]
+        strides = [element(fn, strides_at, i) for i in range(len(dims))]
         dense, step = [], literal(meta.dtype.itemsize, I64)
         for d in reversed(dims):
             dense.insert(0, step)
@@ -211,11 +211,6 @@ def _narrowed(fn: Function, value: V, result: str, meta) -> str:
         return f"{t} {cast(fn, V(value.ref, _COMPLEX), meta.dtype).ref}"
     opcode = "fptrunc" if result == "double" else "trunc"
     return f"{t} {fn.emit(f'{opcode} {result} {value.ref} to {t}', I64).ref}"
-
-
-def _element(fn: Function, pointer: V, d: int) -> V:
-    at = fn.emit(f"getelementptr inbounds i64, ptr {pointer.ref}, i64 {d}", I64, "p")
-    return fn.emit(f"load i64, ptr {at.ref}", I64)
 
 
 def runner(address: int, symbol: str, metas: list, carried: int, owned: tuple = ()):
