@@ -185,6 +185,12 @@ class Stage:
     # values (each cast to `dtype` first, as NumPy's accumulate does), in order: out[t] = out[t-1] op v[t]
     scan: str | None = None
 
+    @property
+    def down_columns(self) -> bool:
+        """A reduction none of whose inner loops walks the source's last axis (a sum over axis 0 of
+        a matrix): each row value reads a column, one element a row apart."""
+        return self.reduce is not None and self.scan is None and bool(self.inner) and not self.trailing
+
 
 @dataclass
 class Kernel:

@@ -74,6 +74,14 @@ def kind_of(node: Node) -> str:
     return "extern"
 
 
+def _down_columns(n: Node) -> bool:
+    """A reduction that leaves the source's last axis: each row value reads a column of it."""
+    if kind_of(n) != "reduction":
+        return False
+    ndim = len(n.args[0].shape)
+    return ndim >= 2 and ndim - 1 not in reduced_axes(n.kwargs.get("axis"), ndim)
+
+
 def schedule(graph: Graph) -> Program:
     """Lower a graph to a Program. Raises shapes.NewGuard where a dynamic shape would need a
     decision the trace did not guard."""
@@ -155,7 +163,7 @@ class _Scheduler:
             self._extern(n)
             return
         outer = self._outer(n)
-        if self.kernel is not None and identical(self.kernel.outer, outer):
+        if self.kernel is not None and identical(self.kernel.outer, outer) and self._joins_by_rows(n):
             try:
                 self._add_stage(n)
                 return
@@ -164,6 +172,16 @@ class _Scheduler:
         self._close()
         self.kernel = Kernel(f"kernel{sum(isinstance(s, Kernel) for s in self.steps)}", outer)
         self._add_stage(n)
+
+    def _joins_by_rows(self, n: Node) -> bool:
+        """Whether n may join the open kernel as far as how its rows read: a reduction down columns
+        (Stage.down_columns) only beside others and stages of no inner loop, so that the kernel's
+        rows can run side by side (a backend reads a row of the source for many row values)."""
+        stages = self.kernel.stages
+        if _down_columns(n):
+            return all(s.down_columns or not s.inner for s in stages)
+        leaves_rows = kind_of(n) not in ("reduction", "scan") and len(n.shape) == len(self.kernel.outer)
+        return leaves_rows or not any(s.down_columns for s in stages)
 
     def _outer(self, n: Node) -> tuple:
         """A reduction runs in parallel over the dims it keeps; a pointwise value over all but its last,

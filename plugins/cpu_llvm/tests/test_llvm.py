@@ -137,6 +137,28 @@ def test_float_sums_are_numpys_to_the_bit(dtype):
             assert np.array_equal(numpile.compile(fn, backend="llvm")(cube), fn(cube))
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.int32, np.uint8])
+def test_reductions_down_columns_run_rows_side_by_side(dtype, monkeypatch):
+    """Sums, products, means, variances and integer extremes over axis 0 (and axis 1 of a cube): a
+    kernel of its own whose rows run in blocks of 32 and 8 and one by one, each row's total in
+    NumPy's order: equal to the bit, every width of block and remainder."""
+    from numpile_llvm.kernels import body
+    widths = []
+    block = body.KernelBody._block
+    monkeypatch.setattr(body.KernelBody, "_block", lambda self, first, width: widths.append(width) or block(self, first, width))
+    fns = [lambda a: a.sum(axis=0), lambda a: a.mean(axis=0), lambda a: a.sum(axis=0) * 2 + a.sum(axis=1)[:1],
+           lambda a: a.var(axis=0, ddof=1), lambda a: (a * 3).sum(axis=0, keepdims=True), lambda a: a.prod(axis=0)]
+    if np.dtype(dtype).kind in "iu":
+        fns += [lambda a: a.max(axis=0), lambda a: a.min(axis=0) - a.max(axis=0)]
+    for shape in ((5, 3), (7, 41), (300, 77), (64, 1000), (9, 2, 45)):
+        m = rng.integers(0, 3, size=shape).astype(dtype) if dtype == np.uint8 else (rng.standard_normal(shape) * 10).astype(dtype)
+        for fn in fns:
+            with np.errstate(all="ignore"):
+                got, want = numpile.compile(fn, backend="llvm")(m), fn(m)
+            assert got.dtype == want.dtype and got.shape == want.shape and np.array_equal(got, want, equal_nan=True), shape
+    assert set(widths) == set(body.JAM)
+
+
 def test_the_same_sum_is_the_same_in_every_kernel():
     # a sum alone (a 1-d kernel, split over threads when large) and the same sum as a later
     # stage's input: equal, so comparing them is False as in NumPy

@@ -28,6 +28,11 @@ from ..sizes import Sizes
 from .streams import SCRATCH_BYTES, STREAM_MIN_BYTES, StreamedStores, contiguous_rows
 
 
+# rows of a kernel of reductions down columns run side by side, in blocks of these many: four
+# vectors of float64 on AVX-512 (independent adds), then one
+JAM = (32, 8)
+
+
 def _identity(reduce: str, dtype: np.dtype) -> V:
     if reduce in ("sum", "any"):
         return literal(0, dtype)
@@ -102,7 +107,9 @@ class KernelBody(StreamedStores, PairwiseSums):
         # a scatter checks every position it will store to before it stores any (a pass that
         # only computes them): a kernel that raises has changed nothing
         for self.checking in ((True, False) if scatters(kernel) else (False,)):
-            if self.kp.split == "outer":
+            if self.kp.split == "outer" and self._side_by_side():
+                self._rows_side_by_side()
+            elif self.kp.split == "outer":
                 def row(r, carried):
                     if self.prefetches and not self.checking:
                         self.following = self._unflatten(fn.binary("add", r, literal(1, I64)), kernel.outer)
@@ -131,6 +138,53 @@ class KernelBody(StreamedStores, PairwiseSums):
         self.module.functions.append(
             f"define internal i32 @{self.name}({params}, i64 %lo, i64 %hi, i64 %slot) {attributes} {{\n"
             + "\n".join(["entry:"] + self.size.lines + fn.lines) + "\n}\n")
+
+    def _side_by_side(self) -> bool:
+        """Whether the kernel's rows run JAM at a time: its reductions read down columns (a sum over
+        axis 0), sums, products or integer extremes, and its other stages store one value a row."""
+        def fits(stage: Stage) -> bool:
+            if not stage.inner:
+                return stage.reduce is None and stage.scan is None
+            kind = stage.reduce in ("sum", "prod") or stage.reduce in ("max", "min") and np.dtype(stage.dtype).kind in "iub"
+            return stage.down_columns and kind and len(stage.inner) == 1
+        plain = not (self.scratch or self.streams or self.prefetches or self.out_of_bounds or self.checking)
+        stages = self.kp.kernel.stages
+        return plain and any(s.down_columns for s in stages) and all(map(fits, stages))
+
+    def _rows_side_by_side(self) -> None:
+        """The kernel's rows in blocks of each JAM width, then the rest one by one. A reduction down
+        columns carries one total per row of a block through one loop down the rows of its
+        source: the block's elements at each step sit side by side in memory (vector loads, and
+        independent vector adds), where a row at a time reads one element a source row apart.
+        Each row's total adds its elements in the same order."""
+        fn = self.fn
+        first = self.lo
+        for width in JAM:
+            blocks = fn.binary("udiv", fn.binary("sub", self.hi, first), literal(width, I64))
+            fn.loop(literal(0, I64), blocks, [], lambda b, carried, at=first, width=width: self._block(
+                fn.binary("add", at, fn.binary("mul", b, literal(width, I64))), width) or [])
+            first = fn.binary("add", first, fn.binary("mul", blocks, literal(width, I64)))
+        fn.loop(first, self.hi, [], lambda r, carried: self._row(self._unflatten(r, self.kp.kernel.outer)) or [])
+
+    def _block(self, first: V, width: int) -> None:
+        """Rows first, first + 1, ... (width of them), side by side (see _rows_side_by_side)."""
+        fn, kernel = self.fn, self.kp.kernel
+        outers = [self._unflatten(fn.binary("add", first, literal(w, I64)), kernel.outer) for w in range(width)]
+        rows = [{} for _ in range(width)]
+        for self.stage_index, stage in enumerate(kernel.stages):
+            if not stage.inner:
+                for outer, row in zip(outers, rows):
+                    self._store(stage, outer, self._eval(stage.value, outer, row, {}))
+                continue
+            dtype, down = total_dtype(stage), len(kernel.outer)
+            start, end = self._range(0, stage.inner[0])
+
+            def step(i, totals, stage=stage, dtype=dtype, down=down):
+                return [_combine(fn, stage.reduce, total, scalar.cast(fn, self._eval(stage.value, {**outer, down: i}, row, {}), dtype))
+                        for total, outer, row in zip(totals, outers, rows)]
+            totals = fn.loop(start, end, [_identity(stage.reduce, dtype)] * width, step)
+            for outer, row, total in zip(outers, rows, totals):
+                self._finish(stage, outer, row, total)
 
     def _unflatten(self, r: V, sizes: tuple) -> dict:
         """The outer loop variables of a flat index r (row-major)."""
