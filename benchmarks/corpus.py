@@ -123,9 +123,9 @@ def short(e: BaseException) -> str:
     return f"{type(e).__name__}: {text[:70]}"
 
 
-def first_call(fn, fresh, reference, limit: float) -> Outcome:
+def first_call(fn, fresh, reference, limit: float, check=mismatch) -> Outcome:
     """Call fn once, timed (its compile included) and cut off after `limit` seconds; check its
-    result and its arguments afterwards against NumPy's."""
+    result and its arguments afterwards against NumPy's (`check(got, want)`: mismatch's rule)."""
     out = Outcome(fn)
     args = fresh()
     try:
@@ -139,7 +139,7 @@ def first_call(fn, fresh, reference, limit: float) -> Outcome:
     except Exception as e:
         out.error = short(e)
         return out
-    out.error = mismatch((result, args), reference)
+    out.error = check((result, args), reference)
     out.correct = out.error is None
     return out
 

@@ -59,6 +59,7 @@ class Kernel:
     name: str
     fn: object
     args: tuple
+    check: object = runner.mismatch   # check(got, want): where they differ, or None
 
     def fresh(self) -> list:
         return copy.deepcopy(list(self.args))
@@ -124,13 +125,13 @@ def run_kernel(kernel: Kernel, numba: bool, budget: float, limit: float) -> Row:
     reference = (kernel.fn(*args), args)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        compiled = runner.first_call(numpile.compile(kernel.fn, backend="llvm"), kernel.fresh, reference, limit)
+        compiled = runner.first_call(numpile.compile(kernel.fn, backend="llvm"), kernel.fresh, reference, limit, kernel.check)
         numpile.config.safety_net = True    # read as an entry is made: this one's is on trial
-        net = runner.first_call(numpile.compile(kernel.fn, backend="llvm"), kernel.fresh, reference, limit)
+        net = runner.first_call(numpile.compile(kernel.fn, backend="llvm"), kernel.fresh, reference, limit, kernel.check)
         numpile.config.safety_net = False
         settle(net, kernel, limit)
         graphs, breaks, notes = explain(kernel, limit)
-        jitted = runner.first_call(sys.modules["numba"].njit(kernel.fn), kernel.fresh, reference, limit) if numba else None
+        jitted = runner.first_call(sys.modules["numba"].njit(kernel.fn), kernel.fresh, reference, limit, kernel.check) if numba else None
         row = Row(kernel, runner.Outcome(kernel.fn, correct=True), compiled, net, jitted, graphs, breaks, notes)
         runner.time_rounds([row.numpy, *(t for t in (compiled, net, jitted) if t is not None and t.first is not None)],
                            kernel.fresh, budget, limit)
