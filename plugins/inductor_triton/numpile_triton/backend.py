@@ -54,7 +54,9 @@ class TritonBackend(numpile.Backend):
         with no_new_guards():
             compiled = CompiledProgram(program, graph_name=name, resident=any(map(device.resident, example_inputs)),
                                        arrays=device.arrays_for(example_inputs), tune=mode in TUNED,
-                                       compile_body=lambda body, inputs: self.compile(body, inputs, {}))
+                                       compile_body=lambda body, inputs: self.compile(body, inputs, {}),
+                                       python_numbers=frozenset(b for b, n in zip(program.outputs, graph.outputs)
+                                                                if n.meta.get("weak")))
         if mode not in GRAPHED:
             return compiled
         if not isinstance(compiled.arrays, device.CupyArrays):
