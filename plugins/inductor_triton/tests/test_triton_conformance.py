@@ -31,13 +31,17 @@ def device_twin(cupy, x):
     return cupy.ndarray(x.shape, x.dtype, memory.data + (-low), x.strides)
 
 
-def compile_triton_on_cupy(graph, example_inputs):
+def compiler_on_cupy(cupy):
+    """A compile function for check_case: the graph compiled for CuPy arguments, called with NumPy ones."""
+    return lambda graph, example_inputs: compile_triton_on_cupy(cupy, graph, example_inputs)
+
+
+def compile_triton_on_cupy(cupy, graph, example_inputs):
     """The graph compiled for CuPy arguments, called with NumPy ones: each argument goes up as its
     device twin, each result comes back to the host, a NumPy scalar where the graph has one (CuPy
     gives 0-d arrays for them, as its own reductions do). A case CuPy eager (the graph run op by op
     on the twins) cannot run, or runs to other values than NumPy's (eigenvectors' signs, scatters of
     repeated indices, float16 sums: numpile calls CuPy's function there), is skipped, saying why."""
-    cupy = _cupy()
     twins = [device_twin(cupy, x) for x in example_inputs]
     eager = graph.compile_python()
     try:
@@ -67,18 +71,7 @@ def _close(got, want) -> bool:
         return False
 
 
-def _cupy():
-    from numpile_triton import device
-    if device.interpreting():
-        pytest.skip("CuPy arrays need the GPU, not Triton's interpreter")
-    cupy = pytest.importorskip("cupy")
-    if not cupy.cuda.is_available():
-        pytest.skip("no CUDA device")
-    return cupy
-
-
-def test_device_twins_keep_values_and_strides():
-    cupy = _cupy()
+def test_device_twins_keep_values_and_strides(cupy):
     x = np.arange(24.0).reshape(4, 6)
     for view in (x, x.T, x[::-1, ::2], x[1:, 3:], np.broadcast_to(x[:1], (4, 6)), x[::-2, ::-1].T):
         twin = device_twin(cupy, view)
@@ -87,6 +80,5 @@ def test_device_twins_keep_values_and_strides():
 
 
 @pytest.mark.parametrize("case", conformance_cases(), ids=str)
-def test_conformance_on_cupy_arrays(case):
-    _cupy()
-    check_case(case, compile_triton_on_cupy)
+def test_conformance_on_cupy_arrays(case, cupy):
+    check_case(case, compiler_on_cupy(cupy))

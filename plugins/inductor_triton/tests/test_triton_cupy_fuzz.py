@@ -44,29 +44,17 @@ def f(x, y, n):
 }
 
 
-def _cupy():
-    from numpile_triton import device
-    if device.interpreting():
-        pytest.skip("CuPy arrays need the GPU, not Triton's interpreter")
-    cupy = pytest.importorskip("cupy")
-    if not cupy.cuda.is_available():
-        pytest.skip("no CUDA device")
-    return cupy
-
-
 @pytest.mark.parametrize("shape", [(4,), (3, 2)])
 @pytest.mark.parametrize("name", FOUND)
-def test_found_programs_match_numpy_and_cupy(name, shape):
-    cupy = _cupy()
+def test_found_programs_match_numpy_and_cupy(name, shape, cupy):
     failures = []
     inputs = Inputs(shape=shape, other=shape, n1=1, n2=2, layout="C", seed=7)
     assert check_program(FOUND[name], inputs, cupy, failures.append) == 0, failures
 
 
-def test_fill_diagonal_of_an_empty_value_leaves_the_array():
+def test_fill_diagonal_of_an_empty_value_leaves_the_array(cupy):
     """CuPy's fill_diagonal with an empty value reads past it: an illegal address, the device
     unusable after it. NumPy writes nothing."""
-    cupy = _cupy()
 
     def fill(a, v):
         np.fill_diagonal(a, v)

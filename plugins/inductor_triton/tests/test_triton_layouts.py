@@ -126,17 +126,6 @@ def test_kernels_without_a_triton_form_run_on_the_device_arrays(name, _interpret
 
 
 # -- on the GPU: CuPy arrays in every layout, against NumPy and CuPy eager --------------------------
-def _cupy():
-    """CuPy with a CUDA device and the real GPU (not the interpreter), or a skip saying why."""
-    from numpile_triton import device
-    if device.interpreting():
-        pytest.skip("CuPy arrays need the GPU, not Triton's interpreter")
-    cupy = pytest.importorskip("cupy")
-    if not cupy.cuda.is_available():
-        pytest.skip("no CUDA device")
-    return cupy
-
-
 LAYOUTS = {   # name: a CuPy array of `x`'s values in that layout, from x (NumPy, C order, 2-D)
     "C": lambda cp, x: cp.asarray(x),
     "F": lambda cp, x: cp.asfortranarray(cp.asarray(x)),
@@ -168,8 +157,7 @@ def _same(got, want, cupy, what):
 
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("name", PROGRAMS)
-def test_cupy_arrays_in_every_layout_match_numpy_and_cupy(name, layout):
-    cupy = _cupy()
+def test_cupy_arrays_in_every_layout_match_numpy_and_cupy(name, layout, cupy):
     fn, shapes = PROGRAMS[name]
     hosts = [rng.standard_normal(s).astype(np.float32) for s in shapes]
     args = [LAYOUTS[layout](cupy, h) if len(s) == 2 else cupy.asarray(h) for h, s in zip(hosts, shapes)]
@@ -236,9 +224,8 @@ def test_programs_run_on_host_views_and_match(name, _interpreting):
 
 
 @pytest.mark.parametrize("name", PROGRAM_NAMES)
-def test_programs_cupy_runs_run_and_match(name):
+def test_programs_cupy_runs_run_and_match(name, cupy):
     """Updates of arguments in place, Python and NumPy scalars, complex, integer and bool programs."""
-    cupy = _cupy()
     fn, hosts = _programs()[name]
     device = lambda: [cupy.asarray(h) if isinstance(h, np.ndarray) else h for h in hosts]   # noqa: E731
     want_args = [np.copy(h) for h in hosts]
@@ -254,11 +241,10 @@ def test_programs_cupy_runs_run_and_match(name):
                 _same(a, w, cupy, f"{name}: an argument updated in place")
 
 
-def test_a_cupy_program_does_not_import_torch_once_its_kernels_are_recorded():
+def test_a_cupy_program_does_not_import_torch_once_its_kernels_are_recorded(cupy):
     """A new process running a program of CuPy arrays whose kernels an earlier process compiled
     (binaries.py's records: no JIT) never imports torch. The process that compiles them does: Triton's
     JIT imports it to specialise the arguments (triton 3.6)."""
-    _cupy()
     code = ("import sys, numpy as np, cupy, numpile\n"
             "f = numpile.compile(lambda x, y: (np.sin(x) * y + 1.0).sum(1))\n"
             "x = cupy.ones((30, 20), dtype='f4')\n"
