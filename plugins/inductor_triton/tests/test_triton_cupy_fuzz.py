@@ -41,6 +41,13 @@ def f(x, y, n):
     y = (-y)
     return y
 ''',
+    # CuPy's min(axis=-1) of a 0-d array raises AxisError where NumPy's reduces it
+    "a 0-d reduction along axis -1": '''\
+def f(x, y, n):
+    a = np.tanh(x) * y
+    b = (a + np.ones_like(a) * 0.5).min(axis=-1, keepdims=True) * 0.25 + y
+    return b / (np.abs(x) + 1.0)
+''',
 }
 
 
