@@ -76,8 +76,10 @@ def _interpreting():
 
 
 def host_views(graph, example_inputs):
+    from numpile_triton.backend import python_numbers
     from numpile_triton.program import CompiledProgram
-    return CompiledProgram(schedule(graph), arrays=HostViews())
+    program = schedule(graph)
+    return CompiledProgram(program, arrays=HostViews(), python_numbers=python_numbers(graph, program))
 
 
 @pytest.mark.parametrize("name", PRODUCTS)
@@ -97,6 +99,76 @@ def test_a_kernel_writing_into_an_externs_view_leaves_the_callers_array_alone(_i
     got = numpile.compile(fn, backend=host_views)(a)
     assert_same_result(got, fn(before.copy()), what="fn")
     np.testing.assert_array_equal(a, before + 1.0)
+
+
+def test_a_python_number_a_graph_returns_comes_back_as_one(_interpreting):
+    """A loop condition's `w0 < 3` is a graph of Python numbers: its result must be a Python bool,
+    not a NumPy scalar, which the boundary of a CuPy program makes a CuPy 0-d array (found on the GPU)."""
+    def f(x):
+        w0 = 0
+        while (x * 0.75).sum() > 1e-9 and w0 < 3:
+            w0 += 1
+            x = x - 1.0
+        return x, w0 * 0.5
+    made = []
+
+    def recording(graph, example_inputs):
+        made.append((graph, host_views(graph, example_inputs), example_inputs))
+        return made[-1][1]
+    x = rng.random(4) + 2.0
+    assert_same_result(numpile.compile(f, backend=recording)(x.copy())[0], f(x.copy())[0], what="f")
+    numbers = [(g, c(*inputs)) for g, c, inputs in made if any(n.meta.get("weak") for n in g.outputs)]
+    assert numbers, "no graph returned a Python number"
+    for graph, outputs in numbers:
+        for node, out in zip(graph.outputs, outputs):
+            if node.meta.get("weak"):
+                assert type(out) is node.array_meta.python_type, (node, type(out))
+
+
+class _DeviceView(np.ndarray):
+    """A device array, as the stand-in arrays below hand it to an extern."""
+
+
+class _StandInArrays:
+    numpy_view = staticmethod(lambda a: a.view(_DeviceView))
+    to_host = staticmethod(np.array)
+    is_array = staticmethod(lambda v: isinstance(v, np.ndarray))
+
+
+def test_an_extern_the_device_library_refuses_runs_on_host_copies():
+    """CuPy lacks a function, or is stricter than NumPy (`min(axis=-1)` of a 0-d array): the first
+    failure runs the extern on host copies, and there from then on; where NumPy fails too, NumPy's
+    error propagates; after a run on the device, a failure there is the op's own."""
+    from numpile_triton.on_device import DeviceExtern
+    tried = []
+
+    def strict_min(a):   # refuses device arrays, as CuPy refuses a 0-d array's axis -1
+        tried.append(type(a))
+        if isinstance(a, _DeviceView):
+            raise np.exceptions.AxisError("axis -1 is out of bounds for array of dimension 0")
+        return a.min(axis=-1, keepdims=True)
+    extern = DeviceExtern(strict_min, "min", _StandInArrays(), "graph")
+    x = np.array(2.5)
+    for _ in range(2):
+        assert_same_result(extern(x), x.min(axis=-1, keepdims=True), what="min")
+    assert tried == [_DeviceView, np.ndarray, np.ndarray]
+
+    def empty_max(a):   # fails on both: NumPy's own error
+        return a.max()
+    with pytest.raises(ValueError, match="zero-size"):
+        DeviceExtern(empty_max, "max", _StandInArrays(), "graph")(np.zeros(0))
+
+    calls = iter([None, ValueError("the op's own")])
+
+    def later_failure(a):
+        error = next(calls)
+        if error is not None:
+            raise error
+        return a * 2.0
+    extern = DeviceExtern(later_failure, "multiply", _StandInArrays(), "graph")
+    extern(x)
+    with pytest.raises(ValueError, match="own"):
+        extern(x)
 
 
 def scatter_add(x, i, v):
