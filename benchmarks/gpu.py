@@ -8,13 +8,16 @@ device-to-device copy bandwidth measured in the same run. The 1024-element chain
 call on the host clock (what a user waits), since its kernels take microseconds. Peers that are
 not installed are skipped with a note.
 
+`--first-call` times instead the first call of a 12-op graph on CuPy arrays in new processes, with
+cold and then warm disk caches, imports included, and says whether torch was imported.
+
 `--matmul` times instead a linear layer with its ReLU, `np.maximum(x @ w + b, 0)` in float32, at
 shapes from tiny to the MLP's: numpile's Triton template (the product with the bias and ReLU as its
 epilogue, one launch) against numpile's cuBLAS call and epilogue kernel, whichever numpile_triton's
 `matmul.use_template` picks, and torch.compile; device time, per-call wall time where it is small,
 and the template's error against float64.
 
-    python benchmarks/gpu.py [--only chain softmax ...] [--matmul]
+    python benchmarks/gpu.py [--only chain softmax jacobi ...] [--matmul] [--first-call]
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import numpy as np
 
 import numpile
 from cpu import chain, layer_norm, softmax, squared_distance   # the same NumPy functions as on the CPU
+from numpile.testing.loop_programs import jacobi   # a time loop of two stencils updating in place
 
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
@@ -41,6 +45,26 @@ def standardize(x):   # three kernels: two full reductions, then the pointwise s
     return (x - x.mean()) / x.std()
 
 
+JACOBI_STEPS = 50
+
+
+def jacobi_torch(A, B, steps):
+    for _ in range(steps):
+        B[1:-1] = 0.33333 * (A[:-2] + A[1:-1] + A[2:])
+        A[1:-1] = 0.33333 * (B[:-2] + B[1:-1] + B[2:])
+    return A, B
+
+
+def jacobi_jax(A, B, steps):
+    import jax
+
+    def step(_, ab):
+        a, b = ab
+        b = b.at[1:-1].set(0.33333 * (a[:-2] + a[1:-1] + a[2:]))
+        return a.at[1:-1].set(0.33333 * (b[:-2] + b[1:-1] + b[2:])), b
+    return jax.lax.fori_loop(0, steps, step, (A, B))
+
+
 def workloads(cp):
     """(name, function, CuPy arguments, bytes at the floor: None for none, "call" for per-call time)."""
     f32 = cp.float32
@@ -48,13 +72,16 @@ def workloads(cp):
     m = cp.random.standard_normal((8192, 8192), dtype=f32)
     g, b = cp.random.standard_normal(8192, dtype=f32), cp.random.standard_normal(8192, dtype=f32)
     small = cp.random.standard_normal(1024, dtype=f32)
+    grid = cp.random.standard_normal((2048, 2048), dtype=f32)
     layers = (cp.random.standard_normal((4096, 1024), dtype=f32), cp.random.standard_normal((1024, 4096), dtype=f32) / 32,
               cp.random.standard_normal(4096, dtype=f32), cp.random.standard_normal((4096, 1024), dtype=f32) / 64,
               cp.random.standard_normal(1024, dtype=f32))
     return [("chain", chain, (x,), 2 * x.nbytes), ("squared_distance", squared_distance, (x, y), 2 * x.nbytes),
             ("softmax", softmax, (m,), 2 * m.nbytes), ("layer_norm", layer_norm, (m, g, b), 2 * m.nbytes),
             ("mlp", mlp, layers, None), ("chain_1024", chain, (small,), "call"),
-            ("standardize_1024", standardize, (small,), "call")]
+            ("standardize_1024", standardize, (small,), "call"),
+            ("jacobi", jacobi, (grid, cp.random.standard_normal((2048, 2048), dtype=f32), JACOBI_STEPS),
+             JACOBI_STEPS * 2 * 2 * grid.nbytes)]
 
 
 def torch_peers(name, fn, args):
@@ -70,9 +97,10 @@ def torch_peers(name, fn, args):
         "layer_norm": lambda x, g, b: F.layer_norm(x, x.shape[-1:], g, b, 1e-5),
         "mlp": lambda x, w1, b1, w2, b2: torch.relu(torch.relu(x @ w1 + b1) @ w2 + b2),
         "standardize": lambda x: (x - x.mean()) / x.std(correction=0),
+        "jacobi": jacobi_torch,
     }
     fn_t = equivalents[name.removesuffix("_1024")]
-    targs = tuple(torch.from_dlpack(a) for a in args)
+    targs = tuple(torch.from_dlpack(a) if hasattr(a, "__dlpack__") else a for a in args)
     return [("torch eager", lambda: fn_t(*targs)),
             ("torch.compile", (lambda c=torch.compile(fn_t): c(*targs))),
             ("torch.compile reduce-overhead", (lambda c=torch.compile(fn_t, mode="reduce-overhead"): c(*targs)))]
@@ -90,11 +118,13 @@ def jax_peer(name, args):
            "layer_norm": lambda x, g, b: (x - x.mean(-1, keepdims=True))
            / jnp.sqrt(x.var(-1, keepdims=True) + 1e-5) * g + b,
            "mlp": lambda x, w1, b1, w2, b2: jax.nn.relu(jax.nn.relu(x @ w1 + b1) @ w2 + b2),
-           "standardize": lambda x: (x - x.mean()) / x.std()}
+           "standardize": lambda x: (x - x.mean()) / x.std(),
+           "jacobi": jacobi_jax}
     jax.config.update("jax_default_matmul_precision", "highest")   # float32 products as the others (not TF32)
-    jitted = jax.jit(fns[name.removesuffix("_1024")])
-    jargs = tuple(jax.dlpack.from_dlpack(a) for a in args)
-    return [("jax jit", lambda: jitted(*jargs).block_until_ready())]
+    static = [i for i, a in enumerate(args) if not hasattr(a, "__dlpack__")]   # the step count
+    jitted = jax.jit(fns[name.removesuffix("_1024")], static_argnums=static)
+    jargs = tuple(jax.dlpack.from_dlpack(a) if hasattr(a, "__dlpack__") else a for a in args)
+    return [("jax jit", lambda: jax.block_until_ready(jitted(*jargs)))]
 
 
 def peers(name, fn, args):
@@ -137,6 +167,47 @@ def copy_bandwidth(cp) -> float:
 
 MATMUL_SHAPES = [(128, 128, 128), (512, 512, 512), (16, 4096, 4096), (1024, 1024, 1024), (1024, 2048, 1024),
                  (2048, 2048, 1024), (2048, 2048, 2048), (4096, 1024, 4096), (4096, 4096, 1024)]   # (M, N, K); the last two are the MLP's layers
+
+
+FIRST_CALL = """\
+import json, sys, time
+t0 = time.perf_counter()
+import numpy as np, cupy as cp, numpile
+imported = time.perf_counter() - t0
+def ten_ops(x, y):
+    return ((np.sin(x) * y + np.exp(-x * x) * 0.5 - np.tanh(y)) / (1.0 + x * x)).sum()
+x, y = (cp.asarray(np.random.default_rng(s).standard_normal(1 << 20, dtype=np.float32)) for s in (1, 2))
+f = numpile.compile(ten_ops, backend="triton")
+cp.cuda.Device().synchronize()
+t1 = time.perf_counter()
+got = f(x, y)
+cp.cuda.Device().synchronize()
+first = time.perf_counter() - t1
+assert abs(float(got) - float(ten_ops(x, y))) <= 1e-3 * abs(float(ten_ops(x, y))) + 1e-3
+print(json.dumps({"import": imported, "first call": first, "torch imported": "torch" in sys.modules}))
+"""
+
+
+def first_calls() -> None:
+    """A 12-op graph's first call in new processes on CuPy arrays: with numpile's and Triton's disk
+    caches empty (cold), then from what that process left there (warm); the whole process's time
+    (interpreter start and imports included), the imports, the call, and whether torch came in."""
+    import json
+    import subprocess
+    import sys
+    import tempfile
+    with tempfile.TemporaryDirectory() as cache:
+        env = {**os.environ, "NUMPILE_CACHE_DIR": f"{cache}/numpile", "TRITON_CACHE_DIR": f"{cache}/triton"}
+        print(f"{'first call, new process':<26} {'process':>9} {'imports':>9} {'call':>9}  torch imported")
+        for label in ("cold disk caches", "warm disk caches", "warm disk caches"):
+            t0 = time.perf_counter()
+            run = subprocess.run([sys.executable, "-c", FIRST_CALL], env=env, capture_output=True, text=True)
+            whole = time.perf_counter() - t0
+            if run.returncode:
+                print(f"{label:<26} failed: {run.stderr[-800:]}")
+                continue
+            r = json.loads(run.stdout.splitlines()[-1])
+            print(f"{label:<26} {whole:8.2f}s {r['import']:8.2f}s {r['first call']:8.2f}s  {r['torch imported']}")
 
 
 def relu_linear(x, w, b):
@@ -183,7 +254,10 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--only", nargs="*")
     parser.add_argument("--matmul", action="store_true", help="the matmul template against cuBLAS, by shape")
+    parser.add_argument("--first-call", action="store_true", help="a 12-op graph's first call in a new process")
     args = parser.parse_args(argv)
+    if args.first_call:
+        return first_calls()
     import cupy as cp
     if args.matmul:
         return matmul_sweep(cp)

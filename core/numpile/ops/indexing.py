@@ -350,7 +350,8 @@ def diagonal_positions(shape: tuple, wrap: bool) -> range:
 
 def _fill_diagonal(a, val, wrap=False):
     out = a.copy(order="K")
-    np.fill_diagonal(out, val, wrap)
+    if np.size(val) and out.size:   # NumPy writes nothing then; CuPy's reads past an empty value (on a GPU:
+        np.fill_diagonal(out, val, wrap)   # an illegal address, and the device unusable after it)
     return out
 
 

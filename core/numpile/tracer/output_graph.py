@@ -480,12 +480,15 @@ class OutputGraph:
     def check_disjoint_updates(self) -> None:
         """An updated input must not share memory with another input (else the write-back would
         differ from NumPy's order of effects); guarded for later calls. A later input that is a
-        view of an earlier one can be made from it instead: aliased_inputs asks for that."""
+        view of an earlier one can be made from it instead: aliased_inputs asks for that. CuPy
+        arrays are guarded alike (np.may_share_memory dispatches to CuPy's): without it an entry
+        traced with two arrays would run when one array is passed as both."""
         order = {s: i for i, s in enumerate(self.input_sources)}
         for var in self.mutated_arrays:
             mine = self.read_source(var.source)
             for source, other in zip(self.input_sources, self.example_inputs):
-                if source == var.source or not isinstance(other, np.ndarray):
+                kind = array_kinds.kind_of(other)
+                if source == var.source or not (isinstance(other, np.ndarray) or kind is not None and kind.numpy_views):
                     continue
                 if np.may_share_memory(mine, other):
                     reason = f"{var.source.name()} is updated in place and shares memory with {source.name()}"

@@ -54,7 +54,8 @@ class TritonBackend(numpile.Backend):
         with no_new_guards():
             compiled = CompiledProgram(program, graph_name=name, resident=any(map(device.resident, example_inputs)),
                                        arrays=device.arrays_for(example_inputs), tune=mode in TUNED,
-                                       compile_body=lambda body, inputs: self.compile(body, inputs, {}))
+                                       compile_body=lambda body, inputs: self.compile(body, inputs, {}),
+                                       python_numbers=python_numbers(graph, program))
         if mode not in GRAPHED:
             return compiled
         if not isinstance(compiled.arrays, device.CupyArrays):
@@ -63,3 +64,8 @@ class TritonBackend(numpile.Backend):
             return compiled
         from .graphs import GraphedProgram
         return GraphedProgram(compiled)
+
+
+def python_numbers(graph, program) -> frozenset:
+    """The program's output buffers that the graph returns as Python numbers."""
+    return frozenset(b for b, n in zip(program.outputs, graph.outputs) if n.meta.get("weak"))

@@ -121,6 +121,12 @@ class TorchArrays:
     def is_array(value) -> bool:
         return type(value).__module__ == "torch" and type(value).__name__ == "Tensor"
 
+    @staticmethod
+    def as_dtype(tensor, dtype: np.dtype):
+        """An extern's result in the dtype NumPy gives (CuPy's function may give another)."""
+        wanted = torch_dtype(dtype)
+        return tensor if tensor.dtype == wanted else tensor.to(wanted)
+
     def numpy_view(self, tensor):
         """What NumPy's functions run on for a tensor: a CuPy array viewing it."""
         return self.cupy.from_dlpack(tensor)
@@ -190,8 +196,8 @@ class CupyArrays:
 
     def to_device(self, x, copy: bool):
         cupy = self.cupy
-        if isinstance(x, cupy.ndarray):
-            return cupy.array(x, order="C", copy=True) if copy else cupy.ascontiguousarray(x)
+        if isinstance(x, cupy.ndarray):   # (not ascontiguousarray, which makes a 0-d array 1-d)
+            return cupy.array(x, order="C", copy=True) if copy or not x.flags.c_contiguous else x
         return cupy.asarray(_host_array(x, False))
 
     def to_host(self, array) -> np.ndarray:
@@ -205,6 +211,11 @@ class CupyArrays:
 
     def is_array(self, value) -> bool:
         return isinstance(value, self.cupy.ndarray)
+
+    @staticmethod
+    def as_dtype(array, dtype: np.dtype):
+        """An extern's result in the dtype NumPy gives (CuPy's function may give another)."""
+        return array.astype(dtype, copy=False)
 
     @staticmethod
     def numpy_view(array):

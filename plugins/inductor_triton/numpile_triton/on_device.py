@@ -23,24 +23,29 @@ def _each(value, convert, is_array):
 
 
 class DeviceExtern:
-    """An extern run by its NumPy implementation on the device arrays. An implementation that needs
-    NumPy arrays (CuPy refuses the implicit conversion) runs on host copies from then on; any other
-    error is the op's own and propagates."""
+    """An extern run by its NumPy implementation on the device arrays. If its first run fails there
+    (CuPy lacks the function, refuses the implicit conversion to NumPy, or is stricter than NumPy:
+    `min(axis=-1)` of a 0-d array), it runs on host copies: an error there is the op's own, NumPy's,
+    and propagates; else it runs there from then on. An error of a later device run is the op's own."""
 
     def __init__(self, impl, op: str, arrays, graph_name: str):
         self.impl, self.op, self.arrays, self.graph_name = impl, op, arrays, graph_name
-        self.host_only = False
+        self.state = "untried"   # then "device" or "host"
 
     def __call__(self, *args, **kwargs):
-        if not self.host_only:
+        if self.state != "host":
             try:
-                return self._call(self.arrays.numpy_view, args, kwargs)
-            except TypeError as e:
-                if "Implicit conversion" not in str(e):
+                result = self._call(self.arrays.numpy_view, args, kwargs)
+            except Exception as e:
+                if self.state == "device":
                     raise
-                self.host_only = True
-                logs.get("perf").debug("triton: %s of %s runs with NumPy on host copies: CuPy cannot run it (%s)",
-                                       self.op, self.graph_name, e)
+                result = self._call(self.arrays.to_host, args, kwargs)
+                self.state = "host"
+                logs.get("perf").debug("triton: %s of %s runs with NumPy on host copies: CuPy cannot run it (%s: %s)",
+                                       self.op, self.graph_name, type(e).__name__, e)
+                return result
+            self.state = "device"
+            return result
         return self._call(self.arrays.to_host, args, kwargs)
 
     def _call(self, convert, args, kwargs):

@@ -93,10 +93,12 @@ class CompiledProgram:
     """A Program with Triton kernels, run by a generated Python function (see `source`)."""
 
     def __init__(self, program: Program, *, graph_name: str = "graph", resident: bool = False, arrays=None,
-                 tune: bool = False, compile_body=None):
+                 tune: bool = False, compile_body=None, python_numbers: frozenset = frozenset()):
         """`compile_body(graph, example_inputs)` compiles the body of a loop node (ops/control.py):
-        the loop runs on the host, the body's kernels on the device."""
+        the loop runs on the host, the body's kernels on the device. `python_numbers`: the output
+        buffers the graph returns as Python numbers, which come back to the host for any inputs."""
         start = time.perf_counter()
+        self.python_numbers = python_numbers
         self.compile_body = compile_body
         interpreting = device.interpreting()
         self.program = program = with_templates(program, lambda t: self._renders(t, program, graph_name, interpreting))
@@ -220,7 +222,7 @@ class _RunnerWriter:
         self.env = {"to_device": arrays.to_device, "to_host": arrays.to_host, "empty": arrays.empty,
                     "host_empty": np.empty, "asarray": np.asarray, "current_stream": arrays.stream, "hooked": hooked}
         if arrays.numpy_api:
-            self.env["device_asarray"] = arrays.asarray
+            self.env["device_asarray"], self.env["as_dtype"] = arrays.asarray, arrays.as_dtype
         self.lines: list[str] = []
         self.on_host = set(program.inputs)      # buffers whose current value is on the host
         self.on_device: set[str] = set()        # ... on the device
@@ -280,10 +282,13 @@ class _RunnerWriter:
                 self.kernel(i, step)
             else:
                 self.fallback(i, step)
-        if self.compiled.resident:   # a scalar result is a 0-d array there, as CuPy's reductions give
-            outputs = [self.on_device_now(n) for n in program.outputs]
-        else:
-            outputs = [self.host(n) + ("[()]" if program.buffers[n].scalar else "") for n in program.outputs]
+        def output(n: str) -> str:
+            if n in self.compiled.python_numbers:   # a Python number for any inputs (an ndarray's NumPy
+                return self.host(n) + ".item()"     # scalar would become a CuPy array at the boundary)
+            if self.compiled.resident:   # a NumPy scalar result is a 0-d array there, as CuPy's reductions give
+                return self.on_device_now(n)
+            return self.host(n) + ("[()]" if program.buffers[n].scalar else "")
+        outputs = [output(n) for n in program.outputs]
         self.lines.append(f"    return ({', '.join(outputs)}{',' if len(outputs) == 1 else ''})")
         head = [f"def run({', '.join(f'b{self.index[n]}' for n in program.inputs)}):"]
         if not self.compiled.resident:   # device arrays go to_device as they are
@@ -327,6 +332,10 @@ class _RunnerWriter:
             self.lines.append(f"    ({''.join(f'{prefix}{self.index[o]}, ' for o in step.output)}) = map({wrap}, {call})")
         else:
             self.lines.append(f"    {prefix}{self.index[step.output]} = {wrap}({call})")
+        if on_device:   # CuPy's function may give another dtype than NumPy's (histogram's float32 weights)
+            for o in step.outputs:
+                d = f"d{self.index[o]}"
+                self.lines.append(f"    {d} = as_dtype({d}, {self.constant(self.program.buffers[o].dtype)})")
         for k, buffer, dim in self.program.binds(step):   # sizes only the data knew, which the result tells
             self.lines.append(f"    s{k} = {prefix}{self.index[buffer]}.shape[{dim}]")
             self.bound.add(k)

@@ -43,3 +43,15 @@ def layout(request, monkeypatch):
     if request.param == "split":
         monkeypatch.setattr(kernel, "SPLIT_MIN", 8)
     return request.param
+
+
+@pytest.fixture
+def cupy():
+    """CuPy with a CUDA device, on the real GPU (not the interpreter), or a skip saying why."""
+    from numpile_triton import device
+    if device.interpreting():
+        pytest.skip("CuPy arrays need the GPU, not Triton's interpreter")
+    cupy = pytest.importorskip("cupy")
+    if not cupy.cuda.is_available():
+        pytest.skip("no CUDA device")
+    return cupy

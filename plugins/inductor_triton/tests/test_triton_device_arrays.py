@@ -316,7 +316,7 @@ def test_numpy_inputs_pass_through_pinned_buffers_reused_call_after_call():
         np.testing.assert_allclose(got[1], (a * b).sum(axis=1), rtol=1e-12, atol=1e-11)
     (program,) = made
     slots = program.arrays.staging.slots
-    assert 2 <= len(slots) <= 6, len(slots)
+    assert 1 <= len(slots) <= 6, len(slots)   # one where every upload is done before the next starts
     assert all(s[0].is_pinned() and s[0].numel() >= staging.SMALL and s[1] is not staging.IN_USE for s in slots)
 
 

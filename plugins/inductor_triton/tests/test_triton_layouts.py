@@ -76,8 +76,10 @@ def _interpreting():
 
 
 def host_views(graph, example_inputs):
+    from numpile_triton.backend import python_numbers
     from numpile_triton.program import CompiledProgram
-    return CompiledProgram(schedule(graph), arrays=HostViews())
+    program = schedule(graph)
+    return CompiledProgram(program, arrays=HostViews(), python_numbers=python_numbers(graph, program))
 
 
 @pytest.mark.parametrize("name", PRODUCTS)
@@ -97,6 +99,76 @@ def test_a_kernel_writing_into_an_externs_view_leaves_the_callers_array_alone(_i
     got = numpile.compile(fn, backend=host_views)(a)
     assert_same_result(got, fn(before.copy()), what="fn")
     np.testing.assert_array_equal(a, before + 1.0)
+
+
+def test_a_python_number_a_graph_returns_comes_back_as_one(_interpreting):
+    """A loop condition's `w0 < 3` is a graph of Python numbers: its result must be a Python bool,
+    not a NumPy scalar, which the boundary of a CuPy program makes a CuPy 0-d array (found on the GPU)."""
+    def f(x):
+        w0 = 0
+        while (x * 0.75).sum() > 1e-9 and w0 < 3:
+            w0 += 1
+            x = x - 1.0
+        return x, w0 * 0.5
+    made = []
+
+    def recording(graph, example_inputs):
+        made.append((graph, host_views(graph, example_inputs), example_inputs))
+        return made[-1][1]
+    x = rng.random(4) + 2.0
+    assert_same_result(numpile.compile(f, backend=recording)(x.copy())[0], f(x.copy())[0], what="f")
+    numbers = [(g, c(*inputs)) for g, c, inputs in made if any(n.meta.get("weak") for n in g.outputs)]
+    assert numbers, "no graph returned a Python number"
+    for graph, outputs in numbers:
+        for node, out in zip(graph.outputs, outputs):
+            if node.meta.get("weak"):
+                assert type(out) is node.array_meta.python_type, (node, type(out))
+
+
+class _DeviceView(np.ndarray):
+    """A device array, as the stand-in arrays below hand it to an extern."""
+
+
+class _StandInArrays:
+    numpy_view = staticmethod(lambda a: a.view(_DeviceView))
+    to_host = staticmethod(np.array)
+    is_array = staticmethod(lambda v: isinstance(v, np.ndarray))
+
+
+def test_an_extern_the_device_library_refuses_runs_on_host_copies():
+    """CuPy lacks a function, or is stricter than NumPy (`min(axis=-1)` of a 0-d array): the first
+    failure runs the extern on host copies, and there from then on; where NumPy fails too, NumPy's
+    error propagates; after a run on the device, a failure there is the op's own."""
+    from numpile_triton.on_device import DeviceExtern
+    tried = []
+
+    def strict_min(a):   # refuses device arrays, as CuPy refuses a 0-d array's axis -1
+        tried.append(type(a))
+        if isinstance(a, _DeviceView):
+            raise np.exceptions.AxisError("axis -1 is out of bounds for array of dimension 0")
+        return a.min(axis=-1, keepdims=True)
+    extern = DeviceExtern(strict_min, "min", _StandInArrays(), "graph")
+    x = np.array(2.5)
+    for _ in range(2):
+        assert_same_result(extern(x), x.min(axis=-1, keepdims=True), what="min")
+    assert tried == [_DeviceView, np.ndarray, np.ndarray]
+
+    def empty_max(a):   # fails on both: NumPy's own error
+        return a.max()
+    with pytest.raises(ValueError, match="zero-size"):
+        DeviceExtern(empty_max, "max", _StandInArrays(), "graph")(np.zeros(0))
+
+    calls = iter([None, ValueError("the op's own")])
+
+    def later_failure(a):
+        error = next(calls)
+        if error is not None:
+            raise error
+        return a * 2.0
+    extern = DeviceExtern(later_failure, "multiply", _StandInArrays(), "graph")
+    extern(x)
+    with pytest.raises(ValueError, match="own"):
+        extern(x)
 
 
 def scatter_add(x, i, v):
@@ -126,17 +198,6 @@ def test_kernels_without_a_triton_form_run_on_the_device_arrays(name, _interpret
 
 
 # -- on the GPU: CuPy arrays in every layout, against NumPy and CuPy eager --------------------------
-def _cupy():
-    """CuPy with a CUDA device and the real GPU (not the interpreter), or a skip saying why."""
-    from numpile_triton import device
-    if device.interpreting():
-        pytest.skip("CuPy arrays need the GPU, not Triton's interpreter")
-    cupy = pytest.importorskip("cupy")
-    if not cupy.cuda.is_available():
-        pytest.skip("no CUDA device")
-    return cupy
-
-
 LAYOUTS = {   # name: a CuPy array of `x`'s values in that layout, from x (NumPy, C order, 2-D)
     "C": lambda cp, x: cp.asarray(x),
     "F": lambda cp, x: cp.asfortranarray(cp.asarray(x)),
@@ -168,8 +229,7 @@ def _same(got, want, cupy, what):
 
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("name", PROGRAMS)
-def test_cupy_arrays_in_every_layout_match_numpy_and_cupy(name, layout):
-    cupy = _cupy()
+def test_cupy_arrays_in_every_layout_match_numpy_and_cupy(name, layout, cupy):
     fn, shapes = PROGRAMS[name]
     hosts = [rng.standard_normal(s).astype(np.float32) for s in shapes]
     args = [LAYOUTS[layout](cupy, h) if len(s) == 2 else cupy.asarray(h) for h, s in zip(hosts, shapes)]
@@ -236,9 +296,8 @@ def test_programs_run_on_host_views_and_match(name, _interpreting):
 
 
 @pytest.mark.parametrize("name", PROGRAM_NAMES)
-def test_programs_cupy_runs_run_and_match(name):
+def test_programs_cupy_runs_run_and_match(name, cupy):
     """Updates of arguments in place, Python and NumPy scalars, complex, integer and bool programs."""
-    cupy = _cupy()
     fn, hosts = _programs()[name]
     device = lambda: [cupy.asarray(h) if isinstance(h, np.ndarray) else h for h in hosts]   # noqa: E731
     want_args = [np.copy(h) for h in hosts]
@@ -254,11 +313,10 @@ def test_programs_cupy_runs_run_and_match(name):
                 _same(a, w, cupy, f"{name}: an argument updated in place")
 
 
-def test_a_cupy_program_does_not_import_torch_once_its_kernels_are_recorded():
+def test_a_cupy_program_does_not_import_torch_once_its_kernels_are_recorded(cupy):
     """A new process running a program of CuPy arrays whose kernels an earlier process compiled
     (binaries.py's records: no JIT) never imports torch. The process that compiles them does: Triton's
     JIT imports it to specialise the arguments (triton 3.6)."""
-    _cupy()
     code = ("import sys, numpy as np, cupy, numpile\n"
             "f = numpile.compile(lambda x, y: (np.sin(x) * y + 1.0).sum(1))\n"
             "x = cupy.ones((30, 20), dtype='f4')\n"
