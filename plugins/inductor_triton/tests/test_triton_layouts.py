@@ -102,21 +102,22 @@ def test_a_kernel_writing_into_an_externs_view_leaves_the_callers_array_alone(_i
 
 
 def test_a_python_number_a_graph_returns_comes_back_as_one(_interpreting):
-    """A loop condition's `w0 < 3` is a graph of Python numbers: its result must be a Python bool,
-    not a NumPy scalar, which the boundary of a CuPy program makes a CuPy 0-d array (found on the GPU)."""
-    def f(x):
-        w0 = 0
-        while (x * 0.75).sum() > 1e-9 and w0 < 3:
-            w0 += 1
-            x = x - 1.0
-        return x, w0 * 0.5
+    """A Python int that changed between calls is a graph value, and `w0 * 0.5` of it a graph
+    output that is a Python float: it must come back as one, not a NumPy scalar, which the
+    boundary of a CuPy program makes a CuPy 0-d array (found on the GPU, on a loop's condition)."""
+    def f(x, w0):
+        return x - 1.0, w0 * 0.5, w0 < 3
     made = []
 
     def recording(graph, example_inputs):
         made.append((graph, host_views(graph, example_inputs), example_inputs))
         return made[-1][1]
     x = rng.random(4) + 2.0
-    assert_same_result(numpile.compile(f, backend=recording)(x.copy())[0], f(x.copy())[0], what="f")
+    compiled = numpile.compile(f, backend=recording)
+    for w0 in (1, 2, 5):
+        got, want = compiled(x.copy(), w0), f(x.copy(), w0)
+        assert_same_result(got[0], want[0], what="f")
+        assert type(got[1]) is float and got[1:] == want[1:]
     numbers = [(g, c(*inputs)) for g, c, inputs in made if any(n.meta.get("weak") for n in g.outputs)]
     assert numbers, "no graph returned a Python number"
     for graph, outputs in numbers:
