@@ -35,7 +35,13 @@ from ..graph import Graph, Node
 from .ir import Affine
 
 FRESH = frozenset({"copy"})  # externs that always return a new array, beside the creation ops
-NEVER_RAISE = frozenset({"nonzero"})  # externs that raise nothing once their meta rule passed
+# externs that raise nothing once their meta rule passed (shapes, axes and dtypes checked when
+# traced; no value read from data decides whether they raise)
+NEVER_RAISE = frozenset({
+    "nonzero", "reshape", "ravel", "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze", "flip",
+    "broadcast_to", "copy", "astype", "empty", "zeros", "ones", "full", "empty_like", "zeros_like", "ones_like",
+    "full_like", "mgrid", "concatenate", "stack", "matmul", "dot",
+})
 
 
 def in_place_setitems(graph: Graph, kind_of, materialized: set, users: dict) -> set[Node]:
