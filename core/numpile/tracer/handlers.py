@@ -13,7 +13,7 @@ import sys
 from .. import config
 from ..exc import Unsupported
 from . import bytecode_compat as bc
-from . import branches, loops
+from .control import branches, loops
 from .sources import ModuleSource
 from .dispatch import handles
 from .translator import InstructionTranslator

@@ -46,7 +46,7 @@ def aliased_inputs(reason: str, view: str) -> Retrace:
 
 
 def held_apart(reason: str, branch: tuple) -> Retrace:
-    """A cond's result stands for an array held apart (tracer/branches.py) where its identity
+    """A cond's result stands for an array held apart (tracer/control/branches.py) where its identity
     matters: trace again with the branch at `branch` (code, offset) breaking the graph."""
     return Retrace(reason, ("held apart", branch))
 
@@ -59,12 +59,12 @@ class OutputGraph:
         self.shape_env = ShapeEnv()
         self.graph = Graph()      # the graph being built: the body of the loop being traced, inside one
         self.root_graph = self.graph
-        self.loop_attempts: dict = {}   # (code, FOR_ITER offset) -> captures tried there (tracer/loops.py)
+        self.loop_attempts: dict = {}   # (code, FOR_ITER offset) -> captures tried there (tracer/control/loops.py)
         self.loop_indices: dict = {}    # loop symbol's name -> the index node of the body being traced
         self.compared: dict = {}        # a weak bool comparing loop indices -> (sym, a, b): `a sym b`
         self.loop_frames: list = []     # (frame, head, FOR_ITER, end of body, ...) of the loop bodies being traced, innermost last
-        self.small_loops: set = set()   # (code, FOR_ITER offset) of loops unrolled as small (tracer/loops.py)
-        self.while_active: set = set()  # (code, head) of the while loops being captured (tracer/whiles.py)
+        self.small_loops: set = set()   # (code, FOR_ITER offset) of loops unrolled as small (tracer/control/loops.py)
+        self.while_active: set = set()  # (code, head) of the while loops being captured (tracer/control/whiles.py)
         self.iterations: list = []      # the index node of each loop body being traced, outermost first (None: a while loop's)
         self.seeds: dict = {}           # a NumPy generator's Source -> the seed input of its draws (variables/draws.py)
         self.draws = 0                  # the random draws traced (each one's place in the trace)

@@ -114,7 +114,7 @@ def _bitwise_bound(fn, args: list, bounds: list) -> int:
 
 def compared_in_graph(output, fn, args: list):
     """A comparison of loop-index expressions (`i < j - 1` in a loop nest) whose answer is not the
-    same for every index, as a graph value (a weak bool a branch can test: tracer/branches.py), or
+    same for every index, as a graph value (a weak bool a branch can test: tracer/control/branches.py), or
     None where it cannot be one."""
     values = [a.as_constant() for a in args]
     if fn not in _COMPARISONS or not output.dynamic.conditionals or not any(map(loop_dependent, values)):

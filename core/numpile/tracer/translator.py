@@ -21,7 +21,8 @@ from .. import ops
 from ..exc import Unsupported
 from ..graph import SourceLoc
 from ..shapes import DataDependent
-from . import bytecode_compat as bc, whiles
+from . import bytecode_compat as bc
+from .control import whiles
 from .dispatch import BREAKS, DISPATCH
 from .python_scalars import compared_in_graph, operator_result_is_weak, unspecialised_operands
 from .output_graph import OutputGraph
@@ -83,7 +84,7 @@ class InstructionTranslator:
 
     def step(self) -> None:
         """Run the instruction at `ip`; at the start of a while loop's body, the loop as one node
-        where it can be (tracer/whiles.py)."""
+        where it can be (tracer/control/whiles.py)."""
         if self.ip in self.while_heads and whiles.capture(self, self.ip, *self.while_heads[self.ip]):
             return
         inst = self.instructions[self.ip]

@@ -13,7 +13,7 @@ from ... import ops
 from ...exc import Unsupported
 from ...ops.pointwise import PYTHON_MATH
 from ...shapes import DataDependent, SymInt, loop_dependent, sym_max
-from ..liveness import peeling
+from ..control.liveness import peeling
 from . import iterators
 from .arrays import ArrayVariable
 from .base import IteratorVariable, Variable

@@ -27,18 +27,18 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import config, logs
-from ..exc import Unsupported
-from ..graph import Graph, Node
-from ..ops import ArrayMeta
-from ..shapes import SymInt, lone_symbol, loop_range, substitute_index
-from . import bytecode_compat as bc
+from ... import config, logs
+from ...exc import Unsupported
+from ...graph import Graph, Node
+from ...ops import ArrayMeta
+from ...shapes import SymInt, lone_symbol, loop_range, substitute_index
+from .. import bytecode_compat as bc
 from .bodies import (
     PYTHON_NUMBERS, FrameState, bind_symbols, lift_outer, number_before, reachable_arrays, reorder_inputs,
     same_constant,
 )
 from .liveness import PEELS, live_after_loop, stored_only
-from .variables import NULL, ArrayVariable, ConstantVariable, DataRange, base_array
+from ..variables import NULL, ArrayVariable, ConstantVariable, DataRange, base_array
 
 
 

@@ -7,9 +7,9 @@ the loop). So when the trace arrives at the start of such a body (the target of 
 that is not a `for` loop's), the test before it has been taken, and the body with the test after
 it is a do-while: the loop node's body runs from there until control is back at the start (go
 on) or past the loop (stop). A branch on a graph value there whose paths end the iteration
-(tracer/branches.py) gives its cond a result saying which: the node's flag.
+(tracer/control/branches.py) gives its cond a result saying which: the node's flag.
 
-What the body carries is found as for a `for` loop (tracer/loops.py), and Python numbers that
+What the body carries is found as for a `for` loop (tracer/control/loops.py), and Python numbers that
 change (`k += 1`, `x = 0.0` made a NumPy float by the body) are carried as graph values: ints and
 floats as Python's (weak), a Python float the body makes a NumPy float64 as that (the loop runs at
 least once, so after it the value is one). A test the trace decides (on Python values) is no
@@ -18,16 +18,16 @@ while loop node: the loop is unrolled as before.
 
 from __future__ import annotations
 
-from .. import logs
-from ..exc import Unsupported
-from ..graph import Graph
-from ..ops import ArrayMeta
-from ..shapes import SymInt, loop_dependent
+from ... import logs
+from ...exc import Unsupported
+from ...graph import Graph
+from ...ops import ArrayMeta
+from ...shapes import SymInt, loop_dependent
 
 from .bodies import PYTHON_NUMBERS, FrameState, bind_symbols, number_before, reorder_inputs
 from .liveness import PEELS, live_at, successors
 from .loops import LoopBody, trace_passes
-from .variables import ArrayVariable, ConstantVariable
+from ..variables import ArrayVariable, ConstantVariable
 
 _BACKWARD = ("JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "POP_JUMP_BACKWARD_IF_TRUE", "POP_JUMP_BACKWARD_IF_FALSE")
 

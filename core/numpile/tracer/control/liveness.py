@@ -1,14 +1,14 @@
 """Liveness of a frame's locals, from its bytecode: whether a value bound in a loop may be read
-after it (tracer/loops.py keeps such a local, or refuses the loop), or one bound on one side of
-a branch after the branch (tracer/branches.py)."""
+after it (tracer/control/loops.py keeps such a local, or refuses the loop), or one bound on one side of
+a branch after the branch (tracer/control/branches.py)."""
 
 from __future__ import annotations
 
 import dis
 
-from . import bytecode_compat as bc
+from .. import bytecode_compat as bc
 
-PEELS = 2   # iterations of a loop unrolled before it is captured, at most (tracer/loops.py)
+PEELS = 2   # iterations of a loop unrolled before it is captured, at most (tracer/control/loops.py)
 
 
 def live_after_loop(tx, name: str, inst) -> bool:
@@ -33,7 +33,7 @@ def innermost_for(tx):
 
 def peeling(tx) -> bool:
     """Whether the trace is in an iteration of a `for` loop unrolled before the rest is captured
-    (tracer/loops.py), or of one unrolled as small; not in one unrolled because it could not be
+    (tracer/control/loops.py), or of one unrolled as small; not in one unrolled because it could not be
     captured: there branches on data break the graph, and element code stays out of it, as in every
     other iteration."""
     found = innermost_for(tx)

@@ -1,17 +1,17 @@
 """Graphs of bodies (a loop's, a branch side's) and the frame they are traced in: the frame's
 arrays a body can reach, values of the enclosing graph lifted into it as inputs, its symbols
 bound, numbers made graph values before it, and the frame's state to put back when no node comes
-of a trace (tracer/loops.py, whiles.py, branches.py)."""
+of a trace (tracer/control/loops.py, whiles.py, branches.py)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .. import ops
-from ..graph import Graph, Node, map_nodes, symbols_of
-from ..ops import ArrayMeta
-from ..shapes import SymInt, lone_symbol
-from .variables import (
+from ... import ops
+from ...graph import Graph, Node, map_nodes, symbols_of
+from ...ops import ArrayMeta
+from ...shapes import SymInt, lone_symbol
+from ..variables import (
     ArrayIteratorVariable, ArrayVariable, CellVariable, ConstantVariable, DictVariable, ListVariable, TupleVariable,
 )
 

@@ -1,7 +1,7 @@
 """Branches on data kept in the graph: an `if` on a graph value in a loop body, traced both ways
 into a `cond` node.
 
-In the body of a loop being captured (tracer/loops.py, or its first iteration unrolled before
+In the body of a loop being captured (tracer/control/loops.py, or its first iteration unrolled before
 the rest is captured), a conditional jump on a graph value
 (`if A[i, j] > 0:`, `x if c else y`, `c and d`) cannot be decided while tracing. Each side is
 traced instead, from the jump to where the two paths meet again (the jump's immediate
@@ -20,14 +20,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import config, logs, ops
-from ..exc import Unsupported
-from ..graph import Graph, Node, symbols_of
-from ..ops import ArrayMeta
-from ..shapes import SymInt, assuming, facts
+from ... import config, logs, ops
+from ...exc import Unsupported
+from ...graph import Graph, Node, symbols_of
+from ...ops import ArrayMeta
+from ...shapes import SymInt, assuming, facts
 from .liveness import live_at, peeling, successors
 from .bodies import FrameState, bind_symbols, lift_outer, reorder_inputs, same_constant
-from .variables import ArrayVariable, ConstantVariable, base_array
+from ..variables import ArrayVariable, ConstantVariable, base_array
 
 HEAD, END, OUT = -1, -2, -3   # where paths end: the loop's head, the frame's end, outside the loop
 MAX_STEPS = 100_000           # instructions traced on one side before giving up
@@ -128,7 +128,7 @@ def _meeting_point(tx, k: int) -> int:
 
 def _loop_frame(tx):
     """The innermost loop being traced, where its body is this frame's code: (frame, head, FOR_ITER,
-    the end of its body), and for a while loop (tracer/whiles.py) a cell for whether it goes on and
+    the end of its body), and for a while loop (tracer/control/whiles.py) a cell for whether it goes on and
     where control goes when it ends."""
     frames = tx.output.loop_frames
     return frames[-1] if frames and frames[-1][0] is tx else None

@@ -1,0 +1,1 @@
+"""Captured control flow: `for`, `while` and `if` kept as loop, while_loop and cond nodes."""
