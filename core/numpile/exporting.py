@@ -13,15 +13,14 @@ from __future__ import annotations
 
 import inspect
 import types
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from . import config
 from .exc import Unsupported
 from .dynamic import DynamicInputs
-from .tracer import TraceFailed, trace
+from .tracer import TraceFailed, for_backend, trace
 from .tracer.sources import AttrSource, ClosureSource, GlobalSource, ItemSource, LocalSource
 
 
@@ -126,17 +125,16 @@ def _dynamic(spec, params: list[str], args: tuple) -> tuple[DynamicInputs | None
     return DynamicInputs(per_source=per_source), names
 
 
-def capture(obj, args: tuple, dynamic_shapes=None, loops: bool = False):
-    """Trace `obj(*args)` whole: (graph, example inputs, ExportSignature); with `loops`, loops over
-    ranges are loop nodes (for an exporter that writes them)."""
+def capture(obj, args: tuple, dynamic_shapes=None, exporter=None):
+    """Trace `obj(*args)` whole: (graph, example inputs, ExportSignature), with the control flow
+    `exporter` writes (loop nodes where it says so) kept as nodes."""
     fn, lead = _callable(obj)
     params = list(inspect.signature(fn, follow_wrapped=False).parameters)
     self_name = params[0] if lead else None
     call_args = lead + tuple(args)
     user_params = params[len(lead):]
     dynamic, dim_names = _dynamic(dynamic_shapes, user_params, tuple(args))
-    if loops and config.loop_capture_min is not None:
-        dynamic = replace(dynamic or DynamicInputs(), loops=True)
+    dynamic = for_backend(dynamic, exporter)
     try:
         tr = trace(fn, call_args, {}, resumable=False, dynamic=dynamic)
     except TraceFailed as failed:
@@ -280,5 +278,5 @@ def export(fn, *example_args, dynamic_shapes=None, format: str = "onnx", **kwarg
     arguments go to the exporter as options."""
     from . import plugins
     exporter = plugins.lookup_exporter(format)
-    graph, example_inputs, signature = capture(fn, example_args, dynamic_shapes, loops=exporter.supports_loops)
+    graph, example_inputs, signature = capture(fn, example_args, dynamic_shapes, exporter)
     return exporter.export(graph, example_inputs, {**kwargs, "signature": signature})

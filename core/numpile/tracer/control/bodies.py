@@ -1,7 +1,7 @@
 """Graphs of bodies (a loop's, a branch side's) and the frame they are traced in: the frame's
 arrays a body can reach, values of the enclosing graph lifted into it as inputs, its symbols
 bound, numbers made graph values before it, and the frame's state to put back when no node comes
-of a trace (tracer/control/loops.py, whiles.py, branches.py)."""
+of a trace (fors.py, whiles.py, branches.py)."""
 
 from __future__ import annotations
 
@@ -65,7 +65,7 @@ def number_before(tx, outer: Graph, value, meta):
     saved, out.graph = out.graph, outer
     try:
         if isinstance(value.as_constant(), SymInt):   # an expression of enclosing loops' indices
-            return out.loop_index_value(value.as_constant())
+            return out.control.index_value(value.as_constant())
         number = value.as_constant() if meta.weak else meta.dtype.type(value.as_constant())
         one = ConstantVariable(type(value.as_constant())(1) if meta.weak else meta.dtype.type(1))
         return out.call_op(ops.get("multiply"), (ConstantVariable(number), one), {}, weak=meta.weak)

@@ -96,7 +96,7 @@ class ArrayVariable(Variable):
         shape = self.node.shape
         if not shape:
             raise Unsupported(f"{what} over a 0-d array")
-        if shape[0] > config.unroll_limit and not tx.output.dynamic.loops:   # else a loop node, or a break at FOR_ITER
+        if shape[0] > config.unroll_limit and not tx.output.control.loops:   # else a loop node, or a break at FOR_ITER
             raise Unsupported(f"{what} over {shape[0]} rows of an array (more than config.unroll_limit={config.unroll_limit})")
         getitem = ops.lookup_callable(operator.getitem)
         return ArrayIteratorVariable(self, operator.index(shape[0]),
