@@ -513,6 +513,12 @@ class CompiledFunction:
         self._resume_points, self._frames = {}, {}
 
 
+def original_of(obj):
+    """What `numpile.compile` was given, for what it returned (a CompiledFunction, or a method
+    bound from one); None for anything else."""
+    return getattr(obj, "_orig", None)
+
+
 class _Eager:
     """What a function past its cache size limit runs: itself."""
 

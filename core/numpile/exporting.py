@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from .cache import original_of
 from .exc import Unsupported
 from .dynamic import DynamicInputs
 from .tracer import TraceFailed, for_backend, trace
@@ -68,7 +69,7 @@ def _callable(obj) -> tuple[types.FunctionType, tuple]:
         return obj, ()
     if isinstance(obj, types.MethodType) and isinstance(obj.__func__, types.FunctionType):
         return obj.__func__, (obj.__self__,)
-    inner = getattr(obj, "_orig", None)   # a numpile.compile'd function or model
+    inner = original_of(obj)   # a numpile.compile'd function or model
     if inner is not None and inner is not obj:
         return _callable(inner)
     for method in ("__call__", "forward"):

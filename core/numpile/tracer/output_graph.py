@@ -182,6 +182,10 @@ class OutputGraph:
         self._arrays[id(value)] = (value, var)
         return var
 
+    def input_arrays(self) -> list[ArrayVariable]:
+        """The Variables of the caller's arrays that are graph inputs, in the order first seen."""
+        return [var for _, var in self._arrays.values()]
+
     def read_size(self, value, what: str):
         """`value`, a dim or a tuple of dims, read by Python code as `what` (`len(x)`, `x.shape`).
         Arrays of a kind with lazy sizes (Dask) know a size only the data decides once computed:

@@ -143,7 +143,7 @@ def reachable_arrays(tx, views: bool) -> list[ArrayVariable]:
         for v in (*frame.locals.values(), *frame.stack):
             visit(v)
         frame = frame.parent
-    for _, var in tx.output._arrays.values():
+    for var in tx.output.input_arrays():
         visit(var)
     return list(found.values())
 
