@@ -35,7 +35,7 @@ from .exc import BackendCompilerFailed, Unsupported
 from .graph import Graph
 from .dynamic import DynamicInputs
 from .tracer import GraphBreak, Trace, TraceFailed, for_backend, trace
-from .tracer.codegen import CodeNamespace, call_args, signature_params
+from .tracer.entry_code import CodeNamespace, call_args, signature_params
 from .tracer.guards import GuardSet, same_float
 from .tracer.python_scalars import INT_INPUT_BOUND
 from .tracer.resume import make_resume_function, resume_code

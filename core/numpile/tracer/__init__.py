@@ -14,7 +14,7 @@ from .. import shapes
 from ..graph import Graph
 from ..dynamic import DynamicInputs
 from . import bytecode_compat as bc
-from .codegen import CodeNamespace, Reconstructor, signature_params
+from .entry_code import CodeNamespace, Reconstructor, signature_params
 from .control import for_backend
 from .guards import GuardSet
 from ..exc import Retrace
