@@ -493,7 +493,7 @@ def before_with(tx: Tx, inst):
 @handles("GET_ITER")
 def get_iter(tx: Tx, inst):
     value = tx.pop()
-    if value.is_constant() and type(value.as_constant()) in (range, SymbolicRange, DataRange):   # a loop node's candidate (loops.py)
+    if value.is_constant() and type(value.as_constant()) in (range, SymbolicRange, DataRange):   # a loop node's candidate (control/fors.py)
         tx.push(RangeIteratorVariable(value.as_constant()))
         return
     tx.push(value.iterate(tx, "a for loop"))
