@@ -1,6 +1,6 @@
 """docs/architecture.md is the map of the code, kept true: every module of core (core/numpile) and of
 every plugin package (plugins/*/numpile_*) has a row in it, named by its path from its package root
-(`tracer/loops.py`, `numpile_llvm/nests/nest.py`), every package by its folder (`tracer/variables/`,
+(`tracer/control/loops.py`, `numpile_llvm/nests/nest.py`), every package by its folder (`tracer/variables/`,
 `numpile_llvm/`, the core root as `numpile/`); and every module path the page names exists."""
 
 from __future__ import annotations
@@ -102,4 +102,4 @@ def test_the_map_covers_core_and_every_plugin():
     assert {"numpile/", "ops/", "lowering/", "tracer/", "tracer/variables/", "testing/", "fuzz/",
             "backends/"} <= names
     assert {"numpile_llvm/", "numpile_triton/", "numpile_onnx/", "numpile_dask/", "numpile_debug/"} <= names
-    assert "tracer/loops.py" in names and "numpile_llvm/nests/nest.py" in names
+    assert "tracer/control/loops.py" in names and "numpile_llvm/nests/nest.py" in names

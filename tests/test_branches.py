@@ -1,4 +1,4 @@
-"""Branches on data in loop bodies (tracer/branches.py: cond nodes) and loop nests of element code
+"""Branches on data in loop bodies (tracer/control/branches.py: cond nodes) and loop nests of element code
 (numpile_llvm/nests/nest.py), differentially against NumPy on fresh random inputs: values, dtypes,
 Python types, in-place updates, graph and break counts."""
 

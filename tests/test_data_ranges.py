@@ -1,5 +1,5 @@
 """Loops over ranges whose bounds the graph computes (`range(indptr[i], indptr[i + 1])`): loop
-nodes whose index is a graph value (tracer/loops.py DataRangeBody), differentially against NumPy
+nodes whose index is a graph value (tracer/control/loops.py DataRangeBody), differentially against NumPy
 on fresh random inputs, empty ranges included, and NumPy's errors where Python raises."""
 
 import numpy as np

@@ -1,4 +1,4 @@
-"""Loops kept as loops (tracer/loops.py, ops/control.py): a for loop over a range is traced once,
+"""Loops kept as loops (tracer/control/loops.py, ops/control.py): a for loop over a range is traced once,
 as a loop node whose body is a Graph, on every backend that runs loop nodes; differentially
 against NumPy, with the graph's shape checked (one loop node, a body the trip count does not grow)."""
 

@@ -1,5 +1,5 @@
 """Branches on data at a function's top level as cond nodes (`numpile.config.top_level_conds`,
-tracer/branches.py), differentially against NumPy on fresh random inputs taking each side: values,
+tracer/control/branches.py), differentially against NumPy on fresh random inputs taking each side: values,
 dtypes, Python types, in-place updates, identity of returned arrays, graph and break counts."""
 
 import numpy as np

@@ -31,7 +31,7 @@ def compile(obj=None, *, backend=None, fullgraph: bool = False, dynamic: bool | 
     mode = None if mode == "default" else mode
     kwargs = dict(backend=backend, fullgraph=fullgraph, dynamic=dynamic, mode=mode, options=options)
     if isinstance(obj, cache.CompiledFunction):
-        obj = obj._orig  # compiling again (say with another backend) starts from the original
+        obj = cache.original_of(obj)  # compiling again (say with another backend) starts from the original
     if isinstance(obj, types.FunctionType):
         return cache.CompiledFunction(obj, obj, **kwargs)
     if isinstance(obj, types.MethodType) and isinstance(obj.__func__, types.FunctionType):

@@ -27,15 +27,15 @@ import time
 import types
 import warnings
 import weakref
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 from . import array_kinds, config, logs, output_check, progress, safety_net
 from .backend import Backend
 from .exc import BackendCompilerFailed, Unsupported
 from .graph import Graph
 from .dynamic import DynamicInputs
-from .tracer import GraphBreak, Trace, TraceFailed, trace
-from .tracer.codegen import CodeNamespace, call_args, signature_params
+from .tracer import GraphBreak, Trace, TraceFailed, for_backend, trace
+from .tracer.entry_code import CodeNamespace, call_args, signature_params
 from .tracer.guards import GuardSet, same_float
 from .tracer.python_scalars import INT_INPUT_BOUND
 from .tracer.resume import make_resume_function, resume_code
@@ -271,10 +271,7 @@ class CompiledFunction:
             logs.get("recompiles").debug("%s", self._recompile_reason(args, kwargs))
         backend = self.backend_for(array_kinds.call_device(args, kwargs))
         t0 = time.perf_counter()
-        dynamic = self._dynamic_inputs(args, kwargs, backend)
-        if getattr(backend, "supports_loops", False) and config.loop_capture_min is not None:
-            dynamic = replace(dynamic or DynamicInputs(), loops=True,
-                              conditionals=getattr(backend, "supports_conditionals", False))
+        dynamic = for_backend(self._dynamic_inputs(args, kwargs, backend), backend)
         try:
             tr = trace(self._fn, args, kwargs, resumable=not self.fullgraph, dynamic=dynamic)
         except TraceFailed as failed:
@@ -517,6 +514,12 @@ class CompiledFunction:
         self.trials = {}
         self._limit_warned = False
         self._resume_points, self._frames = {}, {}
+
+
+def original_of(obj):
+    """What `numpile.compile` was given, for what it returned (a CompiledFunction, or a method
+    bound from one); None for anything else."""
+    return getattr(obj, "_orig", None)
 
 
 class _Eager:

@@ -10,7 +10,8 @@ import re
 import sys
 from pathlib import Path
 
-from . import __version__, plugins
+from . import plugins
+from .version import __version__
 from .exc import NumpileError
 
 

@@ -14,8 +14,8 @@ class DynamicInputs:
     all: bool = False
     per_source: dict = field(default_factory=dict)
     scalars: set = field(default_factory=set)
-    loops: bool = False   # for loops over ranges captured with a symbolic index (the backend runs loop nodes)
-    conditionals: bool = False   # an `if` on a graph value in a loop body captured as a cond node
+    loops: bool = False   # the backend runs loop nodes (tracer/control/state.py: what is captured as one)
+    conditionals: bool = False   # the backend runs cond and while_loop nodes too
 
     def wants(self, source_name: str, dim: int, size: int) -> bool:
         if size in (0, 1):  # 0 and 1 change broadcasting and emptiness: always specialised

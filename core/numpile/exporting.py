@@ -13,15 +13,15 @@ from __future__ import annotations
 
 import inspect
 import types
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 
-from . import config
+from .cache import original_of
 from .exc import Unsupported
 from .dynamic import DynamicInputs
-from .tracer import TraceFailed, trace
+from .tracer import TraceFailed, for_backend, trace
 from .tracer.sources import AttrSource, ClosureSource, GlobalSource, ItemSource, LocalSource
 
 
@@ -69,7 +69,7 @@ def _callable(obj) -> tuple[types.FunctionType, tuple]:
         return obj, ()
     if isinstance(obj, types.MethodType) and isinstance(obj.__func__, types.FunctionType):
         return obj.__func__, (obj.__self__,)
-    inner = getattr(obj, "_orig", None)   # a numpile.compile'd function or model
+    inner = original_of(obj)   # a numpile.compile'd function or model
     if inner is not None and inner is not obj:
         return _callable(inner)
     for method in ("__call__", "forward"):
@@ -126,17 +126,16 @@ def _dynamic(spec, params: list[str], args: tuple) -> tuple[DynamicInputs | None
     return DynamicInputs(per_source=per_source), names
 
 
-def capture(obj, args: tuple, dynamic_shapes=None, loops: bool = False):
-    """Trace `obj(*args)` whole: (graph, example inputs, ExportSignature); with `loops`, loops over
-    ranges are loop nodes (for an exporter that writes them)."""
+def capture(obj, args: tuple, dynamic_shapes=None, exporter=None):
+    """Trace `obj(*args)` whole: (graph, example inputs, ExportSignature), with the control flow
+    `exporter` writes (loop nodes where it says so) kept as nodes."""
     fn, lead = _callable(obj)
     params = list(inspect.signature(fn, follow_wrapped=False).parameters)
     self_name = params[0] if lead else None
     call_args = lead + tuple(args)
     user_params = params[len(lead):]
     dynamic, dim_names = _dynamic(dynamic_shapes, user_params, tuple(args))
-    if loops and config.loop_capture_min is not None:
-        dynamic = replace(dynamic or DynamicInputs(), loops=True)
+    dynamic = for_backend(dynamic, exporter)
     try:
         tr = trace(fn, call_args, {}, resumable=False, dynamic=dynamic)
     except TraceFailed as failed:
@@ -280,5 +279,5 @@ def export(fn, *example_args, dynamic_shapes=None, format: str = "onnx", **kwarg
     arguments go to the exporter as options."""
     from . import plugins
     exporter = plugins.lookup_exporter(format)
-    graph, example_inputs, signature = capture(fn, example_args, dynamic_shapes, loops=exporter.supports_loops)
+    graph, example_inputs, signature = capture(fn, example_args, dynamic_shapes, exporter)
     return exporter.export(graph, example_inputs, {**kwargs, "signature": signature})

@@ -20,7 +20,8 @@ from typing import Any, Callable, Sequence
 
 import pluggy
 
-from . import __version__, hookspecs
+from . import hookspecs
+from .version import __version__
 from .backend import Backend, BackendUnavailableError, Exporter, InvalidBackendError, InvalidExporterError, as_backend
 from .backends import BUILTIN_PLUGINS
 from .exc import NumpileError

@@ -31,7 +31,8 @@ import threading
 import time
 from pathlib import Path
 
-from . import __version__, cache, logs
+from . import cache, logs
+from .version import __version__
 
 _recorder: "_TraceHandler | None" = None
 

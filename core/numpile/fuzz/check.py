@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 import numpile
-from numpile.testing import assert_same
+from numpile.testing.compare import assert_same
 
 IMPORTS = """\
 import io

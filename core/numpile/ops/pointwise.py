@@ -17,7 +17,7 @@ from .registry import POINTWISE, ArrayMeta, reflected, register
 
 # The single-output elementwise ufuncs. Not here: the two-output divmod, modf, frexp (rows
 # of results.py), isnat (datetimes only), and the generalized ufuncs matmul (a row of
-# linalg.py), vecdot, matvec, vecmat.
+# products.py), vecdot, matvec, vecmat.
 UFUNCS = (
     # arithmetic
     np.add, np.subtract, np.multiply, np.divide, np.floor_divide, np.remainder, np.fmod,

@@ -14,7 +14,8 @@ from .. import shapes
 from ..graph import Graph
 from ..dynamic import DynamicInputs
 from . import bytecode_compat as bc
-from .codegen import CodeNamespace, Reconstructor, signature_params
+from .entry_code import CodeNamespace, Reconstructor, signature_params
+from .control import for_backend
 from .guards import GuardSet
 from ..exc import Retrace
 from .output_graph import OutputGraph
@@ -183,4 +184,4 @@ def _resumes(tx: InstructionTranslator, rc: Reconstructor) -> list[Resume]:
     return out
 
 
-__all__ = ["trace", "Trace", "TraceFailed", "GraphBreak", "Resume", "Branch"]
+__all__ = ["trace", "Trace", "TraceFailed", "GraphBreak", "Resume", "Branch", "for_backend"]

@@ -13,13 +13,13 @@ import sys
 from .. import config
 from ..exc import Unsupported
 from . import bytecode_compat as bc
-from . import branches, loops
+from . import control
 from .sources import ModuleSource
 from .dispatch import handles
 from .translator import InstructionTranslator
 from .variables import (
     NULL, CellVariable, ConstantVariable, DictVariable, IteratorVariable,
-    DataRange, ListVariable, NestedFunctionVariable, ObjectVariable, PositionalIterator, RangeIteratorVariable, SymbolicRange,
+    DataRange, ListVariable, NestedFunctionVariable, ObjectVariable, RangeIteratorVariable, SymbolicRange,
     TupleVariable, contexts, make_slice,
 )
 
@@ -226,14 +226,14 @@ def unary_negative(tx: Tx, inst):   # and UNARY_INVERT, UNARY_POSITIVE
 @handles("UNARY_NOT")
 def unary_not(tx: Tx, inst):
     value = tx.pop()
-    truth = branches.truth_value(tx, value, negate=True)   # a graph value where a cond may test it
+    truth = control.truth_value(tx, value, negate=True)   # a graph value where a cond may test it
     tx.push(truth if truth is not None else ConstantVariable(not value.truth(tx)))
 
 
 @handles("TO_BOOL")
 def to_bool(tx: Tx, inst):
     value = tx.pop()
-    truth = branches.truth_value(tx, value)
+    truth = control.truth_value(tx, value)
     tx.push(truth if truth is not None else ConstantVariable(value.truth(tx)))
 
 
@@ -451,7 +451,7 @@ def _conditional(name: str, pop_when, test):
     """The handler of conditional jump `name` (and its spellings in other CPython versions)."""
     def handler(tx: Tx, inst):
         value = tx.stack[-1]
-        if test in (_truthy, _falsy) and branches.capture(tx, inst, test is _truthy, pop_when is not None):
+        if test in (_truthy, _falsy) and control.conditional_jump(tx, inst, test is _truthy, pop_when is not None):
             return   # both sides traced into a cond node
         taken = test(tx, value)
         if pop_when is None or pop_when != taken:  # POP_JUMP_* always pop; JUMP_IF_*_OR_POP pops when not jumping
@@ -493,7 +493,7 @@ def before_with(tx: Tx, inst):
 @handles("GET_ITER")
 def get_iter(tx: Tx, inst):
     value = tx.pop()
-    if value.is_constant() and type(value.as_constant()) in (range, SymbolicRange, DataRange):   # a loop node's candidate (loops.py)
+    if value.is_constant() and type(value.as_constant()) in (range, SymbolicRange, DataRange):   # a loop node's candidate (control/fors.py)
         tx.push(RangeIteratorVariable(value.as_constant()))
         return
     tx.push(value.iterate(tx, "a for loop"))
@@ -504,7 +504,7 @@ def for_iter(tx: Tx, inst):
     it = tx.stack[-1]
     if not isinstance(it, IteratorVariable):
         raise Unsupported(f"iterating over {it.describe()}")
-    if isinstance(it, (RangeIteratorVariable, PositionalIterator)) and loops.capture(tx, inst, it):
+    if control.for_iter(tx, inst, it):   # the rest of the loop as a loop node
         return
     count = tx.loop_counts[inst.offset] = tx.loop_counts.get(inst.offset, 0) + 1
     if count > config.unroll_limit + 1:

@@ -16,6 +16,7 @@ from ..graph import Graph, Node, map_nodes
 from ..ops import ArrayMeta
 from ..ops.indexing import check_masks, is_mask
 from .aliasing import view_index
+from .control.state import ControlState
 from .guards import GuardSet, array_guard_expected, object_guard
 from .python_scalars import INT_INPUT_BOUND, DynamicIntVariable
 from ..dynamic import DynamicInputs
@@ -40,7 +41,7 @@ def aliased_inputs(reason: str, view: str) -> Retrace:
 
 
 def held_apart(reason: str, branch: tuple) -> Retrace:
-    """A cond's result stands for an array held apart (tracer/branches.py) where its identity
+    """A cond's result stands for an array held apart (tracer/control/branches.py) where its identity
     matters: trace again with the branch at `branch` (code, offset) breaking the graph."""
     return Retrace(reason, ("held apart", branch))
 
@@ -53,13 +54,7 @@ class OutputGraph:
         self.shape_env = ShapeEnv()
         self.graph = Graph()      # the graph being built: the body of the loop being traced, inside one
         self.root_graph = self.graph
-        self.loop_attempts: dict = {}   # (code, FOR_ITER offset) -> captures tried there (tracer/loops.py)
-        self.loop_indices: dict = {}    # loop symbol's name -> the index node of the body being traced
-        self.compared: dict = {}        # a weak bool comparing loop indices -> (sym, a, b): `a sym b`
-        self.loop_frames: list = []     # (frame, head, FOR_ITER, end of body, ...) of the loop bodies being traced, innermost last
-        self.small_loops: set = set()   # (code, FOR_ITER offset) of loops unrolled as small (tracer/loops.py)
-        self.while_active: set = set()  # (code, head) of the while loops being captured (tracer/whiles.py)
-        self.iterations: list = []      # the index node of each loop body being traced, outermost first (None: a while loop's)
+        self.control = ControlState(self)   # the loops and branches being captured (tracer/control/)
         self.seeds: dict = {}           # a NumPy generator's Source -> the seed input of its draws (variables/draws.py)
         self.draws = 0                  # the random draws traced (each one's place in the trace)
         self.guards = GuardSet()
@@ -180,18 +175,9 @@ class OutputGraph:
         self._arrays[id(value)] = (value, var)
         return var
 
-    def loop_index_value(self, value) -> Variable:
-        """An expression of loop indices (a SymInt) as a graph value: a weak int computed from the
-        bodies' index inputs (an enclosing body's is lifted into the one being traced)."""
-        if value.opaque is not None or not all(name in self.loop_indices for name, _ in value.terms):
-            raise Unsupported(f"{value} (an expression of a loop's index) in arithmetic with a float")
-        total = ConstantVariable(value.const)
-        for name, coeff in value.terms:
-            term = ArrayVariable(self.loop_indices[name])
-            if coeff != 1:
-                term = self.call_op(ops.get("multiply"), (term, ConstantVariable(coeff)), {}, weak=True)
-            total = self.call_op(ops.get("add"), (total, term), {}, weak=True)
-        return total
+    def input_arrays(self) -> list[ArrayVariable]:
+        """The Variables of the caller's arrays that are graph inputs, in the order first seen."""
+        return [var for _, var in self._arrays.values()]
 
     def read_size(self, value, what: str):
         """`value`, a dim or a tuple of dims, read by Python code as `what` (`len(x)`, `x.shape`).

@@ -19,7 +19,6 @@ import operator
 
 import numpy as np
 
-from .. import ops
 from ..exc import Unsupported
 from ..shapes import loop_dependent
 from .variables import ArrayVariable, ConstantVariable, DynamicIntVariable
@@ -28,8 +27,8 @@ INT_INPUT_BOUND = 2 ** 31       # a dynamic int input fits in int32 (guarded)
 _INT_RESULT_BOUND = 2 ** 62     # weak int results stay well inside int64
 _EXACT_FLOAT_INT = 2 ** 53      # ints that float64 holds exactly
 
-_SYMBOLS = {operator.lt: "<", operator.le: "<=", operator.eq: "==", operator.ne: "!=", operator.gt: ">", operator.ge: ">="}
-_COMPARISONS = set(_SYMBOLS)
+COMPARISON_SYMBOLS = {operator.lt: "<", operator.le: "<=", operator.eq: "==", operator.ne: "!=", operator.gt: ">", operator.ge: ">="}
+_COMPARISONS = set(COMPARISON_SYMBOLS)
 _ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.neg, operator.pos} | _COMPARISONS
 _DIVISIONS = {operator.truediv, operator.floordiv, operator.mod}
 _BITWISE = {operator.and_, operator.or_, operator.xor, operator.rshift, operator.lshift, operator.invert}   # on ints only
@@ -44,7 +43,7 @@ def unspecialised_operands(output, fn, args: list) -> list:
     size cannot be."""
     constants = [a.unguarded() if isinstance(a, ConstantVariable) else None for a in args]   # read without a guard
     if fn in INT_OPERATORS and float in map(type, constants) and any(map(loop_dependent, constants)):
-        args = [output.loop_index_value(c) if loop_dependent(c) else a for a, c in zip(args, constants)]
+        args = [output.control.index_value(c) if loop_dependent(c) else a for a, c in zip(args, constants)]
     if fn not in INT_OPERATORS or not any(isinstance(a, DynamicIntVariable) for a in args):
         return args
     if not all(isinstance(a, ArrayVariable) or isinstance(a, ConstantVariable) and type(a.unguarded()) in (int, float, bool)
@@ -110,16 +109,3 @@ def _bitwise_bound(fn, args: list, bounds: list) -> int:
     if fn is operator.and_ and masks:
         return min(masks)
     return (1 << max(bounds).bit_length()) - 1
-
-
-def compared_in_graph(output, fn, args: list):
-    """A comparison of loop-index expressions (`i < j - 1` in a loop nest) whose answer is not the
-    same for every index, as a graph value (a weak bool a branch can test: tracer/branches.py), or
-    None where it cannot be one."""
-    values = [a.as_constant() for a in args]
-    if fn not in _COMPARISONS or not output.dynamic.conditionals or not any(map(loop_dependent, values)):
-        return None
-    operands = [output.loop_index_value(v) if loop_dependent(v) else a for a, v in zip(args, values)]
-    result = output.call_op(ops.lookup_callable(fn), tuple(operands), {}, weak=True)
-    output.compared[result.node] = (_SYMBOLS[fn], *values)   # what a branch on it knows on each side
-    return result

@@ -21,9 +21,9 @@ from .. import ops
 from ..exc import Unsupported
 from ..graph import SourceLoc
 from ..shapes import DataDependent
-from . import bytecode_compat as bc, whiles
+from . import bytecode_compat as bc, control
 from .dispatch import BREAKS, DISPATCH
-from .python_scalars import compared_in_graph, operator_result_is_weak, unspecialised_operands
+from .python_scalars import operator_result_is_weak, unspecialised_operands
 from .output_graph import OutputGraph
 from .sources import AttrSource, ItemSource, Source
 from .variables import (
@@ -63,7 +63,7 @@ class InstructionTranslator:
         self.return_value: Variable | None = None
         self.yields: list[Variable] = []  # what a generator frame yielded
         self.loop_counts: dict[int, int] = {}
-        self.while_heads = whiles.heads(self)   # where while loops' bodies start -> where they end
+        self.while_heads = control.while_heads(self)   # where while loops' bodies start -> where they end
         self.lineno = code.co_firstlineno
 
     # -- the loop ------------------------------------------------------------------------
@@ -83,8 +83,8 @@ class InstructionTranslator:
 
     def step(self) -> None:
         """Run the instruction at `ip`; at the start of a while loop's body, the loop as one node
-        where it can be (tracer/whiles.py)."""
-        if self.ip in self.while_heads and whiles.capture(self, self.ip, *self.while_heads[self.ip]):
+        where it can be (tracer/control/)."""
+        if self.ip in self.while_heads and control.while_body(self):
             return
         inst = self.instructions[self.ip]
         self.ip += 1
@@ -161,7 +161,7 @@ class InstructionTranslator:
             try:
                 return constant_result(fn(*(a.as_constant() for a in args)))
             except DataDependent:
-                found = compared_in_graph(self.output, fn, args)
+                found = self.output.control.compared_in_graph(fn, args)
                 if found is None:
                     raise
                 return found

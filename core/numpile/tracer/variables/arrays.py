@@ -52,7 +52,7 @@ class ArrayVariable(Variable):
                                        # (a slice with bounds computed in the graph): generated code uses it
     numpy_views: bool = True          # NumPy's view functions make views of the caller's array (not of a tensor)
     # a top-level cond's result that may be an array held apart (a copy of it), and such an array:
-    # the branch's (code, offset), retraced as a break where the one array matters (tracer/branches.py)
+    # the branch's (code, offset), retraced as a break where the one array matters (tracer/control/branches.py)
     stands_in_for: tuple | None = None
     held_apart_by: tuple | None = None
     # max()/min() of Python numbers and NumPy scalars (`max(1.0, np.max(x))`): Python hands back a
@@ -115,7 +115,7 @@ class ArrayVariable(Variable):
         shape = self.node.shape
         if not shape:
             raise Unsupported(f"{what} over a 0-d array")
-        if shape[0] > config.unroll_limit and not tx.output.dynamic.loops:   # else a loop node, or a break at FOR_ITER
+        if shape[0] > config.unroll_limit and not tx.output.control.loops:   # else a loop node, or a break at FOR_ITER
             raise Unsupported(f"{what} over {shape[0]} rows of an array (more than config.unroll_limit={config.unroll_limit})")
         getitem = ops.lookup_callable(operator.getitem)
         return ArrayIteratorVariable(self, operator.index(shape[0]),

@@ -13,7 +13,6 @@ from ... import ops
 from ...exc import Unsupported
 from ...ops.pointwise import PYTHON_MATH
 from ...shapes import DataDependent, SymInt, loop_dependent, sym_max
-from ..liveness import peeling
 from . import iterators
 from .arrays import ArrayVariable
 from .base import IteratorVariable, Variable
@@ -134,14 +133,14 @@ def _range(tx, args, kwargs):
     """range(), or where a bound is an expression of a loop's index or an integer computed in the
     graph, a range only a loop node runs."""
     if any(isinstance(a, ArrayVariable) for a in args) or kwargs:
-        if kwargs or not tx.output.dynamic.loops or not _data_bounds(args):
+        if kwargs or not tx.output.control.loops or not _data_bounds(args):
             return _data_dependent("range")(tx, args, kwargs)
         start, stop, step = (ConstantVariable(0), args[0], ConstantVariable(1)) if len(args) == 1 else (*args, ConstantVariable(1))[:3]
         return ConstantVariable(DataRange(start, stop, step.as_constant()))
     # a range of symbolic sizes, or of Python ints that changed between calls, is a loop node's,
     # unless a trace found that none takes it (then they are specialised: guarded)
     site = (tx.code, tx.ip)
-    loops = tx.output.dynamic.loops and ("specialise", site) not in tx.output.hints
+    loops = tx.output.control.loops and ("specialise", site) not in tx.output.hints
     if loops and any(isinstance(a, DynamicIntVariable) for a in args) and _data_bounds(args):
         bounds = [a.graph_value(tx.output) if isinstance(a, DynamicIntVariable) else a for a in args]
         start, stop, step = (ConstantVariable(0), bounds[0], ConstantVariable(1)) if len(args) == 1 else (*bounds, ConstantVariable(1))[:3]
@@ -242,9 +241,9 @@ def _in_loop_body(tx, args, kwargs) -> bool:
     """Whether int()/float() of this one graph value stays in the graph: in a loop body (being
     captured, or an iteration unrolled before the rest is), on a backend that runs branches
     on such values (Backend.supports_conditionals)."""
-    out = tx.output
+    control = tx.output.control
     return len(args) == 1 and not kwargs and isinstance(args[0], ArrayVariable) and args[0].node.shape == () \
-        and out.dynamic.conditionals and (out.graph is not out.root_graph or peeling(tx))
+        and control.conds and control.in_body(tx)
 
 
 def _side_effect(name):

@@ -49,7 +49,7 @@ def _bits_uniform(tx, bits):
 def _float(tx, var):
     """A draw's parameter as NumPy takes it, a float64: a number known when compiling, or a graph value."""
     if var.is_constant() and isinstance(var.as_constant(), SymInt):   # a loop's index
-        var = tx.output.loop_index_value(var.as_constant())
+        var = tx.output.control.index_value(var.as_constant())
     if isinstance(var, ArrayVariable) and var.python_type() in (int, float):   # a Python number: weak
         return tx.apply_operator(operator.add, [var, ConstantVariable(0.0)])
     if isinstance(var, ArrayVariable):
@@ -151,7 +151,7 @@ def _bits(tx, generator) -> ArrayVariable:
     """The key of a draw: the seed of `generator` this call, mixed with the draw's place in the
     trace, then with the index of each loop around it (a while loop has none: a break)."""
     out = tx.output
-    if None in out.iterations:
+    if None in out.control.iterations:
         raise Unsupported("a random draw in a while loop: numpile's stream needs a loop index to draw anew at each "
                           "iteration (the draw runs as Python)")
     seed = out.seeds.get(generator)
@@ -159,6 +159,6 @@ def _bits(tx, generator) -> ArrayVariable:
         seed = out.seeds[generator] = out.fresh_input(0, SeedSource(generator), np.dtype(np.int64))
     key = seed
     out.draws += 1
-    for counter in (ConstantVariable(out.draws), *(ArrayVariable(i) for i in out.iterations)):
+    for counter in (ConstantVariable(out.draws), *(ArrayVariable(i) for i in out.control.iterations)):
         key = out.call_op(ops.get("random_bits"), (key, counter), {})
     return key

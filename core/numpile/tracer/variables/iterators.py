@@ -1,7 +1,7 @@
 """Iterators whose items are known by position: the rows of an array, `enumerate` and `zip` of
 such iterables, `np.ndindex`, `np.ndenumerate` and `a.flat`.
 
-A loop node takes the item at its symbolic index (tracer/loops.py asks `remaining()` for the
+A loop node takes the item at its symbolic index (tracer/control/loops.py asks `remaining()` for the
 positions and `at(index)` for the item there); an unrolled loop takes them in turn (`next()`).
 `enumerate` and `zip` are positional where everything they iterate is (an array, a range, another
 of these); of anything else (a list, a tuple of Python values) they are the plain iterators of

@@ -1,5 +1,5 @@
 """Ranges as loops take them: a range's values made as they are taken (a loop node's candidate,
-tracer/loops.py); a range whose bounds are expressions of a loop's index, and one whose bounds
+tracer/control/loops.py); a range whose bounds are expressions of a loop's index, and one whose bounds
 are integers computed in the graph (`range(indptr[i], indptr[i + 1])`), which only a loop node
 can run."""
 

@@ -1,14 +1,13 @@
 """Liveness of a frame's locals, from its bytecode: whether a value bound in a loop may be read
-after it (tracer/loops.py keeps such a local, or refuses the loop), or one bound on one side of
-a branch after the branch (tracer/branches.py)."""
+after it (loops.py keeps such a local, or refuses the loop), or one bound on one side of a branch
+after the branch (branches.py); the successors of an instruction and the `for` loop around one
+(a walk of the bytecode's control flow)."""
 
 from __future__ import annotations
 
 import dis
 
-from . import bytecode_compat as bc
-
-PEELS = 2   # iterations of a loop unrolled before it is captured, at most (tracer/loops.py)
+from .. import bytecode_compat as bc
 
 
 def live_after_loop(tx, name: str, inst) -> bool:
@@ -29,16 +28,6 @@ def innermost_for(tx):
             return tx, found[-1]
         tx = tx.parent
     return None
-
-
-def peeling(tx) -> bool:
-    """Whether the trace is in an iteration of a `for` loop unrolled before the rest is captured
-    (tracer/loops.py), or of one unrolled as small; not in one unrolled because it could not be
-    captured: there branches on data break the graph, and element code stays out of it, as in every
-    other iteration."""
-    found = innermost_for(tx)
-    key = None if found is None else (found[0].code, found[1].offset)
-    return found is not None and (tx.output.loop_attempts.get(key, 0) <= PEELS or key in tx.output.small_loops)
 
 
 def live_at(tx, name: str, k: int, outside: range = range(0)) -> bool:

@@ -1,4 +1,5 @@
-"""Products: matmul (the @ operator), dot, np.outer and ufunc.outer, with NumPy's shape rules."""
+"""Products: matmul (the @ operator), dot, np.outer and ufunc.outer, with NumPy's shape rules (the
+functions of np.linalg are numpy_linalg.py's)."""
 
 from __future__ import annotations
 

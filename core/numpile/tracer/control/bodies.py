@@ -1,17 +1,17 @@
 """Graphs of bodies (a loop's, a branch side's) and the frame they are traced in: the frame's
 arrays a body can reach, values of the enclosing graph lifted into it as inputs, its symbols
 bound, numbers made graph values before it, and the frame's state to put back when no node comes
-of a trace (tracer/loops.py, whiles.py, branches.py)."""
+of a trace (fors.py, whiles.py, branches.py)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .. import ops
-from ..graph import Graph, Node, map_nodes, symbols_of
-from ..ops import ArrayMeta
-from ..shapes import SymInt, lone_symbol
-from .variables import (
+from ... import ops
+from ...graph import Graph, Node, map_nodes, symbols_of
+from ...ops import ArrayMeta
+from ...shapes import SymInt, lone_symbol
+from ..variables import (
     ArrayIteratorVariable, ArrayVariable, CellVariable, ConstantVariable, DictVariable, ListVariable, TupleVariable,
 )
 
@@ -65,7 +65,7 @@ def number_before(tx, outer: Graph, value, meta):
     saved, out.graph = out.graph, outer
     try:
         if isinstance(value.as_constant(), SymInt):   # an expression of enclosing loops' indices
-            return out.loop_index_value(value.as_constant())
+            return out.control.index_value(value.as_constant())
         number = value.as_constant() if meta.weak else meta.dtype.type(value.as_constant())
         one = ConstantVariable(type(value.as_constant())(1) if meta.weak else meta.dtype.type(1))
         return out.call_op(ops.get("multiply"), (ConstantVariable(number), one), {}, weak=meta.weak)
@@ -143,7 +143,7 @@ def reachable_arrays(tx, views: bool) -> list[ArrayVariable]:
         for v in (*frame.locals.values(), *frame.stack):
             visit(v)
         frame = frame.parent
-    for _, var in tx.output._arrays.values():
+    for var in tx.output.input_arrays():
         visit(var)
     return list(found.values())
 

@@ -1,9 +1,10 @@
 """Branches on data kept in the graph: an `if` on a graph value in a loop body, traced both ways
 into a `cond` node.
 
-In the body of a loop being captured (tracer/loops.py, or its first iteration unrolled before
-the rest is captured), a conditional jump on a graph value
-(`if A[i, j] > 0:`, `x if c else y`, `c and d`) cannot be decided while tracing. Each side is
+In the body of a loop being captured (fors.py, whiles.py, or a `for` loop's first iteration
+unrolled before the rest is captured; anywhere with `config.top_level_conds`: state.py), a
+conditional jump on a graph value (`if A[i, j] > 0:`, `x if c else y`, `c and d`) cannot be
+decided while tracing. Each side is
 traced instead, from the jump to where the two paths meet again (the jump's immediate
 post-dominator in the frame's control-flow graph: the instruction after the if/else, the loop's
 head after a `continue`, the frame's end where both sides return), each into a Graph of its own.
@@ -20,14 +21,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import config, logs, ops
-from ..exc import Unsupported
-from ..graph import Graph, Node, symbols_of
-from ..ops import ArrayMeta
-from ..shapes import SymInt, assuming, facts
-from .liveness import live_at, peeling, successors
+from ... import logs, ops
+from ...exc import Unsupported
+from ...graph import Graph, Node, symbols_of
+from ...ops import ArrayMeta
+from ...shapes import SymInt, assuming, facts
+from ..variables import ArrayVariable, ConstantVariable, base_array
 from .bodies import FrameState, bind_symbols, lift_outer, reorder_inputs, same_constant
-from .variables import ArrayVariable, ConstantVariable, base_array
+from .liveness import live_at, successors
 
 HEAD, END, OUT = -1, -2, -3   # where paths end: the loop's head, the frame's end, outside the loop
 MAX_STEPS = 100_000           # instructions traced on one side before giving up
@@ -43,28 +44,28 @@ def capture(tx, inst, jump_when: bool, keep_on_jump: bool) -> bool:
     if not _testable(tx, value) or ("held apart", (tx.code, inst.offset)) in tx.output.hints:
         return False
     state = FrameState(tx)
-    frame = _loop_frame(tx)
-    cell = frame[4] if frame is not None and len(frame) > 4 else None   # a while loop's: go on?
-    saved = cell[0] if cell else None
-    compared = tx.output.compared.get(value.node)   # `i < j - 1`: each side knows which way it went
+    frame = tx.output.control.loop_frame(tx)
+    loop = frame if frame is not None and frame.is_while else None   # a while loop's: does it go on?
+    saved = loop.goes_on if loop is not None else None
+    compared = tx.output.control.compared.get(value.node)   # `i < j - 1`: each side knows which way it went
     try:
         meet = _meeting_point(tx, tx.index_of[inst.offset])
         sides = []
         for truth in (True, False):
-            if cell:
-                cell[0] = saved
+            if loop is not None:
+                loop.goes_on = saved
             assumes = facts(*compared, holds=truth) if compared else ()
             side = _Side(tx, inst, truth == jump_when, keep_on_jump, meet, assumes).trace()
-            side.flag = None if cell is None or meet != HEAD else \
-                cell[0] if cell[0] is not None else ConstantVariable(tx.ip == frame[1])
+            side.flag = None if loop is None or meet != HEAD else \
+                loop.goes_on if loop.goes_on is not None else ConstantVariable(tx.ip == frame.head)
             sides.append(side)
             state.restore()
-        if cell:
-            cell[0] = saved
+        if loop is not None:
+            loop.goes_on = saved
         _merge(tx, inst, value, sides, meet, state)
     except Unsupported as e:
-        if cell:
-            cell[0] = saved
+        if loop is not None:
+            loop.goes_on = saved
         state.restore()
         logs.get("graph").debug("%s: the branch on %s breaks: %s", tx.loc, value.describe(), e.reason)
         return False
@@ -72,11 +73,8 @@ def capture(tx, inst, jump_when: bool, keep_on_jump: bool) -> bool:
 
 
 def _testable(tx, value) -> bool:
-    """Whether a branch on `value` may be a cond: one graph value, in a loop captured or peeled, or
-    anywhere with config.top_level_conds."""
-    out = tx.output
-    return isinstance(value, ArrayVariable) and out.dynamic.conditionals and value.node.shape == () \
-        and (config.top_level_conds or out.graph is not out.root_graph or peeling(tx))
+    """Whether a branch on `value` may be a cond: one graph value, where the capture rule tries one."""
+    return isinstance(value, ArrayVariable) and value.node.shape == () and tx.output.control.tries_branch(tx)
 
 
 def truth_value(tx, value, negate: bool = False):
@@ -93,14 +91,14 @@ def _meeting_point(tx, k: int) -> int:
     """Where the paths from the jump at instruction k meet first: its immediate post-dominator,
     with the loop's head (HEAD) and the frame's end (END) as ends of paths; Unsupported if a side
     leaves the loop first."""
-    frame = _loop_frame(tx)
+    frame = tx.output.control.loop_frame(tx)
 
     def succ(j: int) -> list[int]:
         found = successors(tx, j, tx.instructions[j]) or [END]
         if frame is None:
             return found
-        head, end = frame[1], frame[3]
-        return [HEAD if _ends_iteration(frame, n) else OUT if n >= 0 and not head <= n < end else n for n in found]
+        return [HEAD if frame.ends_iteration(n) else OUT if n >= 0 and not frame.head <= n < frame.end else n
+                for n in found]
 
     reach, todo = {}, [k]
     while todo:
@@ -124,21 +122,6 @@ def _meeting_point(tx, k: int) -> int:
     if meet is None or meet == OUT:
         raise Unsupported("the two sides of the branch do not meet again inside the loop (a break or return)")
     return meet
-
-
-def _loop_frame(tx):
-    """The innermost loop being traced, where its body is this frame's code: (frame, head, FOR_ITER,
-    the end of its body), and for a while loop (tracer/whiles.py) a cell for whether it goes on and
-    where control goes when it ends."""
-    frames = tx.output.loop_frames
-    return frames[-1] if frames and frames[-1][0] is tx else None
-
-
-def _ends_iteration(frame, k: int) -> bool:
-    """Whether control at instruction k has ended an iteration: back at the head, or for a while
-    loop at its exit too (the iteration then says stop)."""
-    head, loop_ip = frame[1:3]
-    return head <= k <= loop_ip or len(frame) > 4 and k == frame[5]
 
 
 class _Side:
@@ -187,13 +170,13 @@ class _Side:
 
     def _run(self) -> None:
         tx, meet = self.tx, self.meet
-        frame = _loop_frame(tx)
+        frame = tx.output.control.loop_frame(tx)
         for _ in range(MAX_STEPS):
             if tx.return_value is not None:
                 if meet == END:
                     return
                 raise Unsupported("one side of the branch returns and the other goes on")
-            if meet == HEAD and _ends_iteration(frame, tx.ip) or tx.ip == meet:
+            if meet == HEAD and frame.ends_iteration(tx.ip) or tx.ip == meet:
                 return
             if tx.ip <= self.jump_at:
                 raise Unsupported("the branch is a while loop's test (a while loop on a graph value)")
@@ -223,7 +206,7 @@ def _merge(tx, inst, value: ArrayVariable, sides: list, meet: int, state: FrameS
         for v in (t, f):
             if isinstance(v, ArrayVariable) and not v.node.meta.get("scalar") and \
                     (_shared(tx, state, v, slot) or v.stands_in_for):
-                if out.loop_frames or peeling(tx):
+                if out.control.frames or out.control.peeling(tx):
                     raise Unsupported(f"{slot[1] if slot[0] == 'local' else 'a value'} is {v.describe()} on one side "
                                       "of the branch, an array held apart from it too (a cond's result would be a copy)")
                 held_apart.setdefault(slot, []).append(v)
@@ -262,7 +245,7 @@ def _merge(tx, inst, value: ArrayVariable, sides: list, meet: int, state: FrameS
     for name in set(tx.locals) - {name for kind, name in slots if kind == "local"}:
         del tx.locals[name]   # bound on one side only, read nowhere after
     if meet == HEAD:
-        tx.ip = tx.output.loop_frames[-1][1]
+        tx.ip = out.control.frames[-1].head
     elif meet >= 0:
         tx.ip = meet
     logs.get("graph").debug("%s: the branch on %s is captured as %s (%d results)", tx.loc, value.describe(),
@@ -298,7 +281,7 @@ def _assign(tx, slot, var) -> None:
     elif kind == "return":
         tx.return_value = var
     elif kind == "flag":
-        _loop_frame(tx)[4][0] = var
+        tx.output.control.loop_frame(tx).goes_on = var
     else:
         tx.locals[key] = var
 
@@ -322,7 +305,7 @@ def _as_node(out, side: _Side, var, other, slot) -> Node:
         return side.node(var)
     number = _number(var)
     if isinstance(number, SymInt):
-        return out.loop_index_value(number).node
+        return out.control.index_value(number).node
     if number is None or not (isinstance(other, ArrayVariable) or _python_type(other) is type(number)):
         raise Unsupported(f"{what} is {var.describe()} on one side of the branch and {other.describe()} on the other")
     if type(number) is int and not -2**62 <= number < 2**62:
@@ -359,7 +342,7 @@ def _operands(out, sides: list) -> list:
         used |= symbols_of(side.graph.nodes)
     index_symbols = {}
     for k in sorted(used):
-        index = out.loop_indices.get(f"s{k}")
+        index = out.control.indices.get(f"s{k}")
         if index is not None:
             operands += [index] if index not in operands else []
             index_symbols[k] = index

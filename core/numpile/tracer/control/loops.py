@@ -1,24 +1,9 @@
-"""Loops kept as loops: a `for` over a range or an array's rows traced once, as the body of a loop node.
-
-At a FOR_ITER over a range (or the rows of an array) of at least `config.loop_capture_min`
-iterations, on a backend that runs loop nodes, the body's instructions are traced once into a
-Graph of their own, with the
-index a loop symbol (shapes.py: decisions on it hold for the whole range) and every array the
-frame can reach standing for its value at the start of an iteration. After the body:
-
-- an array updated in place, or a local rebound to a new array (`x = x * 2`), is carried: its
-  value after the iteration is a body output, of the same shape and dtype (else no loop);
-- an array the body only reads is a free input, as is any other value of the enclosing graph;
-- a local holding a Python value must end the iteration as it began (`flag = True` again), or
-  hold an expression of the index (its value after the last iteration is known); a Python
-  value that changes each iteration (`k += 1`), a container changed, or anything the body
-  cannot capture (a graph break, `break`, `return`) makes the loop unroll as before.
-
-A value that changes only in the first iteration (`s = 0.0; s += x[i]` makes a NumPy float64
-of a Python float, a local first bound in the loop) is handled by peeling: the first iteration
-is unrolled, and the rest captured from the second arrival at the loop. A loop that unrolled
-would add few ops (`config.loop_unroll_ops`) is unrolled after all: its kernels fuse.
-"""
+"""One pass over a loop's body (a `for` loop's here; whiles.py's and fors.py's DataRangeBody are
+kinds of it): the body traced once into a Graph of its own, each array the frame can reach standing
+for its value at the start of an iteration, then what the pass left checked (what the loop node
+carries, reads, or cannot take: `Unstable`, for passes.py), and the loop node put in the
+enclosing graph with the frame given the values after it. Locals rebound to views that follow the
+index (`ym2, ym1 = ym1, y[:, j]`) are carried as those views (`ViewOfIndex`)."""
 
 from __future__ import annotations
 
@@ -27,88 +12,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import config, logs
-from ..exc import Unsupported
-from ..graph import Graph, Node
-from ..ops import ArrayMeta
-from ..shapes import SymInt, lone_symbol, loop_range, substitute_index
-from . import bytecode_compat as bc
-from .bodies import (
-    PYTHON_NUMBERS, FrameState, bind_symbols, lift_outer, number_before, reachable_arrays, reorder_inputs,
-    same_constant,
-)
-from .liveness import PEELS, live_after_loop, stored_only
-from .variables import NULL, ArrayVariable, ConstantVariable, DataRange, base_array
-
-
-
-class Unstable(Exception):
-    """A value the body changes in a way a loop node cannot carry; `peel` if unrolling one more
-    iteration may settle it. `rebound` (locals rebound to arrays), `stale` (arrays the body
-    updates whose views made before the loop it reads) and `period` (iterations after which the
-    arrays that locals swap are back where they were) are for the next pass to carry."""
-
-    def __init__(self, reason: str, peel: bool, rebound: dict | None = None, stale: set = frozenset(),
-                 period: int = 1):
-        super().__init__(reason)
-        self.reason, self.peel, self.rebound, self.stale, self.period = reason, peel, rebound or {}, stale, period
-
-
-def capture(tx, inst, it) -> bool:
-    """Trace the rest of the loop at FOR_ITER `inst` as a loop node and continue after it; False
-    to take the next iteration unrolled instead (the trace is then as it was)."""
-    out = tx.output
-    remaining = it.remaining()
-    count = remaining[-1]
-    key = (tx.code, inst.offset)
-    attempts = out.loop_attempts.get(key, 0)
-    if not out.dynamic.loops or config.loop_capture_min is None or attempts > PEELS \
-            or count is not None and count < config.loop_capture_min:
-        return False   # a SymbolicRange that is not captured raises as it is unrolled
-    out.loop_attempts[key] = attempts + 1
-    state = FrameState(tx)
-    kind = DataRangeBody if isinstance(getattr(it, "range", None), DataRange) else LoopBody
-    loop = trace_passes(tx, key, state, lambda rebound, stale, period: kind(tx, inst, it, rebound, stale, period))
-    if loop is None:
-        return False
-    if loop.small():
-        state.restore()
-        out.small_loops.add(key)
-        return give_up(tx, key, f"{loop.count} iterations of {len(loop.body.calls)} ops are fewer than "
-                                 f"config.loop_unroll_ops={config.loop_unroll_ops}: its kernels fuse unrolled", peel=False)
-    loop.finish(tx, inst)
-    if out.loop_attempts[key] <= PEELS:   # the next time the loop runs (an enclosing loop unrolled): afresh
-        del out.loop_attempts[key]        # (not for iterations past a swap's whole periods: unrolled)
-    return True
-
-
-def trace_passes(tx, key, state, make_body):
-    """The body `make_body(rebound, stale, period).trace()` gives once what must be carried has
-    settled (a pass finds it; the next carries it), or None (given up; the trace is as it was)."""
-    rebound, stale, period = {}, set(), 1
-    for _ in range(4):
-        try:
-            return make_body(rebound, stale, period).trace()
-        except Unstable as e:
-            state.restore()
-            if not e.rebound and not e.stale and e.period == period:
-                return give_up(tx, key, e.reason, peel=e.peel) or None
-            rebound.update(e.rebound)
-            stale |= e.stale
-            period = e.period
-        except Unsupported as e:
-            state.restore()
-            return give_up(tx, key, e.reason, peel=False) or None
-    state.restore()
-    return give_up(tx, key, "its values do not settle", peel=False) or None
-
-
-def give_up(tx, key, reason: str, peel: bool) -> bool:
-    if not peel:
-        tx.output.loop_attempts[key] = PEELS + 1
-    logs.get("graph").debug("%s: the loop %s: %s", tx.loc, "is peeled (its first iteration unrolled)" if peel
-                            else "is unrolled", reason)
-    return False
+from ... import config, logs
+from ...exc import Unsupported
+from ...graph import Graph, Node
+from ...ops import ArrayMeta
+from ...shapes import SymInt, lone_symbol, loop_range, substitute_index
+from .. import bytecode_compat as bc
+from ..variables import NULL, ArrayVariable, ConstantVariable, base_array
+from .bodies import FrameState, bind_symbols, lift_outer, number_before, reachable_arrays, reorder_inputs, same_constant
+from .liveness import live_after_loop
+from .passes import Unstable
+from .state import PEELS, LoopFrame
 
 
 class LoopBody:
@@ -146,16 +60,16 @@ class LoopBody:
 
     def _enter(self) -> None:
         """The index: the local the loop binds it to, its input of the body."""
-        self.target = _index_name(self.tx, self.inst)
+        self.target = index_name(self.tx, self.inst)
         self.index_node = self.body.input(self.target, ArrayMeta((), np.dtype(np.int64), True, True))
-        self.tx.output.loop_indices[self.index.expr] = self.index_node
+        self.tx.output.control.indices[self.index.expr] = self.index_node
 
     def trace(self) -> "LoopBody":
         tx, out = self.tx, self.tx.output
         self.state_locals = dict(tx.locals)
         self._enter()
         out.graph = self.body
-        out.iterations.append(self.index_node)
+        out.control.iterations.append(self.index_node)
         try:
             self.names = {}    # local rebound to an array -> (node before the loop, its placeholder)
             self.fresh = {}    # local rebound to an array -> the Variable it starts each iteration as
@@ -193,7 +107,7 @@ class LoopBody:
             self._check_locals()
         finally:
             out.graph = self.outer
-            out.iterations.pop()
+            out.control.iterations.pop()
         return self
 
     def _check_views(self, views: list) -> None:
@@ -219,14 +133,14 @@ class LoopBody:
         while head and tx.instructions[head - 1].opname == "EXTENDED_ARG":   # a jump back lands on those
             head -= 1
         exit_ip = tx.index_of[self.inst.argval]
-        tx.output.loop_frames.append((tx, head, loop_ip, exit_ip))
+        tx.output.control.frames.append(LoopFrame(tx, head, loop_ip, exit_ip))
         try:
             while not head <= tx.ip <= loop_ip:
                 if tx.ip < head or tx.ip >= exit_ip or tx.return_value is not None:
                     raise Unsupported("control leaves the loop from inside its body (break or return)")
                 tx.step()
         finally:
-            tx.output.loop_frames.pop()
+            tx.output.control.frames.pop()
 
     def _check_locals(self) -> None:
         tx = self.tx
@@ -393,7 +307,7 @@ class LoopBody:
         rest = self.count - self.groups * self.period if self.period > 1 else 0
         if rest:   # the iterations past whole periods: FOR_ITER again, unrolled
             self.it.index += self.groups * self.period
-            tx.output.loop_attempts[(tx.code, inst.offset)] = PEELS + 1
+            tx.output.control.attempts[(tx.code, inst.offset)] = PEELS + 1
             tx.ip = tx.index_of[inst.offset]
         else:
             _exhaust(tx, inst)
@@ -432,57 +346,6 @@ class LoopBody:
         bind_symbols(self.body, self.tx.output.shape_env, {lone_symbol(self.index): (self.index_node, None)}, free_inits)
 
 
-class DataRangeBody(LoopBody):
-    """The body of a loop over a DataRange (`range(indptr[i], indptr[i + 1])`): its bounds are
-    graph values, so its index is one too (a Python int input of the body), not a loop symbol:
-    what the body does with it is decided when it runs (an element's index checked then)."""
-
-    def __init__(self, tx, inst, it, rebound: dict, stale: set, period: int = 1):
-        self.tx, self.inst, self.it, self.rebound, self.stale, self.period = tx, inst, it, rebound, stale, 1
-        self.outer = tx.output.graph
-        self.body = Graph(self.outer)
-        self.first, self.last, self.stop, self.step, self.count = it.remaining()
-
-    def _iterations(self) -> None:
-        self.tx.push(self.it.at(ArrayVariable(self.index_node)))
-        self._run()
-
-    def _enter(self) -> None:
-        self.target = _index_name(self.tx, self.inst)
-        self.index_node = self.body.input(self.target, ArrayMeta((), np.dtype(np.int64), True, True))
-
-    def _of_index(self, value) -> bool:
-        return False
-
-    def _bounds(self) -> tuple:
-        return tuple(self.tx.output.graph_arg(v) for v in (self.first, self.stop))
-
-    def _bind_symbols(self, free_inits: list) -> None:
-        bind_symbols(self.body, self.tx.output.shape_env, {}, free_inits)
-
-    def _initial(self, value, meta):
-        return number_before(self.tx, self.outer, value, meta)
-
-    def _changed(self, name: str, before, var):
-        """A number the body changes is carried where it keeps its type (a Python int stays one, a
-        NumPy float64 stays one): the loop may run no iteration, and then the value is as before."""
-        number = before.as_constant() if before.is_constant() else None
-        if isinstance(var, ArrayVariable) and var.node.shape == () and var.python_type() is type(number):
-            return var.node.array_meta
-        if var.is_constant() and type(var.as_constant()) is type(number) in PYTHON_NUMBERS:   # `c += 1`
-            return ArrayMeta((), PYTHON_NUMBERS[type(number)], True, True)
-        if type(number) is float and isinstance(var, ArrayVariable) and var.python_type() is np.float64 \
-                and stored_only(self.tx, name, self.tx.index_of[self.inst.argval], self._float_array):
-            # `s = 0.0; for k in ...: s += x[k]` then `y[i] = s`: a Python float where no iteration ran,
-            # a NumPy float64 after one, but only ever stored into a float array, where both are one
-            return var.node.array_meta
-        return super()._changed(name, before, var)
-
-    def _float_array(self, name: str) -> bool:
-        v = self.tx.locals.get(name)
-        return isinstance(v, ArrayVariable) and not v.node.meta["scalar"] and v.node.dtype.kind in "fc"
-
-
 @dataclass(eq=False)
 class ViewOfIndex:
     """A local a loop carries as a view `op(base, items)` whose items are expressions of the
@@ -509,7 +372,7 @@ class ViewOfIndex:
             and repr(other.at(index)) == repr(self.at(index))
 
 
-def _index_name(tx, inst) -> str:
+def index_name(tx, inst) -> str:
     """The name the loop binds its index to (the STORE_FAST after FOR_ITER), or "index"."""
     following = tx.instructions[tx.index_of[inst.offset] + 1]
     return following.argval if following.opname in ("STORE_FAST", "STORE_NAME") and isinstance(following.argval, str) \

@@ -7,9 +7,9 @@ the loop). So when the trace arrives at the start of such a body (the target of 
 that is not a `for` loop's), the test before it has been taken, and the body with the test after
 it is a do-while: the loop node's body runs from there until control is back at the start (go
 on) or past the loop (stop). A branch on a graph value there whose paths end the iteration
-(tracer/branches.py) gives its cond a result saying which: the node's flag.
+(branches.py) gives its cond a result saying which: the node's flag.
 
-What the body carries is found as for a `for` loop (tracer/loops.py), and Python numbers that
+What the body carries is found as for a `for` loop (fors.py, loops.py), and Python numbers that
 change (`k += 1`, `x = 0.0` made a NumPy float by the body) are carried as graph values: ints and
 floats as Python's (weak), a Python float the body makes a NumPy float64 as that (the loop runs at
 least once, so after it the value is one). A test the trace decides (on Python values) is no
@@ -18,16 +18,17 @@ while loop node: the loop is unrolled as before.
 
 from __future__ import annotations
 
-from .. import logs
-from ..exc import Unsupported
-from ..graph import Graph
-from ..ops import ArrayMeta
-from ..shapes import SymInt, loop_dependent
-
+from ... import logs
+from ...exc import Unsupported
+from ...graph import Graph
+from ...ops import ArrayMeta
+from ...shapes import SymInt, loop_dependent
+from ..variables import ArrayVariable, ConstantVariable
 from .bodies import PYTHON_NUMBERS, FrameState, bind_symbols, number_before, reorder_inputs
-from .liveness import PEELS, live_at, successors
-from .loops import LoopBody, trace_passes
-from .variables import ArrayVariable, ConstantVariable
+from .liveness import live_at, successors
+from .loops import LoopBody
+from .passes import trace_passes
+from .state import LoopFrame
 
 _BACKWARD = ("JUMP_BACKWARD", "JUMP_BACKWARD_NO_INTERRUPT", "POP_JUMP_BACKWARD_IF_TRUE", "POP_JUMP_BACKWARD_IF_FALSE")
 
@@ -60,24 +61,26 @@ def _for_head(tx, k: int) -> bool:
     return tx.instructions[k].opname == "FOR_ITER"
 
 
-def capture(tx, head: int, end: int, exit_ip: int) -> bool:
-    """At the start of a while loop's body: trace it as a while_loop node and go on after the loop;
-    False to run the body as it is (unrolled)."""
-    out = tx.output
+def capture(tx) -> bool:
+    """At the start of a while loop's body (one of `heads`): trace it as a while_loop node and go
+    on after the loop; False to run the body as it is (unrolled)."""
+    control = tx.output.control
+    head = tx.ip
+    end, exit_ip = tx.while_heads[head]
     key = (tx.code, head)
-    if not out.dynamic.conditionals or out.loop_attempts.get(key, 0) > PEELS or key in out.while_active:
+    if not control.tries_while(key):
         return False
-    out.loop_attempts[key] = out.loop_attempts.get(key, 0) + 1
+    control.attempts[key] = control.attempts.get(key, 0) + 1
     state = FrameState(tx)
-    out.while_active.add(key)
+    control.whiles_active.add(key)
     try:
         loop = trace_passes(tx, key, state, lambda rebound, stale, period: WhileBody(tx, head, end, exit_ip, rebound, stale))
     finally:
-        out.while_active.discard(key)
+        control.whiles_active.discard(key)
     if loop is None:
         return False
     loop.finish(tx)
-    del out.loop_attempts[key]
+    del control.attempts[key]
     return True
 
 
@@ -91,7 +94,6 @@ class WhileBody(LoopBody):
         self.outer = tx.output.graph
         self.body = Graph(self.outer)
         self.count = None
-        self.go = [None]   # whether it goes on, as a branch at the end of an iteration leaves it
 
     def _enter(self) -> None:
         self.target = self.index_node = None   # no index: a random draw in it is a break
@@ -101,8 +103,9 @@ class WhileBody(LoopBody):
 
     def _iterations(self) -> None:
         tx = self.tx
-        frames = tx.output.loop_frames
-        frames.append((tx, self.head, self.head, self.end, self.go, self.exit))
+        frames = tx.output.control.frames
+        frame = LoopFrame(tx, self.head, self.head, self.end, self.exit)   # a branch ending an iteration sets goes_on
+        frames.append(frame)
         try:
             tx.step()
             while tx.ip != self.head and tx.ip != self.exit:
@@ -112,7 +115,7 @@ class WhileBody(LoopBody):
                 tx.step()
         finally:
             frames.pop()
-        self.goes_on = self.go[0] if self.go[0] is not None else ConstantVariable(tx.ip == self.head)
+        self.goes_on = frame.goes_on if frame.goes_on is not None else ConstantVariable(tx.ip == self.head)
         if not isinstance(self.goes_on, ArrayVariable):
             raise Unsupported("its test is decided while tracing (on Python values): it is unrolled")
 
