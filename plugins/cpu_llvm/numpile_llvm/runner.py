@@ -93,8 +93,8 @@ def build(cp) -> tuple:
     runner's prologue and namespace (a native loop's `iterate` begins with them)."""
     writer = _Writer(cp)
     chained = {i for _, run, _ in cp.chains.values() for i in run[1:]}
-    writer.allocate()
     for i, step in enumerate(cp.program.steps):
+        writer.allocate(i)
         if isinstance(step, Extern):
             writer.env[f"extern{i}"] = cp.extern(i, writer.fresh)
         if i not in chained and not hasattr(writer.env.get(f"extern{i}"), "returns_arrays"):   # not a nest
@@ -109,7 +109,20 @@ def build(cp) -> tuple:
             writer.kernel(i, step)
         else:
             writer.fallback(i, step)
+        writer.release(i)
     return writer.finish()
+
+
+def _lifetimes(cp) -> tuple[dict, dict]:
+    """Per buffer, the step of its first use and of its last (a chained kernel's at the chain's
+    first step, where the runner calls the chain)."""
+    head = {k: run[0] for _, run, _ in cp.chains.values() for k in run}
+    first, last = {}, {}
+    for i, step in enumerate(cp.program.steps):
+        for n in (*nest.step_reads(step), *step.outputs):
+            first.setdefault(n, head.get(i, i))
+            last[n] = head.get(i, i)
+    return first, last
 
 
 class _Writer:
@@ -130,12 +143,16 @@ class _Writer:
             needs = {int(k) for d in self.program.buffers[n].shape for k in SYMBOL_PATTERN.findall(as_python(d))}
             self.waiting.append((n, needs & self.unbacked))
         self.fresh = plan.allocated_buffers(self.program)   # arrays made this run, for nests to update in place
+        self.first_use, self.last_use = _lifetimes(cp)
         self.scalars = set()   # buffers holding a nest's Python scalar: made arrays where a step needs one
 
-    def allocate(self) -> None:
-        """The buffers whose sizes are known by now."""
+    def allocate(self, step: int) -> None:
+        """The buffers step `step` or an earlier one uses whose sizes are known by now: made when
+        they are first needed and dropped after their last use (release), temporaries take turns
+        in the memory the C library keeps, as NumPy's do; all made at once, a program of many
+        mid-sized ones mapped fresh pages on every call."""
         names = self.names
-        for n, needs in [w for w in self.waiting if w[1] <= self.bound]:
+        for n, needs in [w for w in self.waiting if w[1] <= self.bound and self.first_use.get(w[0], 0) <= step]:
             self.waiting.remove((n, needs))
             buf = self.program.buffers[n]
             shape = f"({''.join(as_python(d) + ', ' for d in buf.shape)})"
@@ -145,6 +162,13 @@ class _Writer:
             else:
                 alloc = "cached_empty" if nbytes >= allocator.MIN_BYTES else "empty"
             self.lines.append(f"    {names[n]} = {alloc}({shape}, dt_{names[n]})")
+
+    def release(self, step: int) -> None:
+        """Drop the temporaries step `step` used last (an output or an input stays)."""
+        kept = set(self.program.outputs) | set(self.program.inputs)
+        done = [self.names[n] for n, last in self.last_use.items() if last == step and n not in kept]
+        if done:
+            self.lines.append(f"    del {', '.join(done)}")
 
     def as_arrays(self, steps: list) -> None:
         """The nests' Python scalars these steps read, made arrays first."""
@@ -177,7 +201,7 @@ class _Writer:
         for k, buffer, dim in program.binds(step):  # sizes the result tells
             self.lines.append(f"    s{k} = {names[buffer]}.shape[{dim}]")
             self.bound.add(k)
-        self.allocate()
+        self.allocate(i)
 
     def chain(self, i: int) -> None:
         native, run, params = self.cp.chains[i]

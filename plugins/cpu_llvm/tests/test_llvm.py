@@ -490,3 +490,25 @@ def test_large_outputs_reuse_blocks_only_after_every_view_died():
     assert_same(third, (x + 1) * 2 + 1)
     assert_same(second, x * 2 + 1)
     allocator.clear()
+
+
+def test_temporaries_are_made_when_first_needed_and_dropped_after_their_last_use():
+    """The runner makes a temporary just before the step that first uses it and drops it after
+    the last (program outputs and inputs stay): temporaries take turns in the memory the C
+    library keeps, as NumPy's do, where all made at once mapped fresh pages on every call."""
+    def f(x, m):
+        a = (x * 2.0) @ m             # a kernel, then an extern (BLAS), three times
+        b = (a + 1.0) @ m
+        c = (b - 3.0) @ m
+        return c * 0.5
+    llvm, made = programs()
+    compiled = numpile.compile(f, backend=llvm)
+    m = rng.standard_normal((64, 64))
+    for n in (300, 3000):
+        x = rng.standard_normal((n, 64))
+        got, want = compiled(x, m), f(x, m)
+        assert got.dtype == want.dtype and np.allclose(got, want, rtol=1e-12, atol=1e-9)
+    lines = made[-1].source.splitlines()
+    made_at = [k for k, line in enumerate(lines) if ", dt_b" in line]   # an allocation
+    dropped_at = [k for k, line in enumerate(lines) if line.strip().startswith("del ")]
+    assert len(made_at) >= 3 and dropped_at and min(dropped_at) < max(made_at), made[-1].source
