@@ -14,10 +14,13 @@ from .irbuilder import BOOL, Function, Unlowerable, V, int_limits, literal, part
 
 
 def cast(fn: Function, v, dtype) -> V:
-    """v (a V, or a Const operand) as `dtype`, converted as NumPy's astype converts."""
+    """v (a V, a Const operand, or a number a nest hands over as it is: np.clip's bounds) as
+    `dtype`, converted as NumPy's astype converts."""
     dtype = np.dtype(dtype)
     if isinstance(v, Const):
         return literal(v.value, dtype)
+    if isinstance(v, (bool, int, float, complex, np.generic)):
+        return literal(v, dtype)
     src = v.dtype
     if src == dtype:
         return v

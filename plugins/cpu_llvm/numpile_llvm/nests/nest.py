@@ -559,6 +559,8 @@ def _cond(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> list:
         side_env = {node: nest._enter(node, value) for node, value in zip(side.inputs, values)}
         entry = dict(nest.current)
         outs = nest.graph(side, side_env)
+        if any(isinstance(o, slices_.Lazy) for o in outs):   # its elements would be computed after the merge
+            raise Unlowerable("a side of a cond hands on an array it computes, in a loop nest")
         outs = [scalar.cast(fn, o, node.dtype) if isinstance(o, (V, Const)) else o for o, node in zip(outs, side.outputs)]
         sides.append((outs, fn.block))
         if any(nest.current[r] is not node and all(not isinstance(o, _Array) or o.root != r for o in outs)
