@@ -101,9 +101,19 @@ def _trace_to_break(fn, args, kwargs, resumable, dynamic, hints) -> Trace:
             raise
         err = failed.error
         tr = _trace(fn, args, kwargs, failed.point, dynamic, hints, GraphBreak(err.reason, err.loc, failed.user_stack))
-        if bc.inside_loop(fn.__code__, failed.point[0]) and not _array_work(tr.graph):
+        if _python_loop(fn.__code__, failed.point) and not _array_work(tr.graph):
             raise failed from None   # resumed each iteration for nothing to run: the frame runs as Python
         return tr
+
+
+def _python_loop(code, point: tuple) -> bool:
+    """Whether a break at `point` (offset, times reached) is in a loop whose iterations this trace
+    went through: inside its body, or at its head after iterations (the unroll limit). A break
+    at the head the first time it is reached (an iterator the tracer cannot take: a resumed
+    frame's) has traced no iteration to judge the loop by."""
+    offset, reached = point
+    at_head = next(i for i in bc.instructions(code) if i.offset == offset).opname == "FOR_ITER"
+    return bc.inside_loop(code, offset) and not (at_head and reached <= 1)
 
 
 def _array_work(graph) -> bool:
