@@ -95,7 +95,9 @@ def test_a_faster_entry_keeps_running_compiled(net_on, rng):
 
 @pytest.mark.parametrize("compiled, python, keep", [
     ([1.0], [2.5], True),                      # far faster: decided after one pair
-    ([2.5], [1.0], False),                     # far slower
+    ([2.5], [1.0], None),                      # far slower: against it only after three pairs
+    ([2.5, 0.9, 2.6], [1.0] * 3, False),       # (one call a busy machine slowed does not decide)
+    ([0.5, 2.5, 0.4], [1.0] * 3, True),
     ([1.0], [1.5], None),                      # apart, not far: more pairs first
     ([1.0] * 3, [1.5] * 3, True),              # apart after three
     ([1.5] * 3, [1.0] * 3, False),

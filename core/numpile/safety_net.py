@@ -5,7 +5,8 @@ graph break per element, a kernel worse than NumPy's). So after an entry of a fu
 compiled has run `WARMUP` times, the calls that hit it take turns: one runs the entry, the next
 the function as plain Python (NumPy is the reference, so either gives the user the same result
 and the same updates), each timed with its resume functions and callees (a call that compiled
-something is no sample). Once the medians differ clearly (`VERDICTS`), or after `MAX_PAIRS`
+something is no sample). Once the medians differ clearly (`VERDICTS`; against the compiled
+entry only after `FALL_BACK_PAIRS`), or after `MAX_PAIRS`
 pairs, the entry keeps its verdict: more than
 `config.safety_net_margin` slower than Python, it runs as Python from then on (its guards still
 choose it), said once under the `perf` log (the report page shows it) and kept on the entry
@@ -25,6 +26,9 @@ WARMUP = 2      # calls of an entry before its trial: first runs fill caches, ch
 # distance after the most pairs (then the margin decides)
 VERDICTS = ((1, 1.0), (3, 0.3))
 MAX_PAIRS = 9
+# pairs before a verdict against the compiled entry, which lasts: the median of three, so that one
+# call a busy machine slowed does not decide
+FALL_BACK_PAIRS = 3
 
 
 class Trial:
@@ -48,7 +52,8 @@ class Trial:
         apart = max(ratio, 1 / max(ratio, 1e-9)) - 1
         if pairs < MAX_PAIRS and not any(pairs >= n and apart >= far for n, far in VERDICTS):
             return None
-        return ratio <= 1 + config.safety_net_margin
+        keep = ratio <= 1 + config.safety_net_margin
+        return keep if keep or pairs >= FALL_BACK_PAIRS else None
 
 
 def installed(cf, entry) -> None:
