@@ -142,3 +142,24 @@ def test_a_loop_over_a_dynamic_dim_that_no_loop_node_takes_specialises(rng):
         x = rand(rng, (n, 2))
         assert_same(compiled(x), f(x))
     assert len(compiled.entries) == 2
+
+
+def positions_repeated(counts):
+    return np.repeat(np.arange(len(counts)), counts), np.arange(0, counts.shape[0], 2) * 1.5
+
+
+def group_starts(values):
+    diff = np.concatenate(([1], np.diff(values)))
+    idx = np.concatenate((np.where(diff)[0], [len(values)]))
+    return values[idx[:-1]], np.diff(idx)
+
+
+@pytest.mark.parametrize("backend", ["eager", "llvm"])
+@pytest.mark.parametrize("fn", [positions_repeated, group_starts])
+def test_sizes_in_aranges_and_lists_are_python_ints(rng, backend, fn):
+    """np.arange(len(x)) and [len(x)] once the length is symbolic: Python ints, typed as NumPy
+    types them (int64), not object arrays (pythran's grouping, numpy-100's 74 and 87)."""
+    compiled = numpile.compile(fn, backend=backend)
+    for n in (7, 12, 30):
+        values = np.sort(rng.integers(0, 6, n)).astype(np.uint32)
+        assert_same(compiled(values), fn(values))

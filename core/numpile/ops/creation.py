@@ -9,7 +9,7 @@ import math
 
 import numpy as np
 
-from ..shapes import SymInt
+from ..shapes import SymInt, sym_max
 from . import params
 from .meta import as_meta, broadcast_shapes, normalize_axis_index, probe_call, shape_of
 from .registry import CREATION, ArrayMeta, register
@@ -117,9 +117,14 @@ def _arange_meta(start_or_stop, stop=None, step=1, *, dtype=None):
         raise ZeroDivisionError("division by zero")
     # NumPy: the length is ceil((stop - start) / step) in the bounds' own arithmetic; the dtype,
     # unless given, promotes the bounds' dtypes with intp (so float32 bounds give float64)
-    length = max(math.ceil((stop - start) / step), 0)
+    if any(isinstance(b, SymInt) for b in (start, stop, step)) and \
+            all(isinstance(b, (int, np.integer, SymInt)) for b in (start, stop, step)):
+        # a symbolic size (np.arange(len(x))) is a Python int: the length in integers, no decision
+        length = sym_max(stop - start if step == 1 else -((start - stop) // step), 0)
+    else:
+        length = max(math.ceil((stop - start) / step), 0)
     if dtype is None:
-        dtype = np.result_type(np.intp, *(np.asarray(b).dtype for b in bounds))
+        dtype = np.result_type(np.intp, *(np.asarray(0 if isinstance(b, SymInt) else b).dtype for b in bounds))
     return ArrayMeta((length,), dtype)
 
 

@@ -28,8 +28,6 @@ def probe(x):
     depend on the value)."""
     if isinstance(x, ArrayMeta):
         return x.python_type(1) if x.weak else np.ones((1,) * x.ndim, dtype=x.dtype)
-    if isinstance(x, SymInt):
-        return 1 if x.hint is None else x.hint
     return _constant(x)
 
 
@@ -56,7 +54,17 @@ def _constant(x):
     an array: no row captures that (np.asarray would make an object array of metas)."""
     if isinstance(x, (list, tuple)) and _holds_array(x):
         raise NotImplementedError("a list or tuple of arrays as one operand (NumPy stacks it) is not supported")
-    return x
+    return _sizes_as_ints(x)
+
+
+def _sizes_as_ints(x):
+    """A constant with its symbolic sizes (`[len(values)]` after a length changed) as the Python
+    ints they stand for, so that NumPy types it as it types them (int64, not object)."""
+    if isinstance(x, SymInt):
+        return 1 if x.hint is None else x.hint
+    if isinstance(x, list):
+        return [_sizes_as_ints(v) for v in x]
+    return tuple(map(_sizes_as_ints, x)) if type(x) is tuple else x
 
 
 def _holds_array(x) -> bool:
