@@ -1,6 +1,6 @@
 """The long tail of NumPy spellings, as programs written by others use them (issue 32): np.tile,
 np.repeat, np.average, np.triu/np.tril, the stacks, one-argument np.where, np.array/np.asarray of
-lists, ufuncs with positional outputs, max()/min() of NumPy scalars, np.take. Each program is compared
+lists, ufuncs with positional outputs, max()/min() of NumPy scalars, np.take, a.flat[...]. Each program is compared
 with NumPy on fresh random inputs (results, dtypes, shapes, arguments afterwards, errors) on eager
 and llvm, and captured whole (one graph); forms that stay NumPy's say why."""
 
@@ -44,6 +44,15 @@ def groups(values):
 def where_positions(x):
     rows, cols = np.where(x > 0.5)
     return rows * 10 + cols, x[np.where(x < 0)]
+
+
+def flat_items(x):
+    return x.flat[3], x.flat[1:5] * 2, x.flat[[0, 2]], x.flat[np.abs(x - 0.5).argmin()], x.flat[-1] + 1
+
+
+def flat_assigned(x):
+    x.flat[2] = 7.0                          # through NumPy's flatiter itself, at a break
+    return x * 2
 
 
 def taken(x, i):
@@ -103,6 +112,7 @@ PROGRAMS = {
     where_positions: lambda rng: (rand(rng, (4, 6)),),
     pair_of_scalars: lambda rng: (rand(rng, (5, 3)),),
     taken: lambda rng: (rand(rng, (4, 5)), rng.integers(-4, 4, 6)),
+    flat_items: lambda rng: (rand(rng, (3, 4)).T,),
     rows_of_arrays: lambda rng: (rand(rng, (4,)), rand(rng, (4,), np.int32)),
     asarray_is_the_array: lambda rng: (rand(rng, (6,)),),
     positional_out: lambda rng: (rand(rng, (3, 4)), rand(rng, (4,)), rand(rng, (3, 4))),
@@ -125,7 +135,8 @@ def test_errors_are_numpys():
     scalar_where = lambda a: np.where(a.sum())                         # noqa: E731
     out_twice = lambda a: np.multiply(a, a, a, out=a)                  # noqa: E731
     taken_past_the_end = lambda a: np.take(a, 3) + 1                  # noqa: E731
-    for fn in (zero_weights, scalar_where, out_twice, taken_past_the_end):
+    flat_past_the_end = lambda a: a.flat[3] + 1                       # noqa: E731
+    for fn in (zero_weights, scalar_where, out_twice, taken_past_the_end, flat_past_the_end, flat_assigned):
         for backend in BACKENDS:
             run_like_numpy(fn, backend, lambda call: (np.ones(3),), graphs=None)
 

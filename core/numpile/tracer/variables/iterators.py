@@ -17,6 +17,7 @@ import operator
 
 import numpy as np
 
+from ... import ops
 from ...exc import Unsupported
 from .base import IteratorVariable, Variable
 from .containers import TupleVariable
@@ -141,7 +142,19 @@ class ArrayItems(PositionalIterator):
         element = self.array.getitem(self.tx, index)
         return TupleVariable([index, element]) if self.with_index else element
 
+    def getitem(self, tx, index: Variable) -> Variable:
+        """`a.flat[index]` (not iterated yet): the flattened array's elements at index, a copy where
+        more than one (a NumPy scalar for an int index)."""
+        if self.with_index or self.index:
+            return super().getitem(tx, index)
+        flat = tx.output.call_op(ops.get("reshape"), (self.array, ConstantVariable(-1)), {})
+        picked = flat.getitem(tx, index)
+        scalar = not hasattr(picked, "node") or picked.node.meta["scalar"]
+        return picked if scalar else tx.output.call_op(ops.get("copy"), (picked,), {})
+
     def residual(self, expr, const, start: int) -> str:
+        if not self.with_index and start == 0:   # NumPy's own flatiter: indexed and assigned through too
+            return f"{expr(self.array)}.flat"
         items = f"{const(np.ndenumerate)}({expr(self.array)})" if self.with_index else f"{expr(self.array)}.flat"
         return f"{const(itertools.islice)}({items}, {start}, None)"
 
