@@ -164,14 +164,14 @@ class KernelStep:
         if self.quick or self.small_test:
             pycall.render(module, symbol, len(self.kp.arrays), 3 + len(self.kp.symbols))
 
-    def load(self, addresses: dict, symbol: str) -> tuple:
+    def load(self, code: jit.Code, symbol: str) -> tuple:
         """The kernel's functions in a compiled module: (kernel, team entry or None)."""
         if self.quick:
-            return pycall.function(addresses[f"{symbol}.py"], symbol), None
-        native = jit.function(addresses[symbol], len(self.kp.arrays), 3 + len(self.kp.symbols))
+            return pycall.function(code, symbol), None
+        native = jit.function(code, symbol, len(self.kp.arrays), 3 + len(self.kp.symbols))
         if self.dispatch != "libgomp":
             return native, None
-        return native, team.function(addresses[f"{symbol}.team"], len(self.kp.arrays), len(self.kp.symbols))
+        return native, team.function(code, f"{symbol}.team", len(self.kp.arrays), len(self.kp.symbols))
 
     def symbols(self, symbol: str) -> list[str]:
         """The functions of the kernel `symbol` the runtime calls."""
@@ -246,8 +246,8 @@ class KernelStep:
             module = Module(jit.host_features(), self.fast_math)
             symbol = f"npk_{jit.cache_key(f'{self.kp.kernel}{key}{self.fast_math}')[:20]}"
             self.render(module, symbol, strides)
-            addresses, _ = jit.compile_ir(module.render(), self.symbols(symbol))
-            natives = self.variants[key] = self.load(addresses, symbol)
+            code, _ = jit.compile_ir(module.render(), self.symbols(symbol))
+            natives = self.variants[key] = self.load(code, symbol)
         status = (self._split if split else self._whole)(natives, arrays, symbols, extent)
         if status & plan.OUT_OF_BOUNDS:
             raise IndexError(f"{self.kp.kernel.name}: an index array holds an index out of bounds")
@@ -299,16 +299,16 @@ class CompiledProgram:
         if symbols:
             entries = [f for s, ks in symbols for f in ks.symbols(s)] + [f"{c}.py" for c, _, _ in self.chains.values()]
             entries += [native_loop[0]] if native_loop else []
-            addresses, self.origin = jit.compile_ir(self.ir, entries)
+            code, self.origin = jit.compile_ir(self.ir, entries)
             for symbol, ks in symbols:
-                ks.native, ks.team = ks.load(addresses, symbol)
+                ks.native, ks.team = ks.load(code, symbol)
                 if ks.small_test:
-                    ks.small = pycall.function(addresses[f"{symbol}.py"], symbol)
-            self.chains = {i: (pycall.function(addresses[f"{c}.py"], c), run, params)
+                    ks.small = pycall.function(code, symbol)
+            self.chains = {i: (pycall.function(code, c), run, params)
                            for i, (c, run, params) in self.chains.items()}
         self.source, self.run = self._runner()
         if native_loop and symbols:
-            self.iterate = self._iterate(native_loop, addresses[native_loop[0]])
+            self.iterate = self._iterate(native_loop, code)
         if loop_body:
             logs.get("perf").debug("llvm: loop body %s: %s", graph_name, "iterations in one native call" if
                                    getattr(self, "iterate", None) else
@@ -369,12 +369,12 @@ class CompiledProgram:
             logs.get("perf").debug("llvm: a loop is not one native nest: %s", e)
             return CompiledLoop(self.compile_body, step.args[1:4])
 
-    def _iterate(self, native_loop: tuple, address: int):
+    def _iterate(self, native_loop: tuple, code: jit.Code):
         """`iterate(start, step, count, carried, free)` (ops/control.py's CompiledLoop): the
         runner's prologue, then the native loop over the carried arrays, which it returns."""
         symbol, arrays, symbols, carried = native_loop
-        native = ctypes.CFUNCTYPE(ctypes.c_int64, *[ctypes.c_void_p] * len(arrays),
-                                  *[ctypes.c_int64] * (len(symbols) + 3))(address)
+        native = code.function(symbol, ctypes.CFUNCTYPE(ctypes.c_int64, *[ctypes.c_void_p] * len(arrays),
+                                                        *[ctypes.c_int64] * (len(symbols) + 3)))
         names = _buffer_names(self.program)
         inputs = "".join(names[n] + ", " for n in self.program.inputs)
         results = "".join(names[i] + ("[()]" if self.program.buffers[o].scalar else "") + ", " for i, o in carried)
