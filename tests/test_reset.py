@@ -144,8 +144,8 @@ def test_llvm_code_is_unloaded_with_its_functions(tmp_path):
     """Each round loads every module again (from the disk cache after the first) and unloads it:
     machine code and everything around it must not pile up."""
     pytest.importorskip("numpile_llvm")
-    report = run_workload("llvm", rounds=5, size=150, bodies=25, cache_dir=tmp_path)
-    check_flat(report, 150)
+    report = run_workload("llvm", rounds=5, size=100, bodies=20, cache_dir=tmp_path)
+    check_flat(report, 100)
     assert all(r["held"]["loaded"] > 0 for r in report["rounds"] if "held" in r), report["rounds"]
 
 
