@@ -120,7 +120,8 @@ def check_flat(report: dict, size: int) -> None:
     start, rounds = report["start"], report["rounds"]
     functions = size * len(rounds)
     for i, r in enumerate(rounds):
-        assert r["dropped"]["blocks"] - start["blocks"] < functions // 10, (i, r, start)
+        # and 100 blocks for what starting tracemalloc allocates (a few dozen)
+        assert r["dropped"]["blocks"] - start["blocks"] < functions // 10 + 100, (i, r, start)
         assert r["dropped"]["loaded"] == 0 and r.get("reset", r["dropped"])["loaded"] == 0, (i, r)
         if not r["dropped"]["traced"]:   # resident: the first round's high-water mark (malloc keeps it)
             assert r["dropped"]["rss"] - rounds[0]["dropped"]["rss"] < 16 << 20, (i, r, rounds[0])
