@@ -42,6 +42,7 @@ from .tracer.resume import make_resume_function, resume_code
 from .tracer.variables import is_library_code
 
 _LIVE: "weakref.WeakSet[CompiledFunction]" = weakref.WeakSet()
+_live_lock = threading.RLock()  # a thread adding to _LIVE while another copies it: "Set changed size"
 _NO_SELF = object()
 _STOP = object()  # next()'s default in residual code: the iterator is exhausted
 MISS = object()   # what an entry's `hit` returns when its guards fail
@@ -122,7 +123,8 @@ class CompiledFunction:
         self._compiled = 0                               # entries made for it, on the root
         self.draws = False                               # it draws random numbers (safety_net.py), on the root
         functools.update_wrapper(self, original if hasattr(original, "__name__") else fn, updated=())
-        _LIVE.add(self)
+        with _live_lock:
+            _LIVE.add(self)
         if backend is not None:
             self.backend  # an unknown name or a missing mode is an error now, not at the first call
 
@@ -506,7 +508,7 @@ class CompiledFunction:
 
     def all_entries(self) -> list[CacheEntry]:
         """The entries of this function and of every resume function and callee compiled for it."""
-        return [e for cf in list(_LIVE) if cf.root is self for e in cf.entries]
+        return [e for cf in _live() if cf.root is self for e in cf.entries]
 
     def reset(self) -> None:
         """Drop the entries, and on a root the resume functions and callees compiled for it."""
@@ -591,8 +593,14 @@ def _define_entry(guards: GuardSet, params: str, ns: CodeNamespace, body: list[s
     return check, run, hit
 
 
+def _live() -> list[CompiledFunction]:
+    with _live_lock:
+        return list(_LIVE)
+
+
 def reset_all() -> None:
-    _logged_breaks.clear()
-    _warned_run_errors.clear()
-    for cf in list(_LIVE):
-        cf.reset()
+    with _compile_lock:   # not between a compile's look at a function's entries and its new list
+        _logged_breaks.clear()
+        _warned_run_errors.clear()
+        for cf in _live():
+            cf.reset()

@@ -69,6 +69,7 @@ def _soak(args) -> int:
     report = soak(args.backend, args.soak, threads=args.threads, seed=args.seed or 0)
     for failure in report.failures:
         print(failure)
+    print(report.curves())
     print(report.summary())
     return 1 if report.failures else 0
 

@@ -16,7 +16,7 @@ A worker stops with a traceback of every thread when no call has finished for WA
 (a deadlock), and reports its counts as JSON: calls, compiles (graph breaks among them), fresh
 functions, resets, cache size limits reached (a function again after each reset), mismatches (the first few, with their
 program, shape and dtype), unexpected warnings, the resident size at a quarter of the run and at
-its end, and its peak. Memory is bounded when the end is within a quarter (plus 64 MB) of the
+its end, its peak, and its curve (a sample every tenth of the run). Memory is bounded when the end is within a quarter (plus 64 MB) of the
 resident size at a quarter of the run, once imports, kernels and caches are in place.
 """
 
@@ -52,6 +52,7 @@ FRESH_EVERY = 25        # calls of a thread between two fresh functions
 RESET_SECONDS = 20      # between two numpile.reset() of a worker (a quarter of a shorter run)
 WATCHDOG = 120          # seconds without a finished call that make a deadlock
 KEPT_MISMATCHES = 10
+CURVE_POINTS = 10      # samples of the resident size over a run
 
 
 def made(name: str):
@@ -107,18 +108,20 @@ class _Worker:
         threads = [threading.Thread(target=self._thread, args=(t,), daemon=True) for t in range(self.threads)]
         for t in threads:
             t.start()
-        quarter = None
+        quarter, curve = None, []   # curve: (seconds, resident bytes) every tenth of the run
         while any(t.is_alive() for t in threads):
             time.sleep(1)
             now = time.monotonic()
             if quarter is None and now - self.start > (self.deadline - self.start) / 4:
                 quarter = _rss()
+            if now - self.start >= len(curve) * (self.deadline - self.start) / CURVE_POINTS:
+                curve.append((round(now - self.start), _rss()))
             if now - self.last_call > WATCHDOG:
                 faulthandler.dump_traceback(all_threads=True)
                 print(f"soak: no call finished for {WATCHDOG} s: a deadlock", file=sys.stderr, flush=True)
                 os._exit(3)
         return {**self.counts, "threads": self.threads, "mismatches": self.mismatches, "warnings": self.warnings,
-                "rss_quarter": quarter or _rss(), "rss_end": _rss(),
+                "rss_quarter": quarter or _rss(), "rss_end": _rss(), "rss_curve": curve,
                 "rss_peak": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}
 
     def _thread(self, t: int) -> None:
@@ -192,6 +195,11 @@ class SoakReport:
                 f"{self.total('limit_hits')} cache size limits reached, {self.total('mismatch_count')} "
                 f"mismatches; resident size at a quarter -> end: {memory}; "
                 f"{'clean' if not self.failures else f'{len(self.failures)} failures'}")
+
+    def curves(self) -> str:
+        """Each worker's resident size over the run, a line each: `seconds:MB` pairs."""
+        return "\n".join(f"worker {i} resident MB: " + " ".join(f"{t}s:{rss >> 20}" for t, rss in w["rss_curve"])
+                         for i, w in enumerate(self.workers))
 
 
 def soak(backend: str, minutes: float, *, threads: int = 8, processes: int = 2, seed: int = 0,

@@ -1,15 +1,21 @@
 """LLVM IR text in, callable machine code out: the host target, the optimisation pipeline,
-and the on-disk cache of object code.
+the on-disk cache of object code, and the lifetime of loaded code.
 
 Every module is optimised at -O3 for the host CPU (its name and features) with the loop
-and SLP vectorisers on, emitted as an object file, and loaded into one process-wide MCJIT
-engine. Object files are cached under `config.cache_dir`, keyed by the IR and the target,
-so a second process compiles nothing; a cache file that is unreadable, truncated or made
-for another key is ignored and rebuilt.
+and SLP vectorisers on and emitted as an object file. Object files are cached under
+`config.cache_dir`, keyed by the IR and the target, so a second process compiles nothing; a
+cache file that is unreadable, truncated or made for another key is ignored and rebuilt.
 
-LLVM's global context, the target machine and the engine are not thread-safe: every use of
-llvmlite here holds `_lock`. Kernels already loaded keep running on other threads meanwhile
-(adding an object maps new pages; it never touches the code of earlier ones).
+[Note: unloading] Each object file is loaded into an MCJIT engine of its own, owned by a `Code`;
+every callable into the module holds its Code, so the code stays while anything can call it
+(a call running on another thread holds its callable) and the engine is closed, its pages
+freed, when the last holder goes. One engine per module because MCJIT cannot unload part of
+an engine: `remove_module` leaves the code in its memory manager (Numba disabled it for
+crashes and leaks), and llvmlite's OrcJIT keeps every library's JITDylib (about 10 KB each,
+and linking slows as they pile up). An engine costs about 0.1 ms and 35 KB of its own.
+
+LLVM's global context, the target machines and the engines are not thread-safe: every use of
+llvmlite here holds `_lock`. Kernels already loaded keep running on other threads meanwhile.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import ctypes
 import hashlib
 import threading
 import time
+import weakref
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -31,7 +38,8 @@ from . import mathlib, pycall
 
 _FORMAT = b"numpile-llvm-object-1\n"  # bump when the layout of cached objects changes
 _lock = threading.RLock()  # re-entrant: compile_ir holds it across optimize and the engine
-_loaded: dict[str, dict[str, int]] = {}  # cache key -> symbol addresses, for modules already in the engine
+_loaded: weakref.WeakValueDictionary[str, Code] = weakref.WeakValueDictionary()  # cache key -> its Code, while held
+_retired: list = []  # engines whose Code is gone, closed when a thread next holds _lock
 
 
 @dataclass(frozen=True)
@@ -45,13 +53,29 @@ class Target:
         return f"{self.triple} {self.cpu}"
 
 
-def _llvm() -> tuple[Target, "llvm.TargetMachine", "llvm.ExecutionEngine"]:
+class Code:
+    """One module's machine code, loaded into an engine of its own, and the addresses of the
+    functions asked for. The code stays loaded while this object lives (see [Note: unloading])."""
+
+    def __init__(self, engine: "llvm.ExecutionEngine", addresses: dict[str, int]):
+        self.addresses = addresses
+        # not at exit: a daemon thread may still be in a kernel while the interpreter ends
+        weakref.finalize(self, _retire, engine).atexit = False
+
+    def function(self, name: str, proto):
+        """The function `name` as a ctypes function of prototype `proto`; it holds this Code."""
+        native = proto(self.addresses[name])
+        native.code = self
+        return native
+
+
+def _llvm() -> tuple[Target, "llvm.TargetMachine"]:
     with _lock:
         return _start_llvm()
 
 
 @cache
-def _start_llvm() -> tuple[Target, "llvm.TargetMachine", "llvm.ExecutionEngine"]:
+def _start_llvm() -> tuple[Target, "llvm.TargetMachine"]:
     llvm.initialize_native_target()
     llvm.initialize_native_asmprinter()
     target = Target(llvm.get_process_triple(), llvm.get_host_cpu_name(), llvm.get_host_cpu_features().flatten())
@@ -59,8 +83,7 @@ def _start_llvm() -> tuple[Target, "llvm.TargetMachine", "llvm.ExecutionEngine"]
         cpu=target.cpu, features=target.features, opt=3, reloc="default", codemodel="jitdefault", jit=True)
     mathlib.register_symbols(llvm)
     pycall.register_symbols(llvm)
-    engine = llvm.create_mcjit_compiler(llvm.parse_assembly(""), machine)
-    return target, machine, engine
+    return target, machine
 
 
 def host() -> Target:
@@ -89,7 +112,7 @@ def last_level_cache_bytes() -> int | None:
 
 
 def optimize(ir: str) -> "llvm.ModuleRef":
-    _, machine, _ = _llvm()
+    _, machine = _llvm()
     with _lock:
         module = llvm.parse_assembly(ir)
         module.verify()
@@ -107,18 +130,20 @@ def cache_key(ir: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def compile_ir(ir: str, symbols: list[str]) -> tuple[dict[str, int], str]:
-    """Compile a module and return the addresses of `symbols`, and where the object came from
-    ("disk cache" or "compiled in N ms")."""
-    _, machine, engine = _llvm()
+def compile_ir(ir: str, symbols: list[str]) -> tuple[Code, str]:
+    """Compile and load a module; return its Code (the addresses of `symbols`) and where the
+    object came from ("disk cache", "compiled in N ms" or "already loaded")."""
+    _, machine = _llvm()
     key = cache_key(ir)
     with _lock:  # one thread at a time in LLVM, and a module loaded once however many threads ask
-        return _load(key, ir, symbols, machine, engine)
+        _close_retired()
+        return _load(key, ir, symbols, machine)
 
 
-def _load(key: str, ir: str, symbols: list[str], machine, engine) -> tuple[dict[str, int], str]:
-    if key in _loaded:  # the same module again (another function with the same graph): same code
-        return _loaded[key], "already loaded"
+def _load(key: str, ir: str, symbols: list[str], machine) -> tuple[Code, str]:
+    code = _loaded.get(key)
+    if code is not None:  # the same module again (another function with the same graph): same code
+        return code, "already loaded"
     entry, header = f"llvm/{key}.o", _FORMAT + key.encode() + b"\n"  # a file renamed to another key is a miss
     obj = disk_cache.read(entry, header)
     origin = "disk cache"
@@ -127,14 +152,49 @@ def _load(key: str, ir: str, symbols: list[str], machine, engine) -> tuple[dict[
         obj = machine.emit_object(optimize(ir))
         origin = f"compiled in {(time.perf_counter() - start) * 1e3:.1f} ms"
         disk_cache.write(entry, header, obj)
-    engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
-    engine.finalize_object()
+    engine = _engine(obj)
     addresses = {name: engine.get_function_address(name) for name in symbols}
-    _loaded[key] = addresses
     missing = [n for n, a in addresses.items() if not a]
     if missing:
+        engine.close()
         raise RuntimeError(f"the compiled object defines no {', '.join(missing)}")
-    return addresses, origin
+    code = _loaded[key] = Code(engine, addresses)
+    return code, origin
+
+
+def _engine(obj: bytes) -> "llvm.ExecutionEngine":
+    """An engine with the object file loaded. Its target machine only links (the object is
+    compiled already): a generic one, five times quicker to make than the host's."""
+    empty = llvm.parse_assembly("")
+    machine = llvm.Target.from_triple(host().triple).create_target_machine(reloc="default", codemodel="jitdefault",
+                                                                           jit=True)
+    engine = llvm.create_mcjit_compiler(empty, machine)
+    engine.remove_module(empty)  # else finalize_object compiles it: 0.8 ms an engine
+    engine.add_object_file(llvm.ObjectFileRef.from_data(obj))
+    engine.finalize_object()
+    return engine
+
+
+def _retire(engine: "llvm.ExecutionEngine") -> None:
+    """A Code's finalizer: close its engine now if no other thread is in LLVM, else at the next
+    compile. Never waits for the lock (a finalizer runs wherever the collector does)."""
+    _retired.append(engine)
+    if _lock.acquire(blocking=False):
+        try:
+            _close_retired()
+        finally:
+            _lock.release()
+
+
+def _close_retired() -> None:
+    while _retired:  # under _lock; closing one engine touches nothing another uses
+        _retired.pop().close()
+
+
+def loaded() -> int:
+    """How many modules' code is in memory: held by a Code, or waiting to be closed."""
+    with _lock:
+        return len(_loaded) + len(_retired)
 
 
 def optimized_ir(ir: str) -> str:
@@ -143,9 +203,10 @@ def optimized_ir(ir: str) -> str:
         return str(optimize(ir))
 
 
-def function(address: int, nargs_arrays: int, extra: int = 0):
-    """A ctypes function taking `nargs_arrays` ndarrays (as PyObject*) and `extra` int64s, returning int32.
+def function(code: Code, name: str, nargs_arrays: int, extra: int = 0):
+    """Function `name` of `code` taking `nargs_arrays` ndarrays (as PyObject*) and `extra` int64s,
+    returning int32.
 
     ctypes releases the GIL around the call, so threads can run kernels side by side."""
     proto = ctypes.CFUNCTYPE(ctypes.c_int32, *([ctypes.py_object] * nargs_arrays + [ctypes.c_int64] * extra))
-    return proto(address)
+    return code.function(name, proto)

@@ -70,16 +70,16 @@ class CompiledProgram:
         if symbols:
             entries = [f for s, ks in symbols for f in ks.symbols(s)] + [f"{c}.py" for c, _, _ in self.chains.values()]
             entries += [native_loop[0]] if native_loop else []
-            addresses, self.origin = jit.compile_ir(self.ir, entries)
+            code, self.origin = jit.compile_ir(self.ir, entries)
             for symbol, ks in symbols:
-                ks.native, ks.team = ks.load(addresses, symbol)
+                ks.native, ks.team = ks.load(code, symbol)
                 if ks.small_test:
-                    ks.small = pycall.function(addresses[f"{symbol}.py"], symbol)
-            self.chains = {i: (pycall.function(addresses[f"{c}.py"], c), run, params)
+                    ks.small = pycall.function(code, symbol)
+            self.chains = {i: (pycall.function(code, c), run, params)
                            for i, (c, run, params) in self.chains.items()}
         self.source, self.run, self.runner_head, self.runner_env = runner.build(self)
         if native_loop and symbols:
-            self.iterate = runner.iterate(self, native_loop, addresses[native_loop[0]])
+            self.iterate = runner.iterate(self, native_loop, code)
         if loop_body:
             logs.get("perf").debug("llvm: loop body %s: %s", graph_name, "iterations in one native call" if
                                    getattr(self, "iterate", None) else

@@ -65,13 +65,11 @@ class _MethodDef(ctypes.Structure):
 
 _new_function = ctypes.pythonapi.PyCFunction_NewEx
 _new_function.restype = ctypes.py_object
-_new_function.argtypes = [ctypes.c_void_p, ctypes.c_void_p, ctypes.c_void_p]
-_functions: dict[int, tuple] = {}   # entry address -> (its method def, which must outlive it; the function)
+_new_function.argtypes = [ctypes.c_void_p, ctypes.py_object, ctypes.c_void_p]
 
 
-def function(address: int, name: str):
-    """The builtin function calling the entry at `address` (one per entry, made once)."""
-    if address not in _functions:
-        definition = _MethodDef(name.encode(), address, _METH_FASTCALL, None)
-        _functions[address] = (definition, _new_function(ctypes.addressof(definition), None, None))
-    return _functions[address][1]
+def function(code, name: str):
+    """The builtin function calling entry `<name>.py` of `code` (a jit.Code). Its self, which
+    the entry ignores, holds the code and the method def, which must outlive it."""
+    definition = _MethodDef(name.encode(), code.addresses[f"{name}.py"], _METH_FASTCALL, None)
+    return _new_function(ctypes.addressof(definition), (code, definition), None)

@@ -24,12 +24,12 @@ from .nests import nest
 from .sizes import as_python
 
 
-def iterate(cp, native_loop: tuple, address: int):
+def iterate(cp, native_loop: tuple, code):
     """`iterate(start, step, count, carried, free)` (ops/control.py's CompiledLoop): the
     runner's prologue, then the native loop over the carried arrays, which it returns."""
     symbol, arrays, symbols, carried = native_loop
-    native = ctypes.CFUNCTYPE(ctypes.c_int64, *[ctypes.c_void_p] * len(arrays),
-                              *[ctypes.c_int64] * (len(symbols) + 3))(address)
+    native = code.function(symbol, ctypes.CFUNCTYPE(ctypes.c_int64, *[ctypes.c_void_p] * len(arrays),
+                                                    *[ctypes.c_int64] * (len(symbols) + 3)))
     names = buffer_names(cp.program)
     inputs = "".join(names[n] + ", " for n in cp.program.inputs)
     results = "".join(names[i] + ("[()]" if cp.program.buffers[o].scalar else "") + ", " for i, o in carried)

@@ -136,11 +136,12 @@ def table(ranges: list) -> tuple:
     return ranges, pairs, pairs.ctypes.data
 
 
-def function(address: int, narrays: int, nsymbols: int):
-    """The ctypes entry of a driver: ndarrays, symbols, the ranges table's address and its length."""
+def function(code, name: str, narrays: int, nsymbols: int):
+    """The ctypes entry of driver `name` of `code` (a jit.Code): ndarrays, symbols, the ranges
+    table's address and its length."""
     proto = ctypes.CFUNCTYPE(ctypes.c_int32, *([ctypes.py_object] * narrays + [ctypes.c_int64] * nsymbols),
                              ctypes.c_void_p, ctypes.c_int64)
-    return proto(address)
+    return code.function(name, proto)
 
 
 def _loaded(fields: list, base: str) -> list:

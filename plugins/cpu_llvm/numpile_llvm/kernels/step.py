@@ -85,14 +85,14 @@ class KernelStep:
         if self.quick or self.small_test:
             pycall.render(module, symbol, len(self.kp.arrays), 3 + len(self.kp.symbols))
 
-    def load(self, addresses: dict, symbol: str) -> tuple:
+    def load(self, code: jit.Code, symbol: str) -> tuple:
         """The kernel's functions in a compiled module: (kernel, team entry or None)."""
         if self.quick:
-            return pycall.function(addresses[f"{symbol}.py"], symbol), None
-        native = jit.function(addresses[symbol], len(self.kp.arrays), 3 + len(self.kp.symbols))
+            return pycall.function(code, symbol), None
+        native = jit.function(code, symbol, len(self.kp.arrays), 3 + len(self.kp.symbols))
         if self.dispatch != "libgomp":
             return native, None
-        return native, team.function(addresses[f"{symbol}.team"], len(self.kp.arrays), len(self.kp.symbols))
+        return native, team.function(code, f"{symbol}.team", len(self.kp.arrays), len(self.kp.symbols))
 
     def symbols(self, symbol: str) -> list[str]:
         """The functions of the kernel `symbol` the runtime calls."""
@@ -167,8 +167,8 @@ class KernelStep:
             module = Module(jit.host_features(), self.fast_math)
             symbol = f"npk_{jit.cache_key(f'{self.kp.kernel}{key}{self.fast_math}')[:20]}"
             self.render(module, symbol, strides)
-            addresses, _ = jit.compile_ir(module.render(), self.symbols(symbol))
-            natives = self.variants[key] = self.load(addresses, symbol)
+            code, _ = jit.compile_ir(module.render(), self.symbols(symbol))
+            natives = self.variants[key] = self.load(code, symbol)
         status = (self._split if split else self._whole)(natives, arrays, symbols, extent)
         if status & plan.OUT_OF_BOUNDS:
             raise IndexError(f"{self.kp.kernel.name}: an index array holds an index out of bounds")

@@ -89,11 +89,11 @@ class NativeNest:
         ir = _render(cpu_features, metas, body, bounds)
         symbol = f"npk_nest_{jit.cache_key(ir)[:16]}"   # one name per nest: all share one JIT
         self.ir = ir.replace("@nest", f"@{symbol}").replace('@"nest', f'@"{symbol}')
-        addresses, origin = jit.compile_ir(self.ir, [f"{symbol}.py"])
+        code, origin = jit.compile_ir(self.ir, [f"{symbol}.py"])
         if logs.get("output_code").isEnabledFor(10):
             logs.get("output_code").debug("llvm loop nest %s (%s):\n%s", symbol, origin, jit.optimized_ir(self.ir))
         logs.get("perf").debug("llvm: a loop of element code is one native function, %s", symbol)
-        self.run = nestcall.runner(addresses[f"{symbol}.py"], symbol, metas, len(body.outputs), owned)
+        self.run = nestcall.runner(code, symbol, metas, len(body.outputs), owned)
 
 
 def owned_carried(program: Program, i: int, fresh: set) -> tuple:

@@ -213,14 +213,14 @@ def _narrowed(fn: Function, value: V, result: str, meta) -> str:
     return f"{t} {fn.emit(f'{opcode} {result} {value.ref} to {t}', I64).ref}"
 
 
-def runner(address: int, symbol: str, metas: list, carried: int, owned: tuple = ()):
-    """The Python that runs the nest whose builtin entry is at `address`: run(body, start, stop,
+def runner(code, symbol: str, metas: list, carried: int, owned: tuple = ()):
+    """The Python that runs the nest whose builtin entry is `<symbol>.py` of `code`: run(body, start, stop,
     step, carried, free), the loop extern's signature (ops/control.py), returning the carried values
     after the loop. A carried array is copied for the nest to update, but where `owned` says the
     nest may update the one it is given (of its dtype: nest.owned_carried). `run.direct` is the
     builtin itself where it needs nothing around it (no copy, no conversion): the backend's runner
     then calls it with (carried..., free..., start, stop), and its tuple is the loop's result."""
-    native = pycall.function(address, symbol)
+    native = pycall.function(code, symbol)
     env = {"array": np.array, "asarray": np.asarray, "native": native}
     names = [f"v{k}" for k in range(len(metas))]
     lines = ["def run(body, start, stop, step, carried, free):",
