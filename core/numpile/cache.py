@@ -35,7 +35,7 @@ from .exc import BackendCompilerFailed, Unsupported
 from .graph import Graph
 from .dynamic import DynamicInputs
 from .tracer import GraphBreak, Trace, TraceFailed, for_backend, trace
-from .tracer.entry_code import CodeNamespace, call_args, signature_params
+from .tracer.entry_code import MISS, CodeNamespace, call_args, define_entry, signature_params
 from .tracer.guards import GuardSet, same_float
 from .tracer.python_scalars import INT_INPUT_BOUND
 from .tracer.resume import make_resume_function, resume_code
@@ -45,7 +45,6 @@ _LIVE: "weakref.WeakSet[CompiledFunction]" = weakref.WeakSet()
 _live_lock = threading.RLock()  # a thread adding to _LIVE while another copies it: "Set changed size"
 _NO_SELF = object()
 _STOP = object()  # next()'s default in residual code: the iterator is exhausted
-MISS = object()   # what an entry's `hit` returns when its guards fail
 _compile_lock = threading.RLock()  # re-entrant: compiling a resume function may need a callee's frame
 
 
@@ -355,7 +354,7 @@ class CompiledFunction:
             body += r.lines
             call = f"return __tail(__resume{i}, ({''.join(a + ', ' for a in r.args)}))"
             body += [f"if {r.test}:", f"    {call}"] if r.test else [call]
-        check, run, hit = _define_entry(tr.guards, tr.params, ns, body, f"<numpile run {self._fn.__qualname__}>",
+        check, run, hit = define_entry(tr.guards, tr.params, ns, body, f"<numpile run {self._fn.__qualname__}>",
                                         tr.graph_break.loc if tr.graph_break is not None else None)
         return CacheEntry(check, run, hit, tr.guards, graph if graph.calls else None, backend.name,
                           graph_break=tr.graph_break)
@@ -432,7 +431,7 @@ class CompiledFunction:
         ns = CodeNamespace(self._fn.__globals__, self._fn.__closure__)
         params = signature_params(self._fn, ns)
         ns.values["__fn"] = self._fn
-        check, run, hit = _define_entry(failed.guards, params, ns, [f"return __fn({call_args(self._fn)})"], "<numpile eager>")
+        check, run, hit = define_entry(failed.guards, params, ns, [f"return __fn({call_args(self._fn)})"], "<numpile eager>")
         entry = CacheEntry(check, run, hit, failed.guards, None, "eager", seconds, brk, eager=True)
         self._install(entry, CompileEvent(self._fn.__qualname__, entry, seconds, 0.0))
         return entry
@@ -577,20 +576,6 @@ def _runs_eagerly(graph: Graph, inputs: tuple) -> bool:
     except Exception:
         return False
     return True
-
-
-def _define_entry(guards: GuardSet, params: str, ns: CodeNamespace, body: list[str], filename: str, at=None):
-    """An entry's generated functions: its guard check, its run (`body`), and `hit`, the two in one
-    call, which returns MISS where a guard fails or cannot be read (a source gone); errors raised
-    by the body propagate."""
-    test = guards.code(ns.const)
-    check = ns.define(f"def __check({params}):\n    return {test}\n", "__check", "<numpile guards>")
-    run = ns.define(f"def __run({params}):\n" + "".join(f"    {line}\n" for line in body), "__run", filename, at=at)
-    ns.values["__MISS"] = MISS
-    guarded = ["try:", f"    if not ({test}):", "        return __MISS",
-               "except Exception:", "    return __MISS", *body]
-    hit = ns.define(f"def __hit({params}):\n" + "".join(f"    {line}\n" for line in guarded), "__hit", filename, at=at)
-    return check, run, hit
 
 
 def _live() -> list[CompiledFunction]:

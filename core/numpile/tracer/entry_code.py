@@ -246,3 +246,20 @@ def _views_caller_array(var: ArrayVariable) -> bool:
             return False
         var = var.base
     return var.source is not None and var.numpy_views
+
+
+MISS = object()   # what an entry's `hit` returns when its guards fail
+
+
+def define_entry(guards, params: str, ns: CodeNamespace, body: list[str], filename: str, at=None):
+    """A cache entry's generated functions: its guard check, its run (`body`), and `hit`, the two
+    in one call, which returns MISS where a guard fails or cannot be read (a source gone); errors
+    raised by the body propagate."""
+    test = guards.code(ns.const)
+    check = ns.define(f"def __check({params}):\n    return {test}\n", "__check", "<numpile guards>")
+    run = ns.define(f"def __run({params}):\n" + "".join(f"    {line}\n" for line in body), "__run", filename, at=at)
+    ns.values["__MISS"] = MISS
+    guarded = ["try:", f"    if not ({test}):", "        return __MISS",
+               "except Exception:", "    return __MISS", *body]
+    hit = ns.define(f"def __hit({params}):\n" + "".join(f"    {line}\n" for line in guarded), "__hit", filename, at=at)
+    return check, run, hit
