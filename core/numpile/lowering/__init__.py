@@ -2,7 +2,7 @@
 a scheduler that fuses a graph into kernels, the loop-level kernel IR, and a NumPy reference
 renderer for that IR."""
 
-from .decompose import DECOMPOSITIONS, decompose
+from .decompose import ARG_EXTREMES, DECOMPOSITIONS, decompose
 from .ir import (
     Affine, Buffer, BufferArg, Call, Const, Expr, Extern, Indirect, Kernel, Load, LoopIndex, Program, RowValue, Stage, gathers,
     walk,
@@ -11,7 +11,7 @@ from .reference import compile_program, run
 from .schedule import kind_of, schedule
 
 __all__ = [
-    "decompose", "DECOMPOSITIONS", "schedule", "kind_of", "run", "compile_program",
+    "decompose", "DECOMPOSITIONS", "ARG_EXTREMES", "schedule", "kind_of", "run", "compile_program",
     "Affine", "Buffer", "BufferArg", "Call", "Const", "Expr", "Extern", "Indirect", "Kernel", "Load", "LoopIndex",
     "Program", "RowValue", "Stage", "gathers", "walk",
 ]

@@ -82,11 +82,12 @@ def _down_columns(n: Node) -> bool:
     return ndim >= 2 and ndim - 1 not in reduced_axes(n.kwargs.get("axis"), ndim)
 
 
-def schedule(graph: Graph) -> Program:
-    """Lower a graph to a Program. Raises shapes.NewGuard where a dynamic shape would need a
+def schedule(graph: Graph, rewrites: dict | None = None) -> Program:
+    """Lower a graph to a Program (`rewrites`: a backend's decompositions besides the common
+    ones, lowering.ARG_EXTREMES). Raises shapes.NewGuard where a dynamic shape would need a
     decision the trace did not guard."""
     with no_new_guards():
-        graph = decompose(graph)
+        graph = decompose(graph, rewrites)
         shared: set[Node] = set()
         while True:  # materialise pointwise values that several kernels recompute, until none does
             program, recomputed = _Scheduler(graph, shared).run()

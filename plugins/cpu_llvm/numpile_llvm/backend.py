@@ -11,7 +11,7 @@ import numpy as np
 
 import numpile
 from numpile import logs
-from numpile.lowering import schedule
+from numpile.lowering import ARG_EXTREMES, schedule
 from numpile.shapes import NewGuard, no_new_guards
 
 from . import ndarray
@@ -40,7 +40,7 @@ class LLVMBackend(numpile.Backend):
         fast_math = bool(options.get("fast_math", False))
         name = f"graph {graph.fingerprint()[:10]}"
         try:
-            program = schedule(graph)
+            program = schedule(graph, ARG_EXTREMES)   # its kernels carry a position through selects: two passes
         except NewGuard as e:
             logs.get("perf").debug("llvm: %s runs with NumPy: its dynamic shapes need a decision: %s", name, e)
             return graph.compile_python()

@@ -42,7 +42,9 @@ def test_fused_with_the_producer():
         return np.abs(x - y[:1]).argmax(axis=1), ((x[:, None, :] - y[None]) ** 2).sum(-1).argmin(1)
     [program] = run_both(f, lambda: (rng.standard_normal((50, 8)), rng.standard_normal((6, 8))))
     assert not any(isinstance(s, Extern) for s in program.steps)
-    assert sum(len(k.stages) for k in program.kernels) == 3
+    # a float arg-reduction is two stages, the extreme and the first position holding it
+    # (lowering/decompose.py), each fused with what it reads
+    assert sum(len(k.stages) for k in program.kernels) == 5
 
 
 def test_large_rows_and_dynamic_shapes():
@@ -65,3 +67,17 @@ def test_an_empty_reduction_raises_numpys_error():
     with pytest.raises(ValueError) as ours:
         compiled(np.ones((3, 0)))
     assert str(ours.value) == str(numpy_error.value)
+
+
+@pytest.mark.parametrize("values", [[-0.0, 0.0, -0.0], [0.0, -0.0], [np.nan, 1.0, np.nan], [1.0, np.inf, np.inf, -np.inf],
+                                    [np.nan, np.nan], [3.0], [-np.inf, -np.inf], [1.0, 2.0, np.nan, 5.0]])
+def test_ties_zeros_infinities_and_nans_as_numpy(values):
+    """A float argmax/argmin is the extreme, then the least position holding it (the first NaN
+    where there is one): ties, signed zeros and infinities give NumPy's first position."""
+    x = np.array(values)
+
+    def f(x):
+        return x.argmax(), x.argmin(), np.argmax(x.reshape(-1, 1), axis=0), x[::-1].argmin()
+    got = numpile.compile(f, backend="llvm")(x)
+    for g, w in zip(got, f(x)):
+        assert type(g) is type(w) and np.array_equal(g, w) and np.shape(g) == np.shape(w)
