@@ -16,7 +16,7 @@ import math
 import numpy as np
 
 from numpile.lowering import Const
-from numpile.lowering import loops
+from numpile.lowering import ufunc_loops
 
 from . import complexes, mathlib
 from .hypot import hypot
@@ -28,7 +28,7 @@ def ufunc_loop(name: str, operands: list) -> tuple:
     """NumPy's loop dtypes for a ufunc on these operands (numpile.lowering's), Unlowerable where
     NumPy has none."""
     try:
-        return loops.ufunc_loop(name, operands)
+        return ufunc_loops.ufunc_loop(name, operands)
     except (TypeError, ValueError) as e:
         raise Unlowerable(f"{name}: {e}") from None
 
