@@ -443,3 +443,29 @@ def test_a_python_float_changed_each_iteration_is_carried_not_unrolled(backend, 
     assert_same(compiled(x, 40, 0.05), clocked(x, 40, 0.05))
     assert [n.target for n in compiled.entries[0].graph.calls].count("loop") == 1
     assert type(compiled(x, 0, 0.05)[1]) is float      # no iteration: the Python float as it was
+
+
+def partition_count(l, x):
+    """pythran's quicksort's partition, reduced: a while loop over a Python list."""
+    idx, i = len(l) - 1, 0
+    val = l[len(l) // 2]
+    while i <= idx:
+        if l[i] > val:
+            l[i], l[idx] = l[idx], l[i]
+            idx = idx - 1
+        i = i + 1
+    return i, l, x * i
+
+
+@pytest.mark.parametrize("backend", ["eager", "llvm"])
+def test_a_while_loop_over_a_list_that_is_no_loop_node_leaves_the_list_as_it_was(backend):
+    """Tracing a while body that cannot become a loop node puts the frame back as it was: the
+    list's own items (it put back their ids: a break that said "'int' object has no attribute
+    'is_constant'", and a list rebuilt from them would have held the ids)."""
+    def make():
+        return [7, 3, 9, 1, 5, 8, 2], np.arange(3.0)
+    compiled = numpile.compile(partition_count, backend=backend)
+    got, want = compiled(*make()), partition_count(*make())
+    assert got[0] == want[0] and got[1] == want[1] and np.array_equal(got[2], want[2])
+    reasons = [b.reason for b in numpile.explain(partition_count)(*make()).break_reasons]
+    assert not any("object has no attribute" in r for r in reasons), reasons

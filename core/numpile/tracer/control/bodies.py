@@ -49,7 +49,7 @@ class FrameState:
         del tx.yields[yields:]
 
     def changed_containers(self) -> bool:
-        return any(_contents(c) != items for c, items in self.containers)
+        return any(not _same_contents(_contents(c), items) for c, items in self.containers)
 
     def changed_cells(self) -> bool:
         """Whether a closure's variable (a cell: `a` read by a lambda) was bound to another value."""
@@ -165,7 +165,14 @@ def _containers(tx) -> list:
 
 
 def _contents(c):
-    return [id(v) for v in c.items] if isinstance(c, ListVariable) else {k: id(v) for k, v in c.items.items()}
+    """A copy of a list's or dict's items (Variables), to put back and to compare by identity."""
+    return list(c.items) if isinstance(c, ListVariable) else dict(c.items)
+
+
+def _same_contents(a, b) -> bool:
+    if isinstance(a, list):
+        return len(a) == len(b) and all(x is y for x, y in zip(a, b))
+    return a.keys() == b.keys() and all(a[k] is b[k] for k in a)
 
 
 def same_constant(a, b) -> bool:
