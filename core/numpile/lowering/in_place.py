@@ -114,13 +114,14 @@ def in_place_outputs(graph: Graph, kind_of, materialized: set, users: dict, in_p
 
 
 def _may_raise(graph: Graph, kind_of, materialized: set, order: dict) -> list[int]:
-    """Where in graph order a step may raise: an extern (but a basic setitem and NEVER_RAISE), and
-    a gather (an index out of bounds; not a mask's positions) where it is computed: its own place
-    when it is stored, else wherever the values inlining it are."""
+    """Where in graph order a step may raise: an extern (but NEVER_RAISE and a setitem of positions
+    its meta rule checked: basic, mask, numpy), and a gather (an index out of bounds; not a mask's
+    positions) where it is computed: its own place when it is stored, else wherever the values
+    inlining it are."""
     found, inlined = [], set()
     for n in graph.calls:
         kind = kind_of(n)
-        if kind == "extern" and setitem_form(n) not in ("basic", "mask") and n.target not in NEVER_RAISE \
+        if kind == "extern" and setitem_form(n) not in ("basic", "mask", "numpy") and n.target not in NEVER_RAISE \
                 or kind == "gather" and not _mask_positions(n) or inlined.intersection(n.inputs):
             found.append(order[n])
             if kind != "extern" and n not in materialized:
@@ -159,14 +160,15 @@ def setitem_form(n: Node) -> str | None:
     """How an update may be stored in place: "basic" (ints, slices, None, Ellipsis), "scatter"
     (integer index arrays among those), "mask" (one boolean mask over the leading dims, a scalar
     value), "accumulate" (ufunc.at: a read, the ufunc and a store at each position in order, so a
-    repeated index applies again); None: not an update, or one that stays NumPy's (a constant
-    index list, a mask with other items)."""
+    repeated index applies again), "numpy" (constant index lists: NumPy's own assignment into the
+    base's buffer, an extern whose output is its first argument); None: not an update, or one
+    that stays NumPy's on a copy (a mask with other items, index lists beside arrays)."""
     parts = update_parts(n)
     if parts is None:
         return None
     _, items, value = parts
-    if any(isinstance(item, (list, np.ndarray)) for item in items):
-        return None
+    if any(isinstance(item, (list, np.ndarray)) for item in items):   # NumPy's own assignment, in place
+        return "numpy" if n.target == "setitem" and not any(isinstance(item, Node) for item in items) else None
     arrays = [item for item in items if isinstance(item, Node)]
     if n.target == "ufunc_at":
         return "accumulate" if all(a.dtype.kind in "iu" for a in arrays) else None

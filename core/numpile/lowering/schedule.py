@@ -252,8 +252,13 @@ class _Scheduler:
         base elsewhere than where it is stored is computed into a buffer first, as NumPy computes
         the right-hand side before assigning."""
         base, items, value = update_parts(n)
-        buffer = self.buffer_of[n] = self.buffer_of[base]
         form = setitem_form(n)
+        if form == "numpy":   # NumPy's assignment into base's buffer: an extern whose output is its base
+            self._extern(n)
+            del self.buffers[self.buffer_of[n]]
+            self.steps[-1].output = self.buffer_of[n] = self.buffer_of[base]
+            return
+        buffer = self.buffer_of[n] = self.buffer_of[base]
         through = form in ("scatter", "accumulate")   # the positions come from index arrays
         used: set[Node] = set()
         with replaying():  # the target's shape: the decisions setitem's meta rule made

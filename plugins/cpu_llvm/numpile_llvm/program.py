@@ -41,6 +41,12 @@ from .nests import nest
 _CONTROL = {"cond": CompiledCond, "while_loop": CompiledWhile}
 
 
+def _assign(a, index, value):
+    """NumPy's `a[index] = value` into a itself (its buffer is the update's)."""
+    a[index] = value
+    return a
+
+
 class CompiledProgram:
     """A Program with native kernels, run by a generated Python function (see `source`)."""
 
@@ -158,6 +164,8 @@ class CompiledProgram:
             return self._loop(step, nest.owned_carried(self.program, i, fresh))
         if step.op in _CONTROL:
             return _CONTROL[step.op](self.compile_body)
+        if step.op == "setitem" and step.output == step.args[0].name:   # in place (lowering/in_place.py)
+            return _assign
         return ops.get(step.op).impl
 
     def _loop(self, step: Extern, owned: tuple):

@@ -225,3 +225,15 @@ def test_selections_by_a_mask_after_an_update_leave_it_in_place():
         return y[np.nonzero(m)]
     [program] = run_both(by_positions, lambda: (rng.random(12), rng.random(12) > 0.5, rng.random(12)))
     assert any(isinstance(s, Extern) and s.op == "setitem" for s in program.steps)
+
+
+def test_constant_index_lists_are_numpys_assignment_into_the_array_itself():
+    """`A[[0, 1]] = A[[1, 0]]` (a row swap), `x[[1, 3, 1]] = v`: NumPy's own assignment into the
+    argument's buffer, not into a copy of it (numpy-100's exercise 72 ran at 0.02x NumPy)."""
+    def swap_rows(A, x, v):
+        A[[0, 1]] = A[[1, 0]]
+        x[[1, 3, 1]] = v          # a repeated position: the last value wins, as in NumPy
+        return A.sum(), x
+    [program] = run_both(swap_rows, lambda: (rng.random((40, 30)), rng.random(6), rng.random(3)))
+    updates = [s for s in program.steps if isinstance(s, Extern) and s.op == "setitem"]
+    assert len(updates) == 2 and all(s.output == s.args[0].name for s in updates), str(program)
