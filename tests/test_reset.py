@@ -129,7 +129,8 @@ def check_flat(report: dict, size: int) -> None:
             held, kept = r["held"]["blocks"] - start["blocks"], r["reset"]["blocks"] - start["blocks"]
             assert kept < 0.2 * held, (i, r, start)
     first, last = (r["dropped"] for r in rounds[-2:])
-    assert last["traced"] - first["traced"] < 100 * size, (first, last)
+    # and 16 KB for a table that doubled once between them (its blocks the same: 10.7 KB seen once)
+    assert last["traced"] - first["traced"] < 100 * size + (16 << 10), (first, last)
     assert report["entries"] == 8   # config.cache_size_limit
     reached, end = report["limit_reached"], report["limit_end"]
     assert end["blocks"] - reached["blocks"] < 100 and end["traced"] - reached["traced"] < 10_000, (reached, end)
