@@ -450,8 +450,7 @@ def _arg_extreme(extreme: str):
                 along = emit("expand_dims", along, tuple(e for e in range(ndim) if e != d))
             positions = along if isinstance(positions, int) else emit("add", positions, emit("multiply", along, stride))
             stride *= a.shape[d]
-        count = stride
-        return emit("min", emit("where", held, positions, count), axis=axis, keepdims=keepdims)
+        return emit("min", emit("where", held, positions, stride), axis=axis, keepdims=keepdims)   # stride: past the last
     return decompose
 
 
