@@ -174,7 +174,7 @@ class CompiledProgram:
         call (kernels/iterations.py)."""
         try:
             return nest.NativeNest(step.args[0], step.args[1:4], jit.host_features(), owned).run
-        except Unlowerable as e:
+        except (Unlowerable, NewGuard) as e:   # a decision on sizes the trace did not guard: not a nest
             logs.get("perf").debug("llvm: a loop is not one native nest: %s", e)
             return CompiledLoop(self.compile_body, step.args[1:4])
 
