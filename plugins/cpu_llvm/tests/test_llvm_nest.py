@@ -939,3 +939,28 @@ def test_vector_matrix_products_in_a_nest(nests, dtype):
     assert got.dtype == want.dtype
     np.testing.assert_allclose(got, want, rtol=tolerance, atol=tolerance)
     assert len(nests) >= 2
+
+
+def dots_of_rows(L, x, stride):
+    out = np.zeros(L.shape[0], dtype=L.dtype)
+    for i in range(L.shape[0]):
+        out[i] = L[i, :i] @ x[:i] + np.dot(L[::stride, i], x[:L[::stride, i].shape[0]])
+    return out
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_float_dot_products_in_a_nest_add_side_by_side(nests, dtype, capsys):
+    """A dot of float slices in a loop adds in an order the vectoriser picks, as BLAS's does (one
+    add after another ran NPBench's trisolv at the adder's latency): the sums NumPy's are within
+    rounding, for every length about the vector widths (tails of each size), rows and columns."""
+    tolerance = {np.float64: 1e-12, np.float32: 2e-5}[dtype]
+    numpile.set_logs(output_code=True)
+    try:
+        for n, stride in ((1, 1), (37, 2), (70, 3)):
+            L, x = rng.standard_normal((n, n)).astype(dtype), rng.standard_normal(n).astype(dtype)
+            got, want = numpile.compile(dots_of_rows, backend="llvm")(L, x, stride), dots_of_rows(L, x, stride)
+            assert got.dtype == want.dtype and got.shape == want.shape
+            np.testing.assert_allclose(got, want, rtol=tolerance, atol=tolerance * n)
+    finally:
+        numpile.set_logs(output_code=False)
+    assert nests and "@llvm.vector.reduce.fadd" in capsys.readouterr().err

@@ -296,9 +296,10 @@ def arg_reduction(nest, n: Node, env: dict, sizes: Sizes):
 
 def product(nest, n: Node, env: dict, sizes: Sizes):
     """matmul or dot of vectors and small matrices of slice expressions of numbers (1-d or 2-d,
-    NumPy's matmul shapes): each element its products added in order (a product's order is BLAS's
-    in NumPy, not one NumPy fixes: equal within rounding); a vector product a value, else a slice
-    expression whose elements are computed where they are used."""
+    NumPy's matmul shapes): each element its products added, floats side by side (_float_dot),
+    others in order (a product's order is BLAS's in NumPy, not one NumPy fixes: equal within
+    rounding); a vector product a value, else a slice expression whose elements are computed
+    where they are used."""
     a, b = (used(nest, nest.operand(x, env, sizes)) for x in n.args[:2])
     if n.kwargs and any(v is not None for v in dict(n.kwargs).values()) or n.dtype.kind not in "iufc" \
             or not 1 <= len(a.dims) <= 2 or not 1 <= len(b.dims) <= 2:
@@ -310,14 +311,27 @@ def product(nest, n: Node, env: dict, sizes: Sizes):
     def element(positions: tuple) -> V:
         row, column = (positions[:1] if len(a.dims) == 2 else ()), (positions[-1:] if len(b.dims) == 2 else ())
 
-        def step(acc: list, k: tuple) -> list:
-            x, y = scalar.cast(fn, a.at(row + k), n.dtype), scalar.cast(fn, b.at(k + column), n.dtype)
-            return [scalar.emit(fn, "add", [acc[0], scalar.emit(fn, "multiply", [x, y], {}, n.dtype)], {}, n.dtype)]
-        return V(over(fn, [inner[0]], [literal(0, n.dtype)], step)[0].ref, n.dtype, bool(n.meta.get("weak")))
+        def term(k: V) -> V:
+            x, y = scalar.cast(fn, a.at(row + (k,)), n.dtype), scalar.cast(fn, b.at((k,) + column), n.dtype)
+            return scalar.emit(fn, "multiply", [x, y], {}, n.dtype)
+        if n.dtype.kind == "f":
+            return V(_float_dot(fn, inner[0], term, n.dtype).ref, n.dtype, bool(n.meta.get("weak")))
+        total = over(fn, [inner[0]], [literal(0, n.dtype)],
+                     lambda acc, k: [scalar.emit(fn, "add", [acc[0], term(k[0])], {}, n.dtype)])[0]
+        return V(total.ref, n.dtype, bool(n.meta.get("weak")))
     dims = a.dims[:-1] + b.dims[1:]
     if len(a.dims) == 1 and len(b.dims) == 2 and n.dtype.kind in "iuf" and fn.stack_bytes < _STACK_BYTES:
         return _vector_matrix(nest, n, a, b, element)
     return Lazy(dims, element, a.reads + b.reads) if dims else element(())
+
+
+def _float_dot(fn: Function, length: V, term, dtype) -> V:
+    """The sum of `term(k)` over k < length in an order the vectoriser picks, as BLAS's dot does
+    (partial sums side by side, added at the end): one after another each add waits for the last
+    (NPBench's trisolv, `L[i, :i] @ x[:i]` per row, ran at the adder's latency)."""
+    def add(k: V, acc: list) -> list:
+        return [fn.emit(f"fadd reassoc {reg_type(dtype)} {acc[0].ref}, {term(k).ref}", dtype)]
+    return fn.loop(literal(0, I64), length, [literal(0, dtype)], add)[0]
 
 
 def _vector_matrix(nest, n: Node, a: Lazy, b: Lazy, by_column) -> Lazy:
