@@ -19,6 +19,7 @@ from numpile.shapes import SymInt, identical
 
 from .. import scalar
 from ..irbuilder import BOOL, I32, I64, Function, Unlowerable, V, int_limits, literal, reg_type
+from .coalesce import coalesced_loops
 from .pairwise import PairwiseSums
 from .plan import (
     ARG_REDUCTIONS, BLOCK, OUT_OF_BOUNDS, PARTIALS, KernelPlan, buffer_bytes, element_offset, pairwise, scatters,
@@ -268,6 +269,10 @@ class KernelBody(StreamedStores, PairwiseSums):
         element_dtype = total_dtype(stage) if kind else None
         # a float max or min carries (extremum of the non-NaN values, whether a NaN was seen)
         extremum = kind in ("max", "min") and element_dtype.kind == "f"
+        merged = 1 if self.stage_index in self.streams else coalesced_loops(
+            stage, first, self.strides, self.kp.split_loop if self.kp.split == "inner" else None)
+        if pairwise(stage):   # a float sum's loops merge inside its pairwise block only
+            merged = min(merged, stage.trailing)
 
         def element(variables, acc):
             variables = {**outer, **variables}
@@ -311,12 +316,16 @@ class KernelBody(StreamedStores, PairwiseSums):
         def flat_sum(k0, variables, acc):
             """A float sum over the stage's inner loops from k0 on as one, row-major: the source's
             trailing axes, which NumPy sums as one block (C-ordered data coalesces)."""
+            group = len(stage.inner) - merged   # the loops from here on run as one (coalesce.py)
+            sizes = (*stage.inner[k0:group], math.prod(stage.inner[group:]) if merged > 1 else stage.inner[-1])
+
             def value_at(i):
-                inner, rest = dict(variables), i
-                for k in reversed(range(k0, len(stage.inner))):
-                    inner[first + k] = rest if k == k0 else fn.binary("urem", rest, self.size(stage.inner[k]))
-                    if k > k0:
-                        rest = fn.binary("udiv", rest, self.size(stage.inner[k]))
+                indices, rest = [], i
+                for t in reversed(range(len(sizes))):
+                    indices.insert(0, rest if t == 0 else fn.binary("urem", rest, self.size(sizes[t])))
+                    if t > 0:
+                        rest = fn.binary("udiv", rest, self.size(sizes[t]))
+                inner = dict(variables) | dict(zip(range(first + k0, first + group), indices)) | one_loop(group, indices[-1])
                 return scalar.cast(fn, self._eval(stage.value, {**outer, **inner}, rows, {}), element_dtype)
             n = math.prod(stage.inner[k0:])
             start, end = self._range(k0, n)
@@ -328,11 +337,18 @@ class KernelBody(StreamedStores, PairwiseSums):
             self.values_in_scratch = None
             return [fn.binary("fadd", acc[0], total)]
 
+        def one_loop(k, j) -> dict:
+            """The variables of the loops from k on, run as one over their flat index j."""
+            return {first + m: j if m == len(stage.inner) - 1 else literal(0, I64) for m in range(k, len(stage.inner))}
+
         def nest(k, variables, acc):
             if not stage.inner:
                 return element(variables, acc)
             if pairwise(stage) and k == len(stage.inner) - stage.trailing:
                 return flat_sum(k, variables, acc)
+            if merged > 1 and k == len(stage.inner) - merged:
+                return fn.loop(literal(0, I64), literal(math.prod(stage.inner[k:]), I64), acc,
+                               lambda j, c: element({**variables, **one_loop(k, j)}, c))
             if k == len(stage.inner) - 1:
                 return innermost(k, variables, acc)
             start, end = self._range(k, stage.inner[k])
