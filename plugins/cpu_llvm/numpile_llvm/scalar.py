@@ -380,10 +380,12 @@ def python_int(fn: Function, op: str, a: V, b: V) -> tuple[V, V]:
 
 # -- ops with their own operand handling ---------------------------------------------------------
 
-def _power(fn, operands, out, scalars=False):
+def _power(fn, operands, out, scalars=False, nonnegative=False):
     """x ** c for a constant c: NumPy's fast paths (square, sqrt, reciprocal) and, for integers,
     exact repeated multiplication; other exponents go to pow. `scalars`: of NumPy scalars, whose
-    complex power is npy_cpow's for every exponent."""
+    complex power is npy_cpow's for every exponent. An integer power of an array exponent where
+    no exponent can be negative (`nonnegative`: the kernel knows, `2 ** np.arange(8)`; or
+    unsigned) squares over the exponent's bits: NumPy raises for a negative one."""
     (base_dtype, exp_dtype), _ = ufunc_loop("power", operands)
     base, exponent = operands
     x = cast(fn, base, base_dtype)
@@ -407,9 +409,24 @@ def _power(fn, operands, out, scalars=False):
                 -1: lambda: fn.binary("fdiv", _one(x), x)}
         if float(c) in fast and x.dtype.kind == "f":
             return fast[float(c)]()
+    if x.dtype.kind != "f" and (nonnegative or exp_dtype.kind == "u"):
+        return _integer_power(fn, x, cast(fn, exponent, exp_dtype))
     if x.dtype.kind != "f":
         raise Unlowerable("integer power with an array exponent (NumPy raises for negative ones)")
     return fn.math("power", [x, cast(fn, exponent, exp_dtype)], x.dtype)
+
+
+def _integer_power(fn, x: V, exponent: V) -> V:
+    """x ** e for an integer e >= 0 (or unsigned) by squaring, one step a bit of e: the product
+    NumPy's loop makes, wrapping alike."""
+    bits = cast(fn, exponent, I64)   # uint64's bits as they are
+    steps = fn.binary("sub", literal(64, I64), fn.intrinsic("ctlz", [bits, literal(False, BOOL)], I64))
+
+    def step(k: V, carried: list) -> list:
+        result, square = carried
+        odd = fn.compare("icmp", "ne", fn.binary("and", fn.binary("lshr", bits, k), literal(1, I64)), literal(0, I64))
+        return [fn.select(odd, fn.binary("mul", result, square), result), fn.binary("mul", square, square)]
+    return fn.loop(literal(0, I64), steps, [_one(x), x], step)[0]
 
 
 def _where(fn, operands, out):

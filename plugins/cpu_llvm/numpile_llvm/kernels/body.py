@@ -56,6 +56,12 @@ def _scan_start(stage: Stage) -> V:
     return literal(-0.0 if stage.scan == "sum" and dtype.kind == "f" else int(stage.scan == "prod"), dtype)
 
 
+def _nonnegative(e) -> bool:
+    """Whether an expression's every value is >= 0: a loop index of no negative term (np.arange)."""
+    return isinstance(e, LoopIndex) and isinstance(e.index, Affine) and isinstance(e.index.const, int) \
+        and e.index.const >= 0 and all(isinstance(c, int) and c >= 0 for _, c in e.index.terms)
+
+
 def _combine(fn: Function, reduce: str, acc: V, x: V) -> V:
     kind = acc.dtype.kind
     if kind == "b":
@@ -492,6 +498,8 @@ class KernelBody(StreamedStores, PairwiseSums):
         operands = [self._eval(a, variables, rows, memo) for a in e.args]
         kwargs = {k: (self._eval(v, variables, rows, memo) if isinstance(v, (Call, Load, RowValue, LoopIndex)) else v)
                   for k, v in e.kwargs}
+        if e.op == "power" and _nonnegative(e.args[1]):
+            kwargs["nonnegative"] = True
         kwargs = {k: (Const(v, getattr(v, "dtype", None)) if k in ("a_min", "a_max") and not isinstance(v, (V, Const)) else v)
                   for k, v in kwargs.items()}
         return scalar.emit(self.fn, e.op, operands, kwargs, np.dtype(e.dtype))._replace(weak=e.weak)
