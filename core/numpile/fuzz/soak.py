@@ -53,6 +53,9 @@ RESET_SECONDS = 20      # between two numpile.reset() of a worker (a quarter of 
 WATCHDOG = 120          # seconds without a finished call that make a deadlock
 KEPT_MISMATCHES = 10
 CURVE_POINTS = 10      # samples of the resident size over a run
+# a worker's config.cache_size_limit: its functions see 4 dtypes in 1-d and 2-d shapes, which
+# reached the default 8 seldom enough that a 24-second run on a loaded machine saw no limit
+CACHE_LIMIT = 4
 
 
 def made(name: str):
@@ -87,6 +90,7 @@ class _Worker:
         self.mismatches: list[dict] = []
         self.warnings: list[str] = []
         self.last_call = time.monotonic()
+        numpile.config.cache_size_limit = CACHE_LIMIT
         self.shared = {name: (f, numpile.compile(f, backend=backend)) for name, f in ((n, made(n)) for n in PROGRAMS)}
         cache.add_listener(self._compiled)
         warnings.simplefilter("always")       # every limit reached is counted, after each reset too
