@@ -169,7 +169,7 @@ class Graph:
         # place even where a later step raises (nothing of the caller's is changed then)
         self.write_back_owned = False
         # a cond's side: facts about loop indices that hold where it runs (`j - i - 2 >= 0` under
-        # `if i < j - 1`), as expressions >= 0; decisions lowering it may rely on them (shapes.assuming)
+        # `if i < j - 1`), as expressions >= 0; decisions lowering it may rely on them (loop_ranges.assuming)
         self.assumes: tuple = ()
         self._names: dict[str, int] = outer._names if outer is not None else {}
         self._taken: set[str] = outer._taken if outer is not None else set()
