@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SIZE_BUDGET = 600   # lines: past it, a module is split by concern
+SIZE_BUDGET = 500   # lines: past it, a module is split by concern (by responsibility, with headroom: issue 31)
 SOURCES = sorted(p for p in [*ROOT.glob("core/numpile/**/*.py"), *ROOT.glob("plugins/*/numpile_*/**/*.py")]
                  if "tests" not in p.parts)
 

@@ -1,6 +1,6 @@
 """Nested loops whose ranges follow enclosing indices, in both directions, with branches on the
 indices and element and slice reads that are valid only where the loops run or the branch lets
-them (shapes.py: ranges narrowed to where an inner loop runs and where a branch's side runs),
+them (loop_ranges.py: ranges narrowed to where an inner loop runs and where a branch's side runs),
 differentially against NumPy on fresh random inputs, on "eager" and "llvm", with static and
 dynamic sizes."""
 

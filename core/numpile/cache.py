@@ -29,10 +29,10 @@ import warnings
 import weakref
 from dataclasses import dataclass
 
-from . import array_kinds, config, logs, output_check, progress, safety_net
-from .backend import Backend
-from .exc import BackendCompilerFailed, Unsupported
+from . import array_kinds, config, logs, safety_net
+from .exc import Unsupported
 from .graph import Graph
+from .graph_compile import compile_graph, forget_warnings
 from .dynamic import DynamicInputs
 from .tracer import GraphBreak, Trace, TraceFailed, for_backend, trace
 from .tracer.entry_code import MISS, CodeNamespace, call_args, define_entry, signature_params
@@ -87,7 +87,6 @@ class CompileEvent:
 
 _listeners: list = []
 _logged_breaks: set = set()
-_warned_run_errors: set = set()  # (function, backend) whose run-time error was said
 
 
 def add_listener(fn) -> None:
@@ -339,7 +338,8 @@ class CompiledFunction:
         graph = tr.graph
         body = []
         if graph.calls:
-            self._backend_compile(backend, graph, tr.example_inputs, ns.values, tr.array_kind)
+            compile_graph(self._fn, backend, graph, tr.example_inputs, ns.values, {**self.options, "mode": self.mode},
+                          tr.array_kind)
             inputs = "".join(f"{s.expr()}, " for s in tr.input_sources)
             # the replay runs outside the except clause: its error must not chain to the graph's
             body += ["try:", f"    __o = __compiled({inputs})",
@@ -359,65 +359,6 @@ class CompiledFunction:
         return CacheEntry(check, run, hit, tr.guards, graph if graph.calls else None, backend.name,
                           graph_break=tr.graph_break)
 
-    def _backend_compile(self, backend, graph: Graph, example_inputs: list, namespace: dict, kind=None) -> None:
-        """Compile `graph` with `backend` into namespace["__compiled"] (what the entry's run calls),
-        checked on its first run, and namespace["__replay"] (what runs when it raises). `kind`:
-        (ArrayKind, location) of inputs that are CuPy arrays or tensors, met at a Boundary."""
-        from . import plugins
-        boundary = array_kinds.Boundary(*kind, tuple(backend.devices)) if kind is not None else None
-        if boundary is not None:
-            example_inputs = boundary.inputs(example_inputs)
-        graph = plugins.apply_graph_passes(graph, backend.name)
-        if logs.enabled("graph"):
-            logs.get("graph").debug("graph of %s for backend %r:\n%s", self._fn.__qualname__, backend.name, graph.tabular())
-        options = {**self.options, "mode": self.mode}
-        namespace["__replay"] = functools.partial(self._replay, backend, graph)
-        unsupported = backend.unsupported_ops(graph) if isinstance(backend, Backend) else []
-        if unsupported:  # the backend says it cannot: NumPy runs the graph
-            logs.get("perf").debug("%s: backend %r does not support %s; a graph of %d ops runs with NumPy",
-                                   self._fn.__qualname__, backend.name, ", ".join(unsupported), len(graph.calls))
-            namespace["__compiled"] = graph.compile_python()
-            return
-        t0 = time.perf_counter()
-        try:
-            with progress.compiling(self._fn.__qualname__, backend.name, len(graph.calls)):
-                compiled = backend.compile(graph, example_inputs, options)
-        except Exception as e:
-            if not config.suppress_errors:
-                raise BackendCompilerFailed(backend.name, graph, e, plugins.distribution_of(backend)) from e
-            warnings.warn(f"numpile: backend {backend.name!r} failed on {self._fn.__qualname__} "
-                          f"({type(e).__name__}: {e}); running that graph eagerly", RuntimeWarning, stacklevel=5)
-            namespace["__compiled"] = graph.compile_python()
-            return
-        if not callable(compiled):
-            raise BackendCompilerFailed(backend.name, graph, TypeError(f"compile returned {type(compiled).__name__}, not a callable"),
-                                        plugins.distribution_of(backend))
-        plugins.notify_compiled(self._fn.__qualname__, backend.name, graph, time.perf_counter() - t0)
-        if boundary is not None:
-            compiled = boundary.wrap(compiled)
-        namespace["__compiled"] = self._first_run_checked(compiled, backend, graph, namespace, kind)
-
-    def _first_run_checked(self, compiled, backend, graph: Graph, namespace: dict, kind=None):
-        """`compiled`, checking what its first run returns against the graph's outputs; from then on
-        the entry calls `compiled` itself. Wrong outputs raise BackendCompilerFailed (through the
-        replay), or with config.suppress_errors warn once and run the graph eagerly."""
-        def first_run(*inputs):
-            outputs = compiled(*inputs)
-            wrong = output_check.mismatch(outputs, graph, inputs, kind and kind[0])
-            if wrong is None:
-                namespace["__compiled"] = _direct_call(compiled)
-                return outputs
-            from . import plugins
-            failure = BackendCompilerFailed(backend.name, graph, TypeError(wrong), plugins.distribution_of(backend),
-                                            "returned wrong outputs for")
-            if not config.suppress_errors:
-                raise failure
-            warnings.warn(f"numpile: backend {backend.name!r} returned wrong outputs on {self._fn.__qualname__} "
-                          f"({wrong}); running that graph eagerly", RuntimeWarning, stacklevel=4)
-            eager = namespace["__compiled"] = graph.compile_python()
-            return eager(*inputs)
-        return first_run
-
     def _run_eagerly(self, failed: TraceFailed, seconds: float) -> CacheEntry:
         err = failed.error
         if self.fullgraph:
@@ -435,24 +376,6 @@ class CompiledFunction:
         entry = CacheEntry(check, run, hit, failed.guards, None, "eager", seconds, brk, eager=True)
         self._install(entry, CompileEvent(self._fn.__qualname__, entry, seconds, 0.0))
         return entry
-
-    def _replay(self, backend, graph: Graph, error: Exception, inputs: tuple, *args, **kwargs):
-        """The compiled graph raised: run this frame as Python from where the entry starts (a graph
-        changes nothing before it returns), so that NumPy raises the error where the user's code
-        and its handlers (try, with, finally) see it, or runs on if it does not. An error NumPy
-        would not raise (the graph runs eagerly without it) is the backend's: said once, as a warning."""
-        if isinstance(error, BackendCompilerFailed):
-            raise error
-        name = self._fn.__qualname__
-        logs.get("perf").debug("%s: backend %r raised %s: %s; the frame runs as Python from the graph's start",
-                               name, backend.name, type(error).__name__, error)
-        if (name, backend.name) not in _warned_run_errors and _runs_eagerly(graph, inputs):
-            _warned_run_errors.add((name, backend.name))
-            from . import plugins
-            warnings.warn(f"numpile: backend {backend.name!r} ({plugins.distribution_of(backend)}) raised "
-                          f"{type(error).__name__}: {error} running a graph of {name} that NumPy runs without "
-                          f"error; that part of {name} runs as Python when it does", RuntimeWarning, stacklevel=4)
-        return self._fn(*args, **kwargs)
 
     def _log_break(self, brk: GraphBreak, resumed: bool) -> None:
         key = (str(brk.loc), brk.reason)
@@ -562,21 +485,6 @@ def _same_function(a, b) -> bool:
         and a.__defaults__ == b.__defaults__ and a.__kwdefaults__ == b.__kwdefaults__
 
 
-def _direct_call(compiled):
-    """`compiled`, or where its class defines __call__ in Python, that bound method: calling it is
-    a vectorcall, calling the object is not (about 60 ns a call saved, on calls of a microsecond)."""
-    method = inspect.getattr_static(type(compiled), "__call__", None)
-    return compiled.__call__ if isinstance(method, types.FunctionType) else compiled
-
-
-def _runs_eagerly(graph: Graph, inputs: tuple) -> bool:
-    """Whether NumPy runs the graph on these inputs without raising."""
-    try:
-        graph(*inputs)
-    except Exception:
-        return False
-    return True
-
 
 def _live() -> list[CompiledFunction]:
     with _live_lock:
@@ -586,6 +494,6 @@ def _live() -> list[CompiledFunction]:
 def reset_all() -> None:
     with _compile_lock:   # not between a compile's look at a function's entries and its new list
         _logged_breaks.clear()
-        _warned_run_errors.clear()
+        forget_warnings()
         for cf in _live():
             cf.reset()

@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from . import lowering, ops
-from .lowering.decompose import SMALL_MATMUL
+from .lowering.products import SMALL_MATMUL
 from .testing import conformance_cases, one_op_graph
 from .tracer.variables.arrays import SPELLED_METHODS
 from .tracer.variables.spellings import SPELLINGS

@@ -14,7 +14,7 @@ from __future__ import annotations
 def interval(x, loops: dict) -> tuple | None:
     """(low, high) of x over the loops' ranges. x: an int, or a SymInt, linear (`terms`, `const`)
     or opaque with its `tree` (op, a, b) where its shapes.py operation recorded one; `loops`: loop
-    symbol name -> shapes.LoopRange."""
+    symbol name -> loop_ranges.LoopRange."""
     if isinstance(x, int):
         return x, x
     if x.opaque is None:

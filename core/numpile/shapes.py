@@ -21,8 +21,8 @@ for every size (`u == 1`, `u > 4`) raises `DataDependent`, which the tracer turn
 break, and one that does (`u >= 0`: sizes are never negative) is taken without a guard.
 
 The index of a loop captured as a loop (ops/control.py) is a *loop symbol*: its value runs over
-a range (first to last, ints or expressions of other symbols) while the body runs, and its hint is
-the first value. A decision on a linear expression of it is taken for the whole range: the
+a range (first to last, ints or expressions of other symbols) while the body runs (loop_ranges.py
+sets the ranges), and its hint is the first value. A decision on a linear expression of it is taken for the whole range: the
 expression is monotone in the index, so it holds everywhere when it holds at both ends, and those
 two decisions are ordinary ones (guards on the other symbols). A non-linear expression with `%`
 and `//` is decided on its bounds over the loops' ranges (intervals.py). A decision that differs
@@ -105,16 +105,23 @@ class ShapeEnv:
 
 class _ThreadState(threading.local):
     """What decisions consult, per thread: the trace's ShapeEnv or a lowering's policy (`active`),
-    and the ranges of the loops being captured or lowered (`loops`, loop symbol's name -> (first,
-    last)). A compiled loop compiles its body when it first runs, on whatever thread runs it."""
+    and the ranges of the loops being captured or lowered (`loops`, loop symbol's name ->
+    loop_ranges.LoopRange, set by loop_ranges.py). A compiled loop compiles its body when it first
+    runs, on whatever thread runs it."""
 
     def __init__(self):
         self.active: list = []
-        self.loops: dict[str, tuple] = {}
-        self.key: tuple | None = None   # active_loop_ranges() of `loops`, made once per change
+        self.loops: dict[str, object] = {}
 
 
 _STATE = _ThreadState()
+
+
+def ranges_in_force() -> dict:
+    """This thread's ranges of the loops being captured or lowered, innermost last (loop symbol's
+    name -> loop_ranges.LoopRange): decisions on their symbols are taken over them. loop_ranges.py
+    sets them; everything else reads them."""
+    return _STATE.loops
 
 
 @contextlib.contextmanager
@@ -146,134 +153,6 @@ def unbacked(what: str) -> "SymInt":
     return env.new_unbacked(what)
 
 
-@dataclass(frozen=True)
-class LoopRange:
-    """The values a loop symbol takes while its body runs: from `first` to `last` (ints or
-    expressions of enclosing loops' symbols and sizes) in the direction of `step`; `hint` is the
-    symbol's own hint (its first value when the trace began, None where unknown)."""
-
-    first: object
-    last: object
-    step: int
-    hint: int | None
-
-    def low_high(self) -> tuple:
-        return (self.first, self.last) if self.step > 0 else (self.last, self.first)
-
-    def with_low_high(self, low, high) -> "LoopRange":
-        first, last = (low, high) if self.step > 0 else (high, low)
-        return LoopRange(first, last, self.step, self.hint)
-
-
-@contextlib.contextmanager
-def loop_range(index: "SymInt", first, last, step: int):
-    """Decisions on `index` (a loop symbol) made inside are taken for every value from first to
-    last, the loop going by `step`. Where the loop's length is an expression of enclosing loops'
-    indices (`range(i)`, `range(i + 1, j)` in loops over i and j), their ranges are narrowed to
-    the values for which it is not empty: the body runs only for those."""
-    name = index.expr
-    narrowed = _nonempty(first, last, step)
-    saved = {k: _STATE.loops[k] for k in narrowed}
-    _STATE.loops.update(narrowed)
-    _STATE.loops[name] = LoopRange(first, last, step, index.hint if index.hint is not None else _hint(first))
-    _STATE.key = None
-    try:
-        yield
-    finally:
-        del _STATE.loops[name]
-        _STATE.loops.update(saved)
-        _STATE.key = None
-
-
-def active_loop_ranges() -> tuple:
-    """The ranges of the loops being captured or lowered, innermost last, as text (a key: what
-    lowering a loop's body decided holds for these)."""
-    if _STATE.key is None:   # a loop's body runs many times under one set of ranges: made once for them
-        _STATE.key = tuple((name, str(r.first), str(r.last)) for name, r in _STATE.loops.items())
-    return _STATE.key
-
-
-def in_loop() -> bool:
-    """Whether a loop is being captured or lowered (a loop symbol's range is set)."""
-    return bool(_STATE.loops)
-
-
-def is_loop_symbol(k) -> bool:
-    """Whether symbol s<k> is the index of a loop being captured or lowered."""
-    return f"s{k}" in _STATE.loops
-
-
-def _nonempty(first, last, step: int) -> dict:
-    """{enclosing loop symbol: its narrowed LoopRange} for which a loop from first to last by
-    step runs (see loop_range)."""
-    return _narrowed(last - first if step > 0 else first - last)
-
-
-def _narrowed(gap) -> dict:
-    """{loop symbol: its narrowed LoopRange} for which `gap >= 0` (a linear expression): the
-    innermost loop symbol of the gap narrowed, then the loops its new range needs narrowed in
-    turn. Nothing is narrowed where the new end cannot be compared with the old one (decisions
-    then cover the wider range: sound, if less often decided)."""
-    if not isinstance(gap, SymInt) or gap.opaque is not None:
-        return {}
-    terms = dict(gap.terms)
-    outer = next((name for name in reversed(_STATE.loops) if name in terms), None)
-    if outer is None:
-        return {}
-    coeff, rest = terms[outer], _substitute(gap, outer, 0)   # gap = coeff * outer + rest
-    if isinstance(rest, SymInt) and abs(coeff) != 1:
-        return {}
-    r = _STATE.loops[outer]
-    low, high = r.low_high()
-    if coeff > 0:   # outer >= ceil(-rest / coeff)
-        low = _larger(low, -(rest // coeff) if isinstance(rest, int) else -rest)
-    else:           # outer <= floor(rest / -coeff)
-        high = _smaller(high, rest // -coeff if isinstance(rest, int) else rest)
-    if low is None or high is None:
-        return {}
-    narrowed = r.with_low_high(low, high)
-    return {**_nonempty(narrowed.first, narrowed.last, narrowed.step), outer: narrowed}
-
-
-# What `a sym b` says of loop symbols, as gaps that are >= 0 where it holds (`!=` leaves two
-# ranges, which one range cannot say).
-_GAPS = {"<": lambda a, b: (b - a - 1,), "<=": lambda a, b: (b - a,), ">": lambda a, b: (a - b - 1,),
-         ">=": lambda a, b: (a - b,), "==": lambda a, b: (a - b, b - a), "!=": lambda a, b: ()}
-
-
-def facts(sym: str, a, b, holds: bool = True) -> tuple:
-    """The gaps (see `assuming`) that `a sym b` (or, with holds False, its negation) gives."""
-    return _GAPS[sym if holds else _NEGATED[sym]](a, b)
-
-
-@contextlib.contextmanager
-def assuming(gaps: tuple):
-    """Decisions made inside hold where every gap (a linear expression of loop symbols) is >= 0:
-    the loops' ranges narrowed to where it is (a side of a branch on `i < j - 1` runs only there)."""
-    saved = dict(_STATE.loops)
-    for gap in gaps:
-        _STATE.loops.update(_narrowed(gap))
-    _STATE.key = None
-    try:
-        yield
-    finally:
-        _STATE.loops.clear()
-        _STATE.loops.update(saved)
-        _STATE.key = None
-
-
-def _larger(a, b):
-    """The larger of a and b, a decision as any other (a guard on sizes, or one over enclosing
-    loops); None where it cannot be taken."""
-    try:
-        return a if a >= b else b
-    except NewGuard:
-        return None
-
-
-def _smaller(a, b):
-    return None if (larger := _larger(a, b)) is None else b if larger is a else a
-
 
 def _loop_symbol_in(x: "SymInt") -> str | None:
     """A loop symbol that x uses (the innermost first), or None."""
@@ -281,7 +160,7 @@ def _loop_symbol_in(x: "SymInt") -> str | None:
     return next((name for name in reversed(_STATE.loops) if name[1:] in names), None)
 
 
-def _substitute(x: "SymInt", name: str, value):
+def substitute_loop_symbol(x: "SymInt", name: str, value):
     """x with loop symbol `name` replaced by `value`."""
     if x.opaque is not None:
         text = re.sub(rf"\b{name}\b", _atom(value), x.expr)
@@ -295,13 +174,13 @@ def _substitute(x: "SymInt", name: str, value):
 
 def substitute_index(x: "SymInt", index: "SymInt", value):
     """x, linear in loop symbol `index` (its range active), with the index replaced by `value`."""
-    return _substitute(x, index.expr, value)
+    return substitute_loop_symbol(x, index.expr, value)
 
 
 def _decide_over_loop(difference: "SymInt", name: str, sym: str, question: str) -> bool:
     """`difference sym 0` for every value of loop symbol `name` (see the module docstring)."""
     if difference.opaque is None:
-        ends = [_substitute(difference, name, v) for v in (_STATE.loops[name].first, _STATE.loops[name].last)]
+        ends = [substitute_loop_symbol(difference, name, v) for v in (_STATE.loops[name].first, _STATE.loops[name].last)]
     elif (ends := interval(difference, _STATE.loops)) is None:   # `%`, `//`: bounds over the loops' ranges
         raise DataDependent(question)
     if sym in ("==", "!="):
@@ -392,7 +271,8 @@ def _atom(x) -> str:
     return text if text.lstrip("-").isalnum() else f"({text})"
 
 
-_NEGATED = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
+# The comparison that holds where each one does not.
+NEGATED = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
 
 
 class SymInt:
@@ -502,7 +382,7 @@ class SymInt:
         if difference.hint is None:
             return _decide_for_every_size(difference, sym, f"{_render(self)} {sym} {_render(other)}")
         result = fn(self.hint, _hint(other))
-        return _decide(f"{_render(self)} {sym if result else _NEGATED[sym]} {_render(other)}", result)
+        return _decide(f"{_render(self)} {sym if result else NEGATED[sym]} {_render(other)}", result)
 
     def __eq__(self, o): return self._compare(o, "==", lambda a, b: a == b)
     def __ne__(self, o): return self._compare(o, "!=", lambda a, b: a != b)

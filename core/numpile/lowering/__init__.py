@@ -7,8 +7,9 @@ from .ir import (
     Affine, Buffer, BufferArg, Call, Const, Expr, Extern, Indirect, Kernel, Load, LoopIndex, Program, RowValue, Stage, gathers,
     walk,
 )
+from .node_kinds import kind_of
 from .reference import compile_program, run
-from .schedule import kind_of, schedule
+from .schedule import schedule
 
 __all__ = [
     "decompose", "DECOMPOSITIONS", "ARG_EXTREMES", "schedule", "kind_of", "run", "compile_program",

@@ -7,7 +7,8 @@ accumulator dtype divided by the count; var is the mean of squared deviations);
 a decomposition that returns None leaves its node as it is.
 The decomposition of an op with several results returns a node per result, which
 its tuple_getitem nodes become (np.divmod is floor_divide and remainder: two
-pointwise ops, which fuse into one kernel storing both).
+pointwise ops, which fuse into one kernel storing both). Some rows are other modules' functions:
+products.py's (matmul, dot, outer), einsum.py's, selections.py's (updates through a mask).
 """
 
 from __future__ import annotations
@@ -23,8 +24,9 @@ from ..ops.meta import normalize_axis_index
 from ..ops.reductions import reduced_axes
 from ..ops.shape import STACKS, diff_end, meshgrid_axis, roll_offsets, stack_layout
 from ..ops.tiling import repeat_count, repeat_counts, tile_layout
-from ..shapes import hint, replaying, sym_max
+from ..shapes import replaying, sym_max
 from .einsum import einsum
+from .products import dot, matmul, outer
 from .selections import masked_total, masked_update, prune
 
 
@@ -365,71 +367,6 @@ def _np_average(emit: Emitter, a, axis=None, weights=None, returned=False, keepd
     return _mean(emit, a, axis, None, keepdims) if weights is None and not returned else None
 
 
-# up to this many multiply-adds a matmul is a fused kernel: a call into BLAS costs more than the loop
-SMALL_MATMUL = 1 << 11
-# a vector-matrix product of symbolic sizes of at least this many matrix elements goes to BLAS
-VECTOR_MATRIX_BLAS = 1 << 14
-
-
-def _matmul(emit: Emitter, x1, x2):
-    """A small matmul of static shape as the sum over k of broadcast products (one kernel, fused
-    with its neighbours): (..., M, K, 1) * (..., 1, K, N) summed along K in the result's dtype,
-    which wraps integers as NumPy's matmul loop does (a vector operand has no M or N). Floats add
-    in the kernel's order, not BLAS's: equal within rounding. Larger products, booleans, float16
-    and complex stay BLAS's."""
-    if not all(isinstance(x, Node) and x.shape for x in (x1, x2)):
-        return None
-    dtype = np.result_type(x1.dtype, x2.dtype)
-    if dtype.kind not in "iu" and dtype not in (np.float32, np.float64):
-        return None
-    a, b = x1.shape, x2.shape
-    if not all(type(d) is int for d in (*a, *b)):
-        # symbolic sizes: a dot or a matrix-vector product is memory-bound, as fast as a kernel as in
-        # BLAS, and fuses (a loop body's `A[i, :j] @ A[:j, j]`); a product of matrices stays BLAS's,
-        # and so does a large vector-matrix one, whose kernel sums down the matrix's columns (a
-        # covariance's `data[:, i] @ data[:, i:M]`: 10x slower than BLAS's row order)
-        if min(len(a), len(b)) != 1 or max(len(a), len(b)) > 2 or len(b) == 2 and _at_least(b, VECTOR_MATRIX_BLAS):
-            return None
-        return _matmul_summed(emit, x1, x2, dtype)
-    rows, columns = a[-2] if len(a) > 1 else 1, b[-1] if len(b) > 1 else 1
-    if math.prod(np.broadcast_shapes(a[:-2], b[:-2])) * rows * a[-1] * columns > SMALL_MATMUL:
-        return None
-    return _matmul_summed(emit, x1, x2, dtype)
-
-
-def _at_least(shape: tuple, elements: int) -> bool:
-    """Whether a shape of symbolic sizes has at least this many elements in the call being traced
-    (a choice of speed, not of result: taken on the hints)."""
-    hints = [hint(d) for d in shape]
-    return None not in hints and math.prod(hints) >= elements
-
-
-def _matmul_summed(emit: Emitter, x1, x2, dtype):
-    """x1 @ x2 as the sum along K of broadcast products (see _matmul)."""
-    a, b = x1.shape, x2.shape
-    if len(b) == 1:             # (..., M, K) * (K,), summed along K (a dot where x1 is a vector too)
-        spread, axis = (None, None), -1 if len(a) > 1 else None
-    else:                       # (..., M, K, 1) * (..., 1, K, N), summed along K
-        spread, axis = (-1, -3 if len(a) > 1 else None), -2
-    left, right = (x if at is None else emit("expand_dims", x, at) for x, at in zip((x1, x2), spread))
-    return emit("sum", emit("multiply", left, right), axis=axis, dtype=dtype)
-
-
-def _dot(emit: Emitter, a, b):
-    """np.dot of vectors and matrices is their matmul."""
-    vectors_or_matrices = all(isinstance(x, Node) and 1 <= len(x.shape) <= 2 for x in (a, b))
-    return _matmul(emit, a, b) if vectors_or_matrices else None
-
-
-def _outer(emit: Emitter, a, b):
-    """np.outer: the flattened operands as a column and a row, multiplied (a kernel, fused with
-    what reads it, not a call that makes the whole product)."""
-    if not all(isinstance(x, Node) for x in (a, b)):
-        return None
-    column, row = (x if len(x.shape) == 1 else emit("ravel", x) for x in (a, b))
-    return emit("multiply", emit("getitem", column, (slice(None), None)), emit("getitem", row, (None, slice(None))))
-
-
 def _arg_extreme(extreme: str):
     """argmax or argmin of floats as two passes that vectorise: the extreme (NaN where there is
     one, as NumPy's max takes it), then the smallest position holding it (the first NaN then), a
@@ -459,7 +396,7 @@ def _arg_extreme(extreme: str):
 ARG_EXTREMES = {"argmax": _arg_extreme("max"), "argmin": _arg_extreme("min")}
 
 DECOMPOSITIONS = {"mean": _mean, "sum": _sum, "var": _var, "std": _std, "divmod": _divmod, "meshgrid": _meshgrid,
-                  "einsum": einsum, "matmul": _matmul, "dot": _dot, "outer": _outer, "roll": _roll, "diff": _diff,
+                  "einsum": einsum, "matmul": matmul, "dot": dot, "outer": outer, "roll": _roll, "diff": _diff,
                   "fill_diagonal": _fill_diagonal, "indices": _indices, "stack": _stack, "concatenate": _concatenate,
                   "setitem": masked_update, "tile": _tile, "repeat": _repeat, "triu": _triangle("greater_equal"),
                   "tril": _triangle("less_equal"), "average": _np_average,

@@ -7,6 +7,7 @@ into buffers only where they must be: graph outputs, reductions, inputs of
 externs, and pointwise values that more than one kernel would otherwise
 recompute. Gathers (`x[idx]`, the op `index`) are computed where they are used as
 pointwise values are, their loads addressed through the index arrays (ir.Indirect).
+What kind of node each is (pointwise, view, reduction, ...) is node_kinds.py's.
 Materialised values are placed in kernels in graph order; one joins
 the open kernel when its outer (parallel) loops are the kernel's and everything
 it reads from that kernel is for the same outer index, so softmax, layer norm
@@ -27,7 +28,6 @@ import numpy as np
 from .. import ops
 from ..graph import Graph, Node
 from ..ops.indexing import advanced_layout
-from ..ops.meta import normalize_axis_index
 from ..ops.reductions import reduced_axes
 from ..shapes import SymInt, identical, no_new_guards, replaying
 from .decompose import decompose
@@ -35,11 +35,9 @@ from .in_place import disjoint, early_reads, in_place_outputs, in_place_setitems
 from .ir import (
     Affine, Buffer, BufferArg, Call, Const, Extern, Indirect, Kernel, Load, LoopIndex, Program, RowValue, Stage, walk,
 )
+from .node_kinds import COMPUTED, SCANS, arange_steps, down_columns, kind_of, scan_axis
 from .views import VIEW_INDEX, broadcast_index, slice_index
 
-REDUCTIONS = frozenset({"sum", "prod", "max", "min", "any", "all", "argmax", "argmin"})
-COMPUTED = frozenset({"pointwise", "gather"})   # values computed element by element where they are used
-SCANS = {"cumsum": "sum", "cumprod": "prod"}   # running accumulations, and the step each takes
 # a value whose inlined expression would hold more ops than this (counting an operand as often as it
 # is used) is stored in a buffer instead, so an expression holds at most its op's arity times this:
 # no walk over one (here, in views, in a renderer, printing it) recurses deeper or takes longer however
@@ -49,37 +47,6 @@ INLINE_SIZE = 64
 
 class _CannotJoin(Exception):
     """A node reads a value of the open kernel at another outer index: it needs a kernel of its own."""
-
-
-def kind_of(node: Node) -> str:
-    """How the scheduler treats a node: input, pointwise, view, gather, reduction, extern, or result
-    (one result of an op with several, which is an extern filling a buffer per result)."""
-    if node.op in ("input", "constant"):
-        return "input"
-    op = ops.get(node.target)
-    if op.kind == ops.RESULT and isinstance(node.args[0], Node):
-        return "result"
-    if node.results is not None:
-        return "extern"
-    if op.kind == ops.POINTWISE or arange_steps(node) is not None:
-        return "pointwise"   # an integer arange too: a pointwise value of no operands (the loop index)
-    if node.target == "index" and not any(isinstance(i, (list, np.ndarray)) for i in node.args[1]):
-        return "gather"      # index arrays in the graph (constant ones stay with NumPy's indexing)
-    if node.target in VIEW_INDEX:
-        return "view"
-    if node.target in REDUCTIONS:
-        return "reduction"
-    if node.target in SCANS and node.args[0].shape and (node.kwargs.get("axis") is not None or len(node.args[0].shape) == 1):
-        return "scan"         # along one axis of the source (a flattened scan of more dims stays NumPy's)
-    return "extern"
-
-
-def _down_columns(n: Node) -> bool:
-    """A reduction that leaves the source's last axis: each row value reads a column of it."""
-    if kind_of(n) != "reduction":
-        return False
-    ndim = len(n.args[0].shape)
-    return ndim >= 2 and ndim - 1 not in reduced_axes(n.kwargs.get("axis"), ndim)
 
 
 def schedule(graph: Graph, rewrites: dict | None = None) -> Program:
@@ -179,7 +146,7 @@ class _Scheduler:
         (Stage.down_columns) only beside others and stages of no inner loop, so that the kernel's
         rows can run side by side (a backend reads a row of the source for many row values)."""
         stages = self.kernel.stages
-        if _down_columns(n):
+        if down_columns(n):
             return all(s.down_columns or not s.inner for s in stages)
         leaves_rows = kind_of(n) not in ("reduction", "scan") and len(n.shape) == len(self.kernel.outer)
         return leaves_rows or not any(s.down_columns for s in stages)
@@ -192,7 +159,7 @@ class _Scheduler:
             axes = reduced_axes(n.kwargs.get("axis"), len(src.shape))
             return tuple(d for i, d in enumerate(src.shape) if i not in axes)
         if kind_of(n) == "scan":   # the dims before the scanned axis; the axis and those after are a stage's
-            return tuple(n.shape[:_scan_axis(n)])
+            return tuple(n.shape[:scan_axis(n)])
         shape = tuple(n.shape)
         if self.kernel is not None and identical(shape[:len(self.kernel.outer)], self.kernel.outer):
             return self.kernel.outer
@@ -356,7 +323,7 @@ class _Scheduler:
             self.in_kernel[n] = ("row", n.name)
         elif kind_of(n) == "scan":   # along the stage's first inner loop, the scanned axis
             shape = tuple(n.shape)
-            if nouter != _scan_axis(n):
+            if nouter != scan_axis(n):
                 raise _CannotJoin()
             index = tuple(Affine.var(v) for v in range(len(shape)))
             value = self._value(n.args[0], index, {}, used)
@@ -484,25 +451,6 @@ class _Scheduler:
         if tuple(index[:nouter]) != tuple(outer_vars):
             raise _CannotJoin()
         return Load(name, index, n.dtype, n.meta.get("weak", False))
-
-
-def arange_steps(node: Node) -> tuple | None:
-    """(start, step) of an np.arange of Python ints whose values its integer dtype holds (each is
-    start + i * step, exactly); None for any other node."""
-    if node.op != "call" or node.target != "arange" or node.dtype.kind not in "iu":
-        return None
-    first, stop, step = node.args[0], node.kwargs["stop"], node.kwargs["step"]
-    start, step = (0 if stop is None else first), (1 if step is None else step)
-    if not all(type(b) is int for b in (first, step, node.shape[0], 0 if stop is None else stop)):
-        return None
-    ends = (start, start + (node.shape[0] - 1) * step)
-    limits = np.iinfo(node.dtype)
-    return (start, step) if node.shape[0] == 0 or limits.min <= min(ends) and max(ends) <= limits.max else None
-
-
-def _scan_axis(n: Node) -> int:
-    axis = n.kwargs.get("axis")
-    return 0 if axis is None else normalize_axis_index(axis, len(n.shape))
 
 
 def _reads_whole(user: Node, n: Node) -> bool:

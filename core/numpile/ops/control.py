@@ -34,9 +34,8 @@ import weakref
 import numpy as np
 
 from .. import logs
-from ..shapes import (
-    SYMBOL_PATTERN, NewGuard, SymInt, active_loop_ranges, assuming, hint, in_loop, is_loop_symbol, loop_dependent, loop_range,
-)
+from ..loop_ranges import active_loop_ranges, assuming, in_loop, is_loop_symbol, loop_range
+from ..shapes import SYMBOL_PATTERN, NewGuard, SymInt, hint, loop_dependent
 from .registry import CONTROL, register
 
 
@@ -55,7 +54,7 @@ def run_loop(body, start: int, stop: int, step: int, carried: tuple, free: tuple
 class CompiledLoop:
     """The extern a compiling backend runs for a loop node: `run_loop` with the body compiled by
     `compile_body(body, example_inputs)` on first use, once per range of indices (decisions the
-    lowering takes on the index hold for that range: shapes.loop_range). A compiled body may offer
+    lowering takes on the index hold for that range: loop_ranges.loop_range). A compiled body may offer
     `iterate(start, step, count, carried, free)`, running `count` iterations in one call on carried
     arrays it may update in place: the iterations after the first (which, the first time, runs
     through the body's call, where the backend settles layouts) then run through it. It may stop

@@ -23,7 +23,7 @@ from .residual import LASTI_SLOT, NULL_SLOT, Branch, branches_at
 from . import resume
 from .resume import ResumeLayout
 from .sources import ClosureSource, GlobalSource, LocalSource
-from . import handlers  # noqa: F401  (registers the opcode handlers in dispatch.DISPATCH)
+from . import flow_handlers, handlers  # noqa: F401  (register the opcode handlers in dispatch.DISPATCH)
 from .translator import InstructionTranslator
 from .variables import NULL, CellVariable
 

@@ -1,4 +1,4 @@
-"""Which handler runs each opcode (DISPATCH, filled by handlers.py as it registers them) and the
+"""Which handler runs each opcode (DISPATCH, filled by handlers.py and flow_handlers.py as they register them) and the
 opcodes that graph-break, with the reason users see (BREAKS). The translator reads both and
 imports no handler; tests/test_opcodes.py checks that every opcode of the running CPython is in
 one of them."""

@@ -15,7 +15,7 @@ import types
 import numpy as np
 
 from ..exc import Unsupported
-from ..graph import python_value
+from ..graph_code import python_value
 from ..shapes import SymInt
 from .output_graph import MAYBE_VIEWS
 from .variables import (

@@ -1,7 +1,7 @@
 """State shared by a traced frame and every frame inlined into it: the Graph being
 built, the guards, and the graph inputs; `wrap` turns a real value reached through
 a Source into a Variable (installing the guards that value needs), `call_op` adds
-a registry op to the graph."""
+a registry op to the graph. Indices only the data knows are data_indices.py's."""
 
 from __future__ import annotations
 
@@ -14,13 +14,13 @@ from .. import array_kinds, ops
 from ..exc import Retrace, Unsupported
 from ..graph import Graph, Node, map_nodes
 from ..ops import ArrayMeta
-from ..ops.indexing import check_masks, is_mask
 from .aliasing import view_index
 from .control.state import ControlState
+from .data_indices import DataIndices
 from .guards import GuardSet, array_guard_expected, object_guard
 from .python_scalars import INT_INPUT_BOUND, DynamicIntVariable
 from ..dynamic import DynamicInputs
-from ..shapes import DataDependent, ShapeEnv, SymInt, is_unbacked
+from ..shapes import DataDependent, ShapeEnv, is_unbacked
 from .sources import AttrSource, ExprSource, ItemSource, Source
 from .variables import (
     ArrayMethodVariable, ArrayVariable, ConstantVariable, DictVariable, ListVariable, ObjectVariable,
@@ -67,8 +67,7 @@ class OutputGraph:
         self.attr_writes: dict[tuple, tuple] = {}  # (id of object var, name) -> (object var, name, value), in order
         self.loc = None  # the user source line being traced (SourceLoc)
         self.errstate: list[dict] = []  # settings of the np.errstate blocks being traced, outermost first
-        self._positions: dict = {}  # the bounds of a slice computed in the graph (_typed) -> its positions
-        self._nonzero: dict = {}  # a boolean mask's value (_value_key) -> the Variables of its nonzero() arrays
+        self.data_indices = DataIndices(self)  # masks and slices of computed bounds in indices (data_indices.py)
         self.array_kind: tuple | None = None   # (ArrayKind, location) of the inputs that are CuPy arrays or tensors
         self._numpy_input: str | None = None   # the first input that is an ndarray (one kind per call)
 
@@ -341,79 +340,13 @@ class OutputGraph:
                 self.shape_env.bind_dims(items[-1].node, meta.shape)
         return TupleVariable(items, cls=type(node.results))  # a meta rule returns NumPy's named tuple
 
-    # -- indices only the data knows ----------------------------------------------------
-    def data_index(self, array: ArrayVariable, index: Variable) -> tuple[Variable, bool]:
-        """`index` as NumPy reads it where the data decides what it picks: each boolean mask
-        replaced by its nonzero() index arrays (once checked against the dims it covers), a slice
-        whose bounds are computed in the graph by the positions it picks (ops slice_positions).
-        Also whether the result stands for NumPy's view: every array in the index is an integer
-        or such a slice (then updates through the result reach `array`). The same mask gives the
-        same index arrays (so `x[m] += 1` reads and writes one selection of one size), and so does
-        the same comparison of the same values (`x[x > 0] = x[x > 0] - 1`)."""
-        items = list(index.items) if isinstance(index, TupleVariable) and index.cls is tuple else [index]
-        metas = tuple(map_nodes(self.graph_arg(v), lambda n: n.array_meta) for v in items)
-        sliced = [k for k, v in enumerate(items) if isinstance(v, SliceVariable)
-                  and any(isinstance(b, ArrayVariable) for b in (v.start, v.stop, v.step))]
-        if not any(map(is_mask, metas)) and not sliced:
-            return index, self._int_items_only(metas)
-        try:
-            check_masks(array.node.array_meta, metas)
-        except IndexError as e:  # NumPy raises its own message when the frame runs
-            raise Unsupported(f"index raises IndexError in NumPy: {e}") from None
-        if sliced:
-            return self._positions_of_slice(array, items, metas, sliced), True
-        expanded = []
-        for var, meta in zip(items, metas):
-            if not is_mask(meta):
-                expanded.append(var)
-            elif isinstance(meta, ArrayMeta):
-                key = _value_key(var.node)
-                if key not in self._nonzero:
-                    self._nonzero[key] = self.call_op(ops.get("nonzero"), (var,), {}).items
-                    # checked against each array it indexes: in bounds (lowering/in_place.py)
-                    self._nonzero[key][0].node.args[0].meta["mask_positions"] = True
-                expanded += self._nonzero[key]
-            else:  # a constant mask: its index arrays are constants too
-                expanded += [ConstantVariable(i) for i in np.nonzero(np.asarray(meta))]
-        return TupleVariable(expanded), False
-
-    @staticmethod
-    def _int_items_only(metas: tuple) -> bool:
-        arrays = [m for m in metas if isinstance(m, ArrayMeta) or isinstance(m, (list, np.ndarray))]
-        return bool(arrays) and all(isinstance(m, ArrayMeta) and m.ndim == 0 for m in arrays)
-
-    def _positions_of_slice(self, array: ArrayVariable, items: list, metas: tuple, sliced: list) -> Variable:
-        """The index with its one slice of computed bounds replaced by the positions it picks, where
-        that reads as the slice does: beside slices, None and Ellipsis only (an int or array
-        beside it would move the advanced dims), and with a constant step."""
-        (k,) = sliced if len(sliced) == 1 else (None,)
-        step = items[k].step if k is not None else None
-        if k is None or not step.is_constant() or any(
-                not (isinstance(m, slice) or m is None or m is Ellipsis) for i, m in enumerate(metas) if i != k):
-            raise Unsupported("a slice with bounds computed in the graph is supported alone or beside slices, "
-                              "None and Ellipsis, with a constant step")
-        before = sum(m is not None for m in metas[:k])
-        if Ellipsis in metas[:k]:
-            before = array.node.array_meta.ndim - sum(m is not None and m is not Ellipsis for m in metas[k:])
-        if before >= array.node.array_meta.ndim:
-            raise Unsupported(f"index raises IndexError in NumPy: too many indices for array")
-        size = ConstantVariable(array.node.array_meta.shape[before])
-        bounds = (size, items[k].start, items[k].stop, step)
-        # slices with the same bounds (A_col[A_row[i]:A_row[i + 1]] and A_val[...] of them) have one length
-        key = (id(self.graph), _typed(tuple(self.graph_arg(b) for b in bounds)))
-        positions = self._positions.get(key)
-        if positions is None:
-            positions = self._positions[key] = self.call_op(ops.get("slice_positions"), bounds, {})
-            positions.spelled = items[k]   # generated code indexes the caller's array with the slice itself
-        return TupleVariable(items[:k] + [positions] + items[k + 1:])
-
+    # -- in-place updates --------------------------------------------------------------
     def mark_view(self, result: ArrayVariable, array: ArrayVariable, index: Variable) -> None:
         """`result = array[index]` (op index) stands for NumPy's view: updates through one reach the other."""
         if not result.node.meta["scalar"]:
             result.base, result.view_op, result.base_version = array, (ops.get("index"), (index,), {}, None), array.version
             array.viewed = True
 
-    # -- in-place updates --------------------------------------------------------------
     def refresh(self, var: ArrayVariable) -> None:
         """Make a view again from its base when the base was updated since."""
         if var.base is None:
@@ -533,35 +466,6 @@ def _flattened(values) -> list:
     for v in values:
         flat += _flattened(v.items) if isinstance(v, (TupleVariable, ListVariable)) else [v]
     return flat
-
-
-def _value_key(node: Node):
-    """What identifies a node's value: the node, or for a pointwise op or an element read (which
-    compute the same thing from the same operands: the graph is functional) the op and its
-    operands' keys, constants with their types."""
-    if node.op != "call" or node.results is not None or \
-            ops.get(node.target).kind != ops.POINTWISE and node.target != "getitem":
-        return node
-    key = (node.target, node.dtype, _typed((node.args, tuple(sorted(node.kwargs.items())))))
-    try:
-        hash(key)
-    except TypeError:   # an unhashable constant (a list): only this node is this value
-        return node
-    return key
-
-
-def _typed(value):
-    """Constants paired with their types (2 and 2.0 are different operands), Nodes by their values'
-    keys, a symbolic size by its expression (a SymInt is not hashable), a slice by its bounds."""
-    if isinstance(value, tuple):
-        return tuple(map(_typed, value))
-    if isinstance(value, Node):
-        return _value_key(value)
-    if isinstance(value, SymInt):
-        return (SymInt, value.expr)
-    if isinstance(value, slice):
-        return (slice, _typed((value.start, value.stop, value.step)))
-    return (type(value), value)
 
 
 def _makes_view(name: str, method: str | None, args: tuple, meta: ArrayMeta) -> bool:

@@ -4,12 +4,13 @@ they run). A bug in loop capture is fixed here or there.
 
 The tracer calls in at one place for each construct, and nowhere else:
 
-- `for_iter(tx, inst, it)` at FOR_ITER (handlers.py): the rest of a `for` loop as a loop node (fors.py);
+- `for_iter(tx, inst, it)` at FOR_ITER (flow_handlers.py): the rest of a `for` loop as a loop node
+  (fors.py);
 - `while_body(tx)` where a while loop's body starts (translator.py's step, at `while_heads`):
   the loop as a while_loop node (whiles.py);
-- `conditional_jump(tx, inst, jump_when, keep_on_jump)` at a conditional jump (handlers.py): both
-  sides as a cond node (branches.py); `truth_value` at TO_BOOL and UNARY_NOT keeps `bool(x)` a
-  graph value where such a branch may test it.
+- `conditional_jump(tx, inst, jump_when, keep_on_jump)` at a conditional jump (flow_handlers.py):
+  both sides as a cond node (branches.py); `truth_value` at TO_BOOL and UNARY_NOT (handlers.py)
+  keeps `bool(x)` a graph value where such a branch may test it.
 
 Each returns False where it does not capture (the trace is then as it was: the loop unrolls, the
 jump is decided or breaks the graph). What capture knows during a trace is `OutputGraph.control`
@@ -25,8 +26,8 @@ Variables (variables/ranges.py, variables/iterators.py).
 
 It may import `graph.py`, `ops/`, `shapes.py`, `config`, `logs`, `exc`, `dynamic.py`, and of the
 tracer `variables/`, `bytecode_compat.py` and `python_scalars.py`; never `translator.py`,
-`handlers.py` or `output_graph.py` (the frame and its OutputGraph come as `tx` and `tx.output`),
-nor `cache.py` or a backend.
+`handlers.py`, `flow_handlers.py` or `output_graph.py` (the frame and its OutputGraph come as `tx`
+and `tx.output`), nor `cache.py` or a backend.
 """
 
 from .branches import capture as conditional_jump, truth_value

@@ -30,7 +30,7 @@ class FrameState:
         self.arrays = [(v, v.node, v.version, v.base_version) for v in reachable_arrays(tx, views=True)]
         self.containers = [(c, _contents(c)) for c in _containers(tx)]
         self.cells = [(c, c.contents) for c in tx.locals.values() if isinstance(c, CellVariable)]
-        self.out = (list(out.mutated_arrays), list(out.mutated), dict(out.attr_writes), dict(out._nonzero),
+        self.out = (list(out.mutated_arrays), list(out.mutated), dict(out.attr_writes), dict(out.data_indices.nonzero),
                     list(out.shape_env.guards), out.graph, len(tx.yields))
 
     def restore(self) -> None:
@@ -44,7 +44,7 @@ class FrameState:
             c.items = items
         for c, contents in self.cells:
             c.contents = contents
-        (out.mutated_arrays[:], out.mutated[:], out.attr_writes, out._nonzero, out.shape_env.guards[:], out.graph,
+        (out.mutated_arrays[:], out.mutated[:], out.attr_writes, out.data_indices.nonzero, out.shape_env.guards[:], out.graph,
          yields) = self.out
         del tx.yields[yields:]
 

@@ -25,7 +25,8 @@ from ... import logs, ops
 from ...exc import Unsupported
 from ...graph import Graph, Node, symbols_of
 from ...ops import ArrayMeta
-from ...shapes import SymInt, assuming, facts
+from ...loop_ranges import assuming, facts
+from ...shapes import SymInt
 from ..variables import ArrayVariable, ConstantVariable, base_array
 from .bodies import FrameState, bind_symbols, lift_outer, reorder_inputs, same_constant
 from .liveness import live_at, successors
@@ -128,7 +129,7 @@ class _Side:
     """One side of the branch traced into a Graph of its own, and what it left."""
 
     def __init__(self, tx, inst, jumps: bool, keep_on_jump: bool, meet: int, assumes: tuple = ()):
-        """`assumes`: what holds of the loop indices where this side runs (shapes.assuming)."""
+        """`assumes`: what holds of the loop indices where this side runs (loop_ranges.assuming)."""
         self.tx, self.inst, self.jumps, self.keep_on_jump, self.meet = tx, inst, jumps, keep_on_jump, meet
         self.assumes = assumes
 

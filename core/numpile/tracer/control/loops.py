@@ -16,7 +16,8 @@ from ... import config, logs
 from ...exc import Unsupported
 from ...graph import Graph, Node
 from ...ops import ArrayMeta
-from ...shapes import SymInt, lone_symbol, loop_range, substitute_index
+from ...loop_ranges import loop_range
+from ...shapes import SymInt, lone_symbol, substitute_index
 from .. import bytecode_compat as bc
 from ..variables import NULL, ArrayVariable, ConstantVariable, base_array
 from .bodies import FrameState, bind_symbols, lift_outer, number_before, reachable_arrays, reorder_inputs, same_constant

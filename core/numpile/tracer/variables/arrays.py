@@ -139,7 +139,7 @@ class ArrayVariable(Variable):
         raise Unsupported(f"indexing {container.describe()} with an array")
 
     def getitem(self, tx, index: Variable) -> Variable:
-        index, view = tx.output.data_index(self, index)
+        index, view = tx.output.data_indices.index(self, index)
         if _advanced(tx, index):  # a new array (a view only where NumPy's is one): its own op
             result = tx.output.call_op(ops.get("index"), (self, index), {})
             if view:
@@ -149,7 +149,7 @@ class ArrayVariable(Variable):
 
     def setitem(self, tx, index: Variable, value: Variable) -> None:
         if not _one_mask_and_scalar(index, value):  # that one is a select: no count needed
-            index, _ = tx.output.data_index(self, index)
+            index, _ = tx.output.data_indices.index(self, index)
         tx.output.mutate(self, tx.output.call_op(ops.get("setitem"), (self, index, value), {}))
 
     def update(self, tx, result: "ArrayVariable", what: str) -> None:

@@ -1,7 +1,8 @@
 """Nests: a captured loop of element code compiled straight from its Graph as one native function.
 
-Owns the walk of the loop body's Graph into LLVM IR (nest.py: loops, conds, while loops, element
-loads and stores, carried scalars), slices inside a nest as loops (slices.py), Python numbers'
+Owns the walk of the loop body's Graph into LLVM IR (nest.py: the walk, native loops, element
+addresses, carried scalars; calls.py: what each op becomes, conds and while loops; values.py: the
+nest's arrays and indices), slices inside a nest as loops (slices.py), Python numbers'
 semantics there (pynumbers.py), and the entry Python calls (nestcall.py). Pointwise ops go
 through the package's one scalar op table (`..scalar`).
 

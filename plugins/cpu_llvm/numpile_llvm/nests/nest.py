@@ -16,6 +16,9 @@ shape, stored into a slice or reduced by max, min, an integer sum or a product o
 (PolyBench's nussinov, trisolv, seidel-2d, adi, jacobi-1d, durbin: array statements on a few
 elements per iteration).
 
+What each op becomes is calls.py's table; this module walks the graphs (`_Nest`: values,
+element addresses and their checks, native loops) and makes the nest's module.
+
 Where the outermost loop's iterations are independent (`_Nest.independent`: no scalar carried,
 each array written touched only at the outermost index along one dim) and each runs a loop of its
 own, they run on a libgomp team, the range cut in one equal run per core (team.render_range): an
@@ -34,8 +37,6 @@ as before (ops/control.py's CompiledLoop).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from numpile import logs, ops
@@ -44,25 +45,17 @@ from numpile.lowering import BufferArg, Const, Kernel, Program
 from numpile.shapes import SymInt
 
 from .. import jit, scalar, team
-from . import nestcall, pynumbers
+from . import nestcall
 from . import slices as slices_
-from ..irbuilder import BOOL, I64, Function, Module, Unlowerable, V, literal, reg_type
+from ..irbuilder import BOOL, I64, Function, Module, Unlowerable, V, literal
+from .calls import CALLS, pointwise
 from .nestcall import INDEX_ERROR
 from ..sizes import Sizes
+from .values import NestArray, as_index
 
 # a loop the vectoriser takes runs its last iterations in the vector body, masked: element loops are
 # short (a row of 30), and a scalar remainder there is a fifth of the row, branching on data
 _TAIL_FOLDED = '!{!"llvm.loop.vectorize.predicate.enable", i1 true}'
-
-
-@dataclass(frozen=True)
-class _Array:
-    """An array of the nest: its data pointer, dims and strides (bytes), and which root it is."""
-    root: int
-    data: V
-    dims: tuple
-    strides: tuple
-    dtype: np.dtype
 
 
 class _Here(Sizes):
@@ -184,7 +177,7 @@ class _Nest:
         them in any order: no scalar carried from one to the next, and every array written is read
         and written only at the outermost index along one dim (`out[i, j] = out[i, j - 1] + x[j]`:
         row i is iteration i's alone); arrays only read are read anywhere."""
-        if not all(isinstance(c, _Array) for c in self.carried):
+        if not all(isinstance(c, NestArray) for c in self.carried):
             return False
         for root in {r for r, written, _ in self.accesses if written}:
             dims = [d for r, _, d in self.accesses if r == root]
@@ -194,20 +187,20 @@ class _Nest:
 
     # -- values ------------------------------------------------------------------------
     def parameter(self, k: int, node: Node):
-        """Parameter k (nestcall.body_parameters) as the nest reads it: an _Array, or a scalar's value."""
+        """Parameter k (nestcall.body_parameters) as the nest reads it: a NestArray, or a scalar's value."""
         if not node.shape:
             value = V(f"%a{k}", node.dtype)
             if node.dtype.kind == "b":   # a byte, as ctypes passes a bool
                 value = self.fn.emit(f"icmp ne i8 %a{k}, 0", BOOL)
-            return self._weak(node, value)
+            return self.weak(node, value)
         dims = tuple(d if isinstance(d, int) else V(f"%n{k}_{i}", I64) for i, d in enumerate(node.shape))
         strides = tuple(V(f"%s{k}_{i}", I64) for i in range(len(node.shape)))
         self.roots += 1
         self.current[self.roots] = node
-        return _Array(self.roots, V(f"%d{k}", I64), dims, strides, node.dtype)
+        return NestArray(self.roots, V(f"%d{k}", I64), dims, strides, node.dtype)
 
     @staticmethod
-    def _weak(node: Node, value: V) -> V:
+    def weak(node: Node, value: V) -> V:
         return V(value.ref, value.dtype, bool(node.meta.get("weak")))
 
     def operand(self, a, env: dict, sizes: Sizes):
@@ -224,8 +217,9 @@ class _Nest:
             return slices_.constant(self.fn, np.asarray(a))   # a short constant vector
         raise Unlowerable(f"a {type(a).__name__} argument in a loop nest")
 
-    def _version(self, node: Node, array) -> _Array:
-        if not isinstance(array, _Array):
+    def version(self, node: Node, array) -> NestArray:
+        """`array`, node's value, where it is its root's newest version (else Unlowerable)."""
+        if not isinstance(array, NestArray):
             raise Unlowerable("an array made inside a loop nest")
         if self.current.get(array.root) is not node:
             raise Unlowerable("an array read at an older version than its newest in a loop nest")
@@ -246,12 +240,12 @@ class _Nest:
                 value = n.args[0]
                 env[n] = V(literal(value, n.dtype).ref, n.dtype, bool(n.meta.get("weak")))
             elif n.op == "call":
-                handler = _CALLS.get(n.target) or (_pointwise if ops.get(n.target).kind == "pointwise" else None)
+                handler = CALLS.get(n.target) or (pointwise if ops.get(n.target).kind == "pointwise" else None)
                 if handler is None:
                     raise Unlowerable(f"{n.target} in a loop nest")
                 env[n] = handler(self, n, env, sizes)
                 for k, dim in bound_here.get(n, ()):
-                    if dim is None or not isinstance(env[n], (_Array, slices_.Lazy)):
+                    if dim is None or not isinstance(env[n], (NestArray, slices_.Lazy)):
                         raise Unlowerable("a size known only when a loop nest's body runs")
                     params[f"s{k}"] = self._size_of(env[n], dim)
             elif n.op == "output":
@@ -262,17 +256,17 @@ class _Nest:
         """A symbol's value: the size of dim `dim` of an array or slice expression, or with dim None
         the value itself (a loop's index, a scalar input)."""
         if dim is None:
-            return _as_index(self.fn, value)
+            return as_index(self.fn, value)
         return literal(value.dims[dim], I64) if isinstance(value.dims[dim], int) else value.dims[dim]
 
-    def address(self, n: Node, array: _Array, index, env: dict, sizes: Sizes, written: bool = False) -> V:
+    def address(self, n: Node, array: NestArray, index, env: dict, sizes: Sizes, written: bool = False) -> V:
         """The address of element `index` of array, its bounds checked (status INDEX_ERROR)."""
         address, slices = self.place(array, index, env, sizes, written)
         if slices:
             raise Unlowerable("a slice stored into in a loop nest")
         return address
 
-    def place(self, array: _Array, index, env: dict, sizes: Sizes, written: bool = False) -> tuple:
+    def place(self, array: NestArray, index, env: dict, sizes: Sizes, written: bool = False) -> tuple:
         """Where `array[index]` starts, and per slice of the index its (stride, length): an integer
         counts from the end where negative and is checked (status INDEX_ERROR), a slice's bounds
         are clamped as Python's are."""
@@ -310,7 +304,7 @@ class _Nest:
                 continue
             if isinstance(i, (type(None), type(Ellipsis))) or isinstance(i, Node) and i.shape:
                 raise Unlowerable("a new axis or an array index in a loop nest")
-            value = _as_index(fn, self.operand(i, env, sizes) if not isinstance(i, int) else literal(i, I64))
+            value = as_index(fn, self.operand(i, env, sizes) if not isinstance(i, int) else literal(i, I64))
             wrapped = fn.select(fn.compare("icmp", "slt", value, literal(0, I64)), fn.binary("add", value, dim), value)
             self.check(fn.compare("icmp", "ult", wrapped, dim), INDEX_ERROR)
             out.append(wrapped)
@@ -322,7 +316,7 @@ class _Nest:
         fn = self.fn
         if bound is None:
             return default
-        value = _as_index(fn, self.operand(bound, env, sizes) if not isinstance(bound, int) else literal(bound, I64))
+        value = as_index(fn, self.operand(bound, env, sizes) if not isinstance(bound, int) else literal(bound, I64))
         value = fn.select(fn.compare("icmp", "slt", value, literal(0, I64)), fn.binary("add", value, dim), value)
         return fn.intrinsic("smin", [fn.intrinsic("smax", [value, low], I64), high], I64)
 
@@ -353,25 +347,25 @@ class _Nest:
             env = {index: V(i.ref, I64, True)}
             values = list(carried)
             for k, phi in zip(scalars, phis):
-                values[k] = self._weak(carried_in[k], phi)
+                values[k] = self.weak(carried_in[k], phi)
             for node, value in zip(carried_in, values):
-                env[node] = self._enter(node, value)
+                env[node] = self.enter(node, value)
             for node, value in zip(free_in, free):
-                env[node] = self._enter(node, value)
+                env[node] = self.enter(node, value)
             outs = self.graph(body, env)
             for k, (out, node) in enumerate(zip(outs, body.outputs)):
-                if isinstance(carried[k], _Array) and (not isinstance(out, _Array) or out.root != carried[k].root):
+                if isinstance(carried[k], NestArray) and (not isinstance(out, NestArray) or out.root != carried[k].root):
                     raise Unlowerable("a loop nest's carried array is not updated in place")
             return [scalar.cast(fn, outs[k], carried_in[k].dtype) for k in scalars]
         results = fn.loop(literal(0, I64), count, inits, iteration, fn.module.loop_properties(_TAIL_FOLDED))
         values = list(carried)
         for k, value in zip(scalars, results):
-            values[k] = self._weak(carried_in[k], value)
+            values[k] = self.weak(carried_in[k], value)
         return values
 
-    def _enter(self, node: Node, value):
+    def enter(self, node: Node, value):
         """A graph input's value: an array's newest version is now this input."""
-        if isinstance(value, _Array):
+        if isinstance(value, NestArray):
             self.current[value.root] = node
             return value
         if isinstance(value, Const):
@@ -384,213 +378,3 @@ def _trip_count(fn: Function, start: V, stop: V, step: int) -> V:
     span = fn.binary("sub", stop, start) if step > 0 else fn.binary("sub", start, stop)
     whole = fn.binary("sdiv", fn.binary("add", span, literal(abs(step) - 1, I64)), literal(abs(step), I64))
     return fn.intrinsic("smax", [whole, literal(0, I64)], I64)
-
-
-def _as_index(fn: Function, value) -> V:
-    """An integer value as an i64 index."""
-    if isinstance(value, Const):
-        value = literal(value.value, I64)
-    if not isinstance(value, V) or value.dtype.kind not in "iub":
-        raise Unlowerable("an index that is not an integer")
-    return scalar.cast(fn, V(value.ref, value.dtype), I64)
-
-
-def _getitem(nest: _Nest, n: Node, env: dict, sizes: Sizes):
-    array, index = n.args
-    if isinstance(env[array], V) and index == ():   # x[()] of a 0-d value: the value (a NumPy scalar)
-        return V(env[array].ref, n.dtype, bool(n.meta.get("weak")))
-    if isinstance(env[array], slices_.Lazy):   # an element or a slice of a slice expression: still lazy
-        return slices_.indexed(nest, slices_.used(nest, env[array]), index, env, sizes, n)
-    a = nest._version(array, env[array])
-    if n.target == "index" and len(index) == 1 == len(a.dims) and isinstance(env.get(index[0]), slices_.Lazy):
-        return slices_.gathered(nest, a, slices_.used(nest, env[index[0]]), nest.positions)
-    address, slices = nest.place(a, index, env, sizes)
-    if len(slices) != len(n.shape):
-        raise Unlowerable("a getitem of more than one element, not by slices, in a loop nest")
-    if not slices:
-        return V(slices_.load(nest.fn, address, a.dtype).ref, n.dtype, bool(n.meta.get("weak")))
-    return slices_.sliced(nest, a, address, slices)
-
-
-def _slice_positions(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> slices_.Lazy:
-    """The positions a slice with bounds computed in the graph picks (`x[a[i]:a[i + 1]]`), clamped
-    as Python's are: a slice expression of integers, its length bound here."""
-    size, start, stop, step = n.args
-    span = nest.positions((slice(start, stop, step),), (sizes(size),), env, sizes)[0]
-    fn = nest.fn
-    return slices_.Lazy((span.length,), lambda p: fn.binary("add", span.start, fn.binary("mul", p[0], literal(span.step, I64))), ())
-
-
-def _setitem(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> _Array:
-    array, index, value = n.args
-    a = nest._version(array, env[array])
-    v = nest.operand(value, env, sizes)
-    if isinstance(v, _Array):
-        raise Unlowerable("an array stored into one element in a loop nest")
-    address, slices = nest.place(a, index, env, sizes, written=True)
-    if slices:
-        slices_.store_slice(nest, a, address, slices, v)
-    elif isinstance(v, slices_.Lazy):
-        raise Unlowerable("a slice stored into one element in a loop nest")
-    else:
-        slices_.store(nest.fn, address, scalar.cast(nest.fn, v, a.dtype))
-    nest.current[a.root] = n
-    return a
-
-
-def _pointwise(nest: _Nest, n: Node, env: dict, sizes: Sizes):
-    if n.results is not None:
-        raise Unlowerable(f"{n.target} with several results in a loop nest")
-    args = n.args[:1] if n.target == "astype" else n.args   # astype's dtype is the result's
-    operands = [nest.operand(a, env, sizes) for a in args]
-    operands = [_whole(nest, a, o, env, sizes) if isinstance(o, _Array) else o for a, o in zip(args, operands)]
-    lazy = [o for o in operands if isinstance(o, slices_.Lazy)]
-    if lazy or n.shape:   # elements of slices of one shape, or scalars with them
-        if not lazy or any(isinstance(a, Node) and a.shape and a.shape != n.shape for a in args):
-            raise Unlowerable(f"{n.target} of arrays of other shapes (broadcast) in a loop nest")
-        slices_.same_dims(nest, lazy)
-        return slices_.Lazy(lazy[0].dims, lambda p: _element(nest, n, [o.at(p) if isinstance(o, slices_.Lazy) else o
-                                                                       for o in operands]),
-                            tuple(r for o in lazy for r in o.reads))
-    return _element(nest, n, operands)
-
-
-def _whole(nest: _Nest, node: Node, array: _Array, env: dict, sizes: Sizes) -> slices_.Lazy:
-    """A whole array read by a pointwise op (`E[i] - symbols`): the slice of all of it."""
-    a = nest._version(node, array)
-    return slices_.sliced(nest, a, *nest.place(a, (slice(None),) * len(a.dims), env, sizes))
-
-
-def _element(nest: _Nest, n: Node, operands: list) -> V:
-    """Pointwise op n on operands that are single values."""
-    if all(isinstance(o, Const) and o.dtype is None or isinstance(o, V) and o.weak for o in operands):
-        operands = [pynumbers.python_operand(o) for o in operands]   # Python arithmetic: int64, float64 or bool
-    fn = nest.fn
-    if all(isinstance(o, Const) for o in operands):   # a constant (a branch's `k = 0`: 0 * 1 in the graph)
-        value = ops.get(n.target).impl(*(o.value for o in operands), **n.kwargs)
-        return V(literal(value, n.dtype).ref, n.dtype, bool(n.meta.get("weak")))
-    if n.meta.get("weak") and n.dtype.kind == "i" and n.target in scalar.PYTHON_INT:
-        return pynumbers.checked(nest, n, operands)
-    operands = pynumbers.fitted(nest, operands)
-    value = scalar.emit(fn, n.target, operands, dict(n.kwargs), n.dtype, scalars=not n.shape)
-    return V(value.ref, value.dtype, bool(n.meta.get("weak")))
-
-
-def _while(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> list:
-    """A while_loop: its body run, then again while its first result says so (a do-while)."""
-    body, carried, free = n.args
-    fn = nest.fn
-    nest.inner_loops += 1
-    values = [nest.operand(c, env, sizes) for c in carried]
-    for c, value in zip(carried, values):
-        if isinstance(value, _Array):
-            nest._version(c, value)
-    free_values = [nest.operand(f, env, sizes) for f in free]
-    inputs = body.inputs
-    carried_in, free_in = inputs[:len(carried)], inputs[len(carried):]
-    scalars = [k for k, v in enumerate(values) if not isinstance(v, _Array)]
-    inits = [scalar.cast(fn, values[k], carried_in[k].dtype) for k in scalars]
-    pre, head, done = fn.block, fn.label("while"), fn.label("wend")
-    fn.emit(f"br label %{head}")
-    fn.start_block(head)
-    phis = [V(fn.fresh("w"), init.dtype) for init in inits]
-    phi_at = len(fn.lines)
-    current = list(values)
-    for k, phi in zip(scalars, phis):
-        current[k] = nest._weak(carried_in[k], phi)
-    body_env = {node: nest._enter(node, value) for node, value in zip(carried_in, current)}
-    body_env |= {node: nest._enter(node, value) for node, value in zip(free_in, free_values)}
-    go, *outs = nest.graph(body, body_env)
-    for k, out in enumerate(outs):
-        if isinstance(values[k], _Array) and (not isinstance(out, _Array) or out.root != values[k].root):
-            raise Unlowerable("a while loop's carried array is not updated in place")
-    nexts = [scalar.cast(fn, outs[k], carried_in[k].dtype) for k in scalars]
-    latch = fn.block
-    fn.emit(f"br i1 {scalar.cast(fn, go, BOOL).ref}, label %{head}, label %{done}")
-    fn.lines[phi_at:phi_at] = [f"  {p.ref} = phi {reg_type(p.dtype)} [ {i.ref}, %{pre} ], [ {x.ref}, %{latch} ]"
-                               for p, i, x in zip(phis, inits, nexts)]
-    fn.start_block(done)
-    results = list(values)
-    for k, x in zip(scalars, nexts):
-        results[k] = nest._weak(carried_in[k], x)
-    _after_free(nest, free, free_values)
-    return results
-
-
-def _loop(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> list:
-    body, start, stop, step, carried, free = n.args
-    if not isinstance(step, int) or step == 0:
-        raise Unlowerable("a loop step that is not a constant")
-    nest.inner_loops += 1
-    carried_values = [nest.operand(c, env, sizes) for c in carried]
-    for c, value in zip(carried, carried_values):
-        if isinstance(value, _Array):
-            nest._version(c, value)
-    bounds = [_as_index(nest.fn, nest.operand(b, env, sizes)) for b in (start, stop)]
-    free_values = [nest.operand(f, env, sizes) for f in free]
-    results = nest.loop(body, *bounds, step, carried_values, free_values)
-    _after_free(nest, free, free_values)
-    return results
-
-
-def _after_free(nest: _Nest, free: tuple, values: list) -> None:
-    """The arrays a loop only read are at their versions before it again (the body's inputs
-    stood for them while it ran)."""
-    for node, value in zip(free, values):
-        if isinstance(value, _Array):
-            nest.current[value.root] = node
-
-
-def _cond(nest: _Nest, n: Node, env: dict, sizes: Sizes) -> list:
-    pred, then_body, else_body, operands = n.args
-    fn = nest.fn
-    p = scalar.cast(fn, nest.operand(pred, env, sizes), BOOL)
-    values = [nest.operand(o, env, sizes) for o in operands]
-    for o, value in zip(operands, values):
-        if isinstance(value, _Array):
-            nest._version(o, value)
-    before = dict(nest.current)
-    sides, labels = [], [fn.label("then"), fn.label("else")]
-    merge = fn.label("merge")
-    fn.emit(f"br i1 {p.ref}, label %{labels[0]}, label %{labels[1]}")
-    for label, side in zip(labels, (then_body, else_body)):
-        fn.start_block(label)
-        nest.current = dict(before)
-        side_env = {node: nest._enter(node, value) for node, value in zip(side.inputs, values)}
-        entry = dict(nest.current)
-        outs = nest.graph(side, side_env)
-        if any(isinstance(o, slices_.Lazy) for o in outs):   # its elements would be computed after the merge
-            raise Unlowerable("a side of a cond hands on an array it computes, in a loop nest")
-        outs = [scalar.cast(fn, o, node.dtype) if isinstance(o, (V, Const)) else o for o, node in zip(outs, side.outputs)]
-        sides.append((outs, fn.block))
-        if any(nest.current[r] is not node and all(not isinstance(o, _Array) or o.root != r for o in outs)
-               for r, node in entry.items()):
-            raise Unlowerable("a side of a cond updates an array it does not hand on")
-        fn.emit(f"br label %{merge}")
-    fn.start_block(merge)
-    results = []
-    for k, ((t, t_block), (f, f_block)) in enumerate(zip(*[[(o, b) for o in outs] for outs, b in sides])):
-        meta = n.results[k]
-        if isinstance(t, _Array) or isinstance(f, _Array):
-            if not (isinstance(t, _Array) and isinstance(f, _Array) and t.root == f.root):
-                raise Unlowerable("the sides of a cond leave different arrays")
-            results.append(t)
-            continue
-        phi = fn.emit(f"phi {reg_type(t.dtype)} [ {t.ref}, %{t_block} ], [ {f.ref}, %{f_block} ]", t.dtype)
-        results.append(V(phi.ref, phi.dtype, meta.weak))
-    nest.current = before
-    return results
-
-
-def _tuple_getitem(nest: _Nest, n: Node, env: dict, sizes: Sizes):
-    source, k = n.args
-    value = env[source][k]
-    if isinstance(value, _Array):
-        nest.current[value.root] = n
-    return value
-
-
-_CALLS = {"getitem": _getitem, "index": _getitem, "setitem": _setitem, "loop": _loop, "cond": _cond, "tuple_getitem": _tuple_getitem,
-          "python_int": pynumbers.python_int, "python_math": pynumbers.python_math, "while_loop": _while, **dict.fromkeys(slices_.REDUCED, slices_.reduction),
-          "matmul": slices_.product, "dot": slices_.product, "flip": slices_.flipped, "slice_positions": _slice_positions, "mean": slices_.reduction,
-          **dict.fromkeys(slices_.ARG_REDUCED, slices_.arg_reduction)}
