@@ -58,7 +58,7 @@ def test_powers_by_a_loop_index_wrap_as_numpys(dtype):
     same(compiled_quietly(powers_of_rows)(x), powers_of_rows(x))
 
 
-@pytest.mark.parametrize("dtype", [np.uint8, np.uint32, np.uint64])
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.uint32])   # int64 ** uint64 is a float power
 def test_unsigned_exponent_arrays(dtype):
     x = rng.integers(-5, 5, size=40)
     e = rng.integers(0, 70, size=40).astype(dtype)
