@@ -3,26 +3,30 @@
 shapes.py decides a linear expression of a loop's index at the two ends of its range. An
 expression with `//` or `%` (`(i + 1) % n`, `k // 4` of an index that walks a flattened array)
 is not linear, but it is bounded: `a % m` lies in [0, m - 1] for m > 0, `a // m` between the
-quotients of a's bounds, `min(a, b)` (a slice's end past an array's) between the two's. `interval` gives those bounds from the loops' ranges, or None where they
-are not known (a size, which has no bound, or an operation without a rule), and the decision then
-depends on the data as before.
+quotients of a's bounds, `min(a, b)` (a slice's end past an array's) between the two's.
+`interval` gives those bounds from the loops' ranges, or None where they are not known (an
+operation without a rule), and the decision then depends on the data as before. Sizes are the
+same at every index: a bound may be an expression of them (a SymInt), which the decision then
+compares as any other, a guard. (pythran's 2-d convolution reads `x[min(max(0, i + ii - 2), 5)]`:
+once a new shape made x's sizes symbols, its index checks `min(...) < s0` could not be taken
+over the loops, and the loops unrolled.)
 """
 
 from __future__ import annotations
 
 
-def interval(x, loops: dict) -> tuple | None:
+def interval(x, loops: dict, sizes) -> tuple | None:
     """(low, high) of x over the loops' ranges. x: an int, or a SymInt, linear (`terms`, `const`)
     or opaque with its `tree` (op, a, b) where its shapes.py operation recorded one; `loops`: loop
-    symbol name -> loop_ranges.LoopRange."""
+    symbol name -> loop_ranges.LoopRange; `sizes(x)`: linear x without its loop symbols' terms."""
     if isinstance(x, int):
         return x, x
     if x.opaque is None:
-        low = high = x.const
+        low = high = sizes(x)
         for name, coeff in x.terms:
             if name not in loops:
-                return None     # a size: no bound
-            ends = [interval(e, loops) for e in loops[name].low_high()]
+                continue
+            ends = [interval(e, loops, sizes) for e in loops[name].low_high()]
             if None in ends:
                 return None
             lo, hi = ends[0][0], ends[1][1]
@@ -31,7 +35,7 @@ def interval(x, loops: dict) -> tuple | None:
     if x.tree is None:
         return None
     op, a, b = x.tree
-    a, b = interval(a, loops), interval(b, loops)
+    a, b = interval(a, loops, sizes), interval(b, loops, sizes)
     return None if a is None or b is None else _RULES[op](a, b)
 
 

@@ -177,11 +177,18 @@ def substitute_index(x: "SymInt", index: "SymInt", value):
     return substitute_loop_symbol(x, index.expr, value)
 
 
+def _sizes_part(x: "SymInt"):
+    """Linear x without its terms in loop symbols: what it is at every index."""
+    for name in [n for n, _ in x.terms if n in _STATE.loops]:
+        x = substitute_loop_symbol(x, name, 0)
+    return x
+
+
 def _decide_over_loop(difference: "SymInt", name: str, sym: str, question: str) -> bool:
     """`difference sym 0` for every value of loop symbol `name` (see the module docstring)."""
     if difference.opaque is None:
         ends = [substitute_loop_symbol(difference, name, v) for v in (_STATE.loops[name].first, _STATE.loops[name].last)]
-    elif (ends := interval(difference, _STATE.loops)) is None:   # `%`, `//`: bounds over the loops' ranges
+    elif (ends := interval(difference, _STATE.loops, _sizes_part)) is None:   # `%`, `//`: bounds over the loops' ranges
         raise DataDependent(question)
     if sym in ("==", "!="):
         apart = all(e > 0 for e in ends) or all(e < 0 for e in ends)
