@@ -30,14 +30,14 @@ import weakref
 from dataclasses import dataclass
 
 from . import array_kinds, config, logs, safety_net
+from .automatic_dynamic import dynamic_inputs
 from .exc import Unsupported
 from .graph import Graph
 from .graph_compile import compile_graph, forget_warnings
 from .dynamic import DynamicInputs
 from .tracer import GraphBreak, Trace, TraceFailed, for_backend, trace
 from .tracer.entry_code import MISS, CodeNamespace, call_args, define_entry, signature_params
-from .tracer.guards import GuardSet, same_float
-from .tracer.python_scalars import INT_INPUT_BOUND
+from .tracer.guards import GuardSet
 from .tracer.resume import make_resume_function, resume_code
 from .tracer.variables import is_library_code
 
@@ -271,7 +271,8 @@ class CompiledFunction:
             logs.get("recompiles").debug("%s", self._recompile_reason(args, kwargs))
         backend = self.backend_for(array_kinds.call_device(args, kwargs))
         t0 = time.perf_counter()
-        dynamic = for_backend(self._dynamic_inputs(args, kwargs, backend), backend)
+        learnt = dynamic_inputs(self.dynamic, self._dynamic, self.entries, lambda: self._frame_env(args, kwargs), backend)
+        dynamic = for_backend(learnt, backend)
         try:
             tr = trace(self._fn, args, kwargs, resumable=not self.fullgraph, dynamic=dynamic)
         except TraceFailed as failed:
@@ -284,48 +285,6 @@ class CompiledFunction:
         entry.compile_seconds = t2 - t0
         self._install(entry, CompileEvent(name, entry, t1 - t0, t2 - t1))
         return entry
-
-    def _dynamic_inputs(self, args, kwargs, backend) -> DynamicInputs | None:
-        """What this compile leaves unspecialised. Dims: all with dynamic=True; with automatic
-        dynamic shapes, every dim of an input whose size differs from what an earlier entry was
-        compiled for; none for a backend without dynamic shapes. Python floats and ints: with
-        automatic dynamic scalars, those whose value differs from an earlier entry's constant.
-        Nothing with dynamic=False."""
-        if self.dynamic is False:
-            return None
-        dims = getattr(backend, "supports_dynamic_shapes", False)
-        if self.entries:
-            env = self._frame_env(args, kwargs)
-            for entry in self.entries:
-                for guard in entry.guards:
-                    if guard.kind in ("array", "kind_array") and dims and self.dynamic is None and config.automatic_dynamic_shapes:
-                        self._note_changed_dims(guard, env)
-                    elif guard.kind == "const" and type(guard.expected) in (float, int) and config.automatic_dynamic_scalars:
-                        self._note_changed_scalar(guard, env)
-        return self._dynamic if dims else DynamicInputs(scalars=self._dynamic.scalars)
-
-    def _note_changed_dims(self, guard, env) -> None:
-        try:
-            now = eval(guard.source.expr(), dict(env)).shape
-        except Exception:
-            return
-        before = guard.expected[2]
-        changed = {i for i, (b, n) in enumerate(zip(before, now)) if b is not None and b != n}
-        if len(now) == len(before) and changed:
-            self._dynamic.per_source.setdefault(guard.source.name(), set()).update(changed)
-
-    def _note_changed_scalar(self, guard, env) -> None:
-        try:
-            now = eval(guard.source.expr(), dict(env))
-        except Exception:
-            return
-        before = guard.expected
-        if type(now) is not type(before):
-            return
-        changed = not same_float(now, before) if type(now) is float else \
-            now != before and max(abs(now), abs(before)) < INT_INPUT_BOUND
-        if changed:
-            self._dynamic.scalars.add(guard.source.name())
 
     def _frame_env(self, args, kwargs) -> dict:
         """The names Sources' expressions use, for this call."""

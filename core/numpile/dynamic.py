@@ -1,4 +1,5 @@
-"""What a trace leaves unspecialised (cache.py decides it between compiles, the tracer reads it)."""
+"""What a trace leaves unspecialised (automatic_dynamic.py decides it between compiles, the tracer reads
+it)."""
 
 from __future__ import annotations
 

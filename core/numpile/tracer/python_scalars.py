@@ -1,7 +1,7 @@
 """Python arithmetic on dynamic Python scalars, kept in the graph.
 
 A Python float or int whose value changed between compiles (automatic dynamic, see
-cache.CompiledFunction._dynamic_inputs) is a graph value with meta `weak`: NumPy's ops treat it
+automatic_dynamic.dynamic_inputs) is a graph value with meta `weak`: NumPy's ops treat it
 as NEP 50 says, and Python operators on such values (`lr * 2`, `t % 10 == 0`) are graph ops
 whose weak results come back as Python scalars. That is exact only where NumPy's float64/int64
 result is Python's: `operator_result_is_weak` checks it and raises Unsupported (a graph break,
