@@ -90,6 +90,8 @@ class PairwiseSums:
         self._put("chunk", literal(1, I64), start)   # no values buffered yet
         size = fn.binary("sub", end, start)
         if not isinstance(n, SymInt):
+            if n <= PAIRWISE_LEAF:   # one leaf: no tree to walk (a comprehension's 900 short sums, 10 s of LLVM)
+                return self._leaf_sum(start, size, end, value_at, dtype)
             leaf = balanced_leaf(n)
             if leaf:
                 return self._balanced_sum(start, end, size, literal(leaf, I64), value_at, dtype)
