@@ -48,6 +48,16 @@ def f(x, y, n):
     b = (a + np.ones_like(a) * 0.5).min(axis=-1, keepdims=True) * 0.25 + y
     return b / (np.abs(x) + 1.0)
 ''',
+    # the loop resumed after the break at copyto took CuPy's 0-d views of y's elements, not NumPy's
+    # scalar copies: `c0 *= 0.5` halved y's later elements (the traced first step did not)
+    "a loop over elements resumed after a break": '''\
+def f(x, y, n):
+    for c0 in y:
+        c0 *= 0.5
+        np.copyto(x, (np.tanh(y) * x.std()))
+        a = (np.tanh(y) * (-x))
+    return y, x
+''',
 }
 
 
