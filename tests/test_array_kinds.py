@@ -170,3 +170,18 @@ def test_a_loop_over_elements_resumed_after_a_break_takes_copies_as_numpy(rng):
     got = numpile.compile(f, backend="eager")(*tensors(x, y))
     sink.close()
     assert_like(got, want)
+
+
+def test_arrays_made_from_no_tensor_come_back_as_numpy_arrays(rng):
+    """`np.zeros(x.shape)` or `np.asarray` of a list is NumPy's array in the library's eager run
+    too: it comes back as one (and a scalar of it as NumPy's scalar), not a tensor. As a CuPy array
+    it made `c.max(axis=0)` of a 0-d one raise after a break, which NumPy's allows (GPU fuzz)."""
+    def f(x):
+        c = np.asarray([1.5, 2.5])
+        return x * 2, np.zeros(x.shape) + 1.0, c.sum(), c
+    x = rand(rng, (3,))
+    got = numpile.compile(f, backend="eager")(*tensors(x))
+    want = f(x)
+    assert type(got[0]) is torch.Tensor
+    for g, w in zip(got[1:], want[1:]):
+        assert type(g) is type(w) and np.array_equal(g, w), (g, w)
