@@ -57,23 +57,26 @@ class RunnerWriter:
         launched = [s for s in program.steps if isinstance(s, Kernel)
                     and (s.name in compiled.launches or compiled.arrays.numpy_api)]
         self.device_written = {o for s in launched for o in s.outputs} - owned
-        if compiled.resident:   # the inputs are device arrays (and numbers, which go there too)
+        # inputs given as device arrays (and numbers, which go there too), made buffers where first
+        # used: a loop body's unused index was copied onto the device at every iteration
+        self.unconverted: set[str] = set()
+        if compiled.resident:
             self.on_host, self.callers = set(), set()
-            for name in program.inputs:
-                i = self.index[name]
-                self.lines.append(f"    d{i} = to_device(b{i}, {name in self.device_written})")
-                self.on_device.add(name)
+            self.on_device, self.unconverted = set(program.inputs), set(program.inputs)
 
     def host(self, name: str) -> str:
         b = f"b{self.index[name]}"
         if name not in self.on_host:
-            self.lines.append(f"    {b} = to_host(d{self.index[name]})")
+            self.lines.append(f"    {b} = to_host({self.on_device_now(name)})")
             self.on_host.add(name)
         return b
 
     def on_device_now(self, name: str) -> str:
         d = f"d{self.index[name]}"
-        if name not in self.on_device:
+        if name in self.unconverted:
+            self.unconverted.discard(name)
+            self.lines.append(f"    {d} = to_device(b{self.index[name]}, {name in self.device_written})")
+        elif name not in self.on_device:
             self.lines.append(f"    {d} = to_device({self.host(name)}, {name in self.device_written})")
             self.on_device.add(name)
         return d

@@ -326,3 +326,21 @@ def test_a_cupy_program_does_not_import_torch_once_its_kernels_are_recorded(cupy
     runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True) for _ in range(2)]
     assert all(r.returncode == 0 for r in runs), [r.stderr[-2000:] for r in runs]
     assert runs[1].stdout.strip() == "False", runs[1].stdout
+
+
+def test_a_time_loop_replays_its_iterations_as_one_cuda_graph(cupy, monkeypatch):
+    """A loop node's iterations after the first become one CUDA graph the second time the same
+    arrays come (loop_graphs.py), and every call, the step count changed or not, gives NumPy's
+    values."""
+    from numpile_triton import loop_graphs
+    replays = []
+    replay = loop_graphs.LoopGraphs.replay
+    monkeypatch.setattr(loop_graphs.LoopGraphs, "replay", lambda self, *a: replays.append(replay(self, *a)) or replays[-1])
+    A, B = rng.standard_normal((40, 30)), rng.standard_normal((40, 30))
+    compiled = numpile.compile(jacobi)
+    for steps in (5, 6, 7, 7, 7, 7, 9):
+        got = compiled(cupy.asarray(A), cupy.asarray(B), steps)
+        for g, w, name in zip(got, jacobi(A.copy(), B.copy(), steps), "AB"):
+            _same(g, w, cupy, f"{name} after {steps} steps")
+        del got
+    assert True in replays, replays
