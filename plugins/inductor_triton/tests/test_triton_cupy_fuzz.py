@@ -58,6 +58,15 @@ def f(x, y, n):
         a = (np.tanh(y) * (-x))
     return y, x
 ''',
+    # arrays made from a list (no CuPy array among their inputs) came back as CuPy arrays where CuPy
+    # eager gives NumPy's; after a break, `c.max(axis=0)` of a 0-d one raised AxisError (CuPy's)
+    "an array made from a list, across a break": '''\
+def f(x, y, n):
+    c = np.asarray((np.tanh(y) * y).tolist())
+    if c.sum() > 0.0:
+        c = c * 0.5
+    return np.sign(c.max(axis=0, keepdims=True) * 0.25), c * 1.5
+''',
 }
 
 
