@@ -27,6 +27,8 @@ from collections import OrderedDict
 from numpile import logs
 from numpile.lowering import Kernel
 
+from .device import CupyArrays
+
 KEPT = 4   # graphs per body
 SEEN = 64   # keys remembered before a graph is made
 
@@ -34,7 +36,7 @@ SEEN = 64   # keys remembered before a graph is made
 def why_not(compiled) -> str:
     """Why the body's iterations cannot be one graph, or ""."""
     program = compiled.program
-    if not hasattr(compiled.arrays, "cupy"):
+    if not isinstance(compiled.arrays, CupyArrays):
         return "its buffers are not CuPy arrays"
     if any(not isinstance(s, Kernel) or s.name not in compiled.launches for s in program.steps):
         return "it runs externs or kernels without a Triton form"
@@ -59,7 +61,7 @@ class LoopGraphs:
 
     def __init__(self, compiled):
         self.compiled, self.why_not = compiled, why_not(compiled)
-        used = _used(compiled.program)
+        used = set() if self.why_not else _used(compiled.program)   # (kernels alone, where not why_not)
         self.used = [name in used for name in compiled.program.inputs[1:]]   # carried, then free
         self.graphs: OrderedDict = OrderedDict()
         self.seen: set = set()
