@@ -9,7 +9,8 @@ import math
 
 from triton import knobs   # the launch hooks Triton calls around a launch (triton 3.4 and newer)
 
-from . import matmul
+from . import jitless, matmul
+from .cupy_driver import Pointer
 from .kernel import LOOP_RBLOCK, POINTWISE_BLOCK, ROW_TILE, SPLIT_PROGRAMS, SPLIT_RBLOCK, KernelPlan, next_power_of_2
 
 
@@ -62,7 +63,8 @@ class Launch:
     """Runs one kernel (and a split reduction's combining kernel after it) on device arrays.
 
     The first launch of each configuration goes through Triton's JIT (`fn[grid](...)`), which
-    compiles and returns the kernel; later ones call that compiled kernel's launcher directly
+    compiles and returns the kernel (in a CuPy program before torch is imported, Triton's compiler
+    without the JIT: jitless.py); later ones call that compiled kernel's launcher directly
     with the buffers' addresses, skipping the JIT's per-call binding and specialisation (about
     60 µs a launch on the H100 box's CPU). Triton specialises a kernel on which addresses are
     16-byte aligned and which integers are 1, multiples of 16 or past 32 bits: those facts are part of the key.
@@ -140,6 +142,10 @@ class Launch:
         kernel = self.kernels.get(key)
         if kernel is None:
             kernel = self.records.load(self.fn, key)   # an earlier process's, without the JIT (binaries.py)
+            if kernel is None:   # compiled without the JIT, which imports torch (jitless.py), where it can be
+                kernel = jitless.compiled(self.fn, arrays, pointers, values, warps, self.arrays.tensor is Pointer)
+                if kernel is not None:
+                    self.records.save(self.fn, key, kernel)
             if kernel is None:   # compiled (or found in Triton's cache) by the JIT, which launches it too
                 tensors = [self.arrays.tensor(a) for a in arrays]
                 kernel = self.kernels[key] = self.fn[grid](*tensors, *sizes, **blocks, num_warps=warps,
