@@ -3,6 +3,8 @@ backends; CuPy arrays and CUDA tensors are tested on the GPU (plugins/inductor_t
 The oracle is NumPy on the tensors' data: the same values, the results as tensors of NumPy's
 dtype and shape, the inputs updated where NumPy updates them."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -150,3 +152,36 @@ def test_a_dtype_numpy_has_not_runs_as_python():
     compiled = numpile.compile(f, backend="eager")
     assert torch.equal(compiled(x), f(x))
     assert "has no NumPy dtype" in compiled.entries[0].break_reason
+
+
+def test_a_loop_over_elements_resumed_after_a_break_takes_copies_as_numpy(rng):
+    """A 1-d array's element is NumPy's scalar, a copy: `v *= 0.5` leaves the array alone. A torch
+    tensor's (and a CuPy array's) is a 0-d view, through which the steps resumed after a graph break
+    wrote into the array while the traced ones did not (found by the GPU fuzz on CuPy arrays)."""
+    def f(x, y):
+        for v in y:
+            v *= 0.5
+            x = np.tanh(x) + v   # array work: the loop resumes after the break, not the frame as Python
+            print("a break", file=sink)
+        return x, y
+    sink = open(os.devnull, "w")   # noqa: SIM115  closed below
+    x, y = rand(rng, (4,)), rand(rng, (3,))
+    want = f(x.copy(), y.copy())
+    got = numpile.compile(f, backend="eager")(*tensors(x, y))
+    sink.close()
+    assert_like(got, want)
+
+
+def test_arrays_made_from_no_tensor_come_back_as_numpy_arrays(rng):
+    """`np.zeros(x.shape)` or `np.asarray` of a list is NumPy's array in the library's eager run
+    too: it comes back as one (and a scalar of it as NumPy's scalar), not a tensor. As a CuPy array
+    it made `c.max(axis=0)` of a 0-d one raise after a break, which NumPy's allows (GPU fuzz)."""
+    def f(x):
+        c = np.asarray([1.5, 2.5])
+        return x * 2, np.zeros(x.shape) + 1.0, c.sum(), c
+    x = rand(rng, (3,))
+    got = numpile.compile(f, backend="eager")(*tensors(x))
+    want = f(x)
+    assert type(got[0]) is torch.Tensor
+    for g, w in zip(got[1:], want[1:]):
+        assert type(g) is type(w) and np.array_equal(g, w), (g, w)

@@ -49,6 +49,7 @@ class ArrayKind:
     # a size only the data knows (x[mask]) stays unknown until computed (Dask: nan): read as a
     # Python value (len(x), x.shape) it is a graph break, and Python reads it as the library gives it
     lazy_sizes: bool = False
+    to_numpy: Callable = np.asarray   # array -> a NumPy array of its values (copied off its device)
 
     def array_type(self):
         module = sys.modules.get(self.module)
@@ -113,10 +114,12 @@ def _dask_adopt(value, location: str):
 
 KINDS = (
     ArrayKind("cupy", "cupy", "ndarray", numpy_views=True, dtype=lambda a: a.dtype,
-              location=lambda a: f"cuda:{a.device.id}", storage=lambda a: a.data.mem.ptr, adopt=_cupy_adopt),
+              location=lambda a: f"cuda:{a.device.id}", storage=lambda a: a.data.mem.ptr, adopt=_cupy_adopt,
+              to_numpy=lambda a: a.get()),
     ArrayKind("torch", "torch", "Tensor", numpy_views=False, dtype=lambda a: _torch_to_numpy(a.dtype),
               location=lambda a: str(a.device) if a.device.type != "cuda" else f"cuda:{a.device.index}",
-              storage=lambda a: a.untyped_storage().data_ptr(), adopt=_torch_adopt),
+              storage=lambda a: a.untyped_storage().data_ptr(), adopt=_torch_adopt,
+              to_numpy=lambda a: a.numpy(force=True)),
     ArrayKind("dask", "dask.array.core", "Array", numpy_views=False, dtype=lambda a: a.dtype,
               location=lambda a: "dask", storage=id, adopt=_dask_adopt, layout=("chunks", _dask_chunks),
               immutable=True, lazy_sizes=True),
@@ -147,14 +150,29 @@ def call_device(args, kwargs) -> str:
     return "dask" if "dask" in devices else devices[0] if devices else "cpu"
 
 
+def host_outputs(graph, example_inputs, kind: ArrayKind) -> dict:
+    """{index: whether a NumPy scalar} of the graph's outputs computed from no array of `kind`
+    among its inputs (`np.asarray` of a list, `np.zeros(x.shape)`): NumPy's own arrays when the
+    library runs the function eagerly, so NumPy's at the boundary too (a CuPy array there made
+    `c.max(axis=0)` of a 0-d one raise after a break, which NumPy's allows)."""
+    from .graph import Node
+    array_type = kind.array_type()
+    of_kind = {n for n, v in zip(graph.inputs, example_inputs) if type(v) is array_type}
+    for n in graph.calls:
+        if any(i in of_kind for i in n.inputs):
+            of_kind.add(n)
+    return {i: o.array_meta.scalar for i, o in enumerate(graph.outputs)
+            if isinstance(o, Node) and o not in of_kind and not o.array_meta.weak}
+
+
 class Boundary:
     """How a compiled graph whose inputs are arrays of `kind` at `location` meets a backend:
     `inputs` what the backend is given, `outputs` what the caller gets back. A backend's output
     that is one of the arrays it was given comes back as the caller's own array (identity kept,
-    so that nothing is written back onto itself)."""
+    so that nothing is written back onto itself); `host` outputs (see host_outputs) as NumPy's."""
 
-    def __init__(self, kind: ArrayKind, location: str, backend_devices: tuple):
-        self.kind, self.location = kind, location
+    def __init__(self, kind: ArrayKind, location: str, backend_devices: tuple, host: dict | None = None):
+        self.kind, self.location, self.host = kind, location, host or {}
         device = device_type(location)
         if device not in backend_devices:
             raise TypeError(f"the inputs are {kind.name} arrays on {location}; this backend runs on "
@@ -169,7 +187,12 @@ class Boundary:
 
     def outputs(self, results, given: list, originals) -> tuple:
         mine = {id(g): o for g, o in zip(given, originals)}
-        return tuple(mine.get(id(r), r) if id(r) in mine else self._adopt(r) for r in results)
+        return tuple(mine[id(r)] if id(r) in mine else self._numpy(r, self.host[i]) if i in self.host
+                     else self._adopt(r) for i, r in enumerate(results))
+
+    def _numpy(self, value, scalar: bool):
+        value = self.kind.to_numpy(value) if type(value) is self.array_type else value
+        return value[()] if scalar and isinstance(value, np.ndarray) else value
 
     def _adopt(self, value):
         if type(value) in (bool, int, float, complex) or type(value) is self.array_type:

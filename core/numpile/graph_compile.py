@@ -30,7 +30,8 @@ def compile_graph(fn, backend, graph: Graph, example_inputs: list, namespace: di
     when it raises). `kind`: (ArrayKind, location) of inputs that are CuPy arrays or tensors, met
     at a Boundary."""
     from . import plugins
-    boundary = array_kinds.Boundary(*kind, tuple(backend.devices)) if kind is not None else None
+    host = array_kinds.host_outputs(graph, example_inputs, kind[0]) if kind is not None else {}
+    boundary = array_kinds.Boundary(*kind, tuple(backend.devices), host) if kind is not None else None
     if boundary is not None:
         example_inputs = boundary.inputs(example_inputs)
     graph = plugins.apply_graph_passes(graph, backend.name)
@@ -60,15 +61,15 @@ def compile_graph(fn, backend, graph: Graph, example_inputs: list, namespace: di
     plugins.notify_compiled(fn.__qualname__, backend.name, graph, time.perf_counter() - t0)
     if boundary is not None:
         compiled = boundary.wrap(compiled)
-    namespace["__compiled"] = _first_run_checked(fn, compiled, backend, graph, namespace, kind)
+    namespace["__compiled"] = _first_run_checked(fn, compiled, backend, graph, namespace, kind, host)
 
-def _first_run_checked(fn, compiled, backend, graph: Graph, namespace: dict, kind=None):
+def _first_run_checked(fn, compiled, backend, graph: Graph, namespace: dict, kind=None, host=()):
     """`compiled`, checking what its first run returns against the graph's outputs; from then on
     the entry calls `compiled` itself. Wrong outputs raise BackendCompilerFailed (through the
     replay), or with config.suppress_errors warn once and run the graph eagerly."""
     def first_run(*inputs):
         outputs = compiled(*inputs)
-        wrong = output_check.mismatch(outputs, graph, inputs, kind and kind[0])
+        wrong = output_check.mismatch(outputs, graph, inputs, kind and kind[0], host)
         if wrong is None:
             namespace["__compiled"] = _direct_call(compiled)
             return outputs

@@ -15,10 +15,11 @@ from .graph import Graph
 from .shapes import SYMBOL_PATTERN, SymInt, evaluate, lone_symbol
 
 
-def mismatch(outputs, graph: Graph, inputs: tuple, kind=None) -> str | None:
+def mismatch(outputs, graph: Graph, inputs: tuple, kind=None, host=()) -> str | None:
     """What is wrong with `outputs` as the result of `graph` on `inputs`; None when nothing is.
     With an ArrayKind (inputs that are CuPy arrays or tensors), arrays and NumPy scalars must be
-    arrays of that kind (a scalar 0-d, as CuPy's and torch's reductions give)."""
+    arrays of that kind (a scalar 0-d, as CuPy's and torch's reductions give), but for the `host`
+    outputs (array_kinds.host_outputs), NumPy's."""
     expected = graph.outputs
     if not isinstance(outputs, (tuple, list)):
         return f"it returned {_describe(outputs)}, not the tuple of the graph's {len(expected)} outputs"
@@ -30,7 +31,7 @@ def mismatch(outputs, graph: Graph, inputs: tuple, kind=None) -> str | None:
         shape = _expected_shape(meta.shape, np.shape(got), sizes)
         symbolic = any(isinstance(d, SymInt) for d in meta.shape)  # (a SymInt compares by its trace-time hint)
         want = f"{meta} (shape {shape})" if symbolic else str(meta)
-        if kind is not None and not meta.weak:
+        if kind is not None and not meta.weak and i not in host:
             ok = type(got) is kind.array_type() and _same_shape(tuple(got.shape), shape) and kind.dtype(got) == meta.dtype
         else:
             ok = _same_kind(got, meta) and np.shape(got) == shape and (meta.weak or got.dtype == meta.dtype)

@@ -4,9 +4,9 @@ GPUDriver, up to triton 3.6 at least); the rest of it (loading binaries, the lau
 is used as it is. It becomes Triton's active driver when a CuPy program is compiled before anything
 imported torch; a program of torch tensors gives Triton its own driver back (device.TorchArrays).
 Triton's JIT takes `Pointer`s for the CuPy arrays: it reads an argument's address from `data_ptr()`
-and its pointer type from `dtype`. The JIT itself still imports torch when it compiles (triton 3.6
-specialises arguments with torch at hand): a process whose kernels are recorded (binaries.py), which
-launches them without the JIT, never imports it."""
+and its pointer type from `dtype`. The JIT itself imports torch when it compiles (triton 3.6's native
+argument specialiser), so a CuPy program's kernels are compiled without it (jitless.py), and a
+process whose kernels are recorded (binaries.py) launches them without it too."""
 
 from __future__ import annotations
 

@@ -162,10 +162,6 @@ def _reads_elsewhere(kernel: Kernel) -> bool:
     return False
 
 
-def c_strides(shape: tuple) -> tuple:
-    return tuple(math.prod(shape[d + 1:]) for d in range(len(shape)))
-
-
 def next_power_of_2(n: int) -> int:
     return 1 << max(0, int(n) - 1).bit_length()
 
@@ -412,7 +408,8 @@ class Renderer(ArgReduction):
     # -- values ------------------------------------------------------------------------------
     def offset(self, buffer: str, index: tuple, space: IndexSpace, zero: str | None = None) -> str:
         """The element offset of an index (an Affine per dimension) in a C-ordered buffer."""
-        strides = c_strides(tuple(self.program.buffers[buffer].shape))
+        shape = tuple(self.program.buffers[buffer].shape)
+        strides = [math.prod(shape[d + 1:]) for d in range(len(shape))]
         coefficients: dict[int, object] = {}
         const = 0
         gathered = []

@@ -526,3 +526,26 @@ def test_kernel_records_are_keyed_by_source_device_dtypes_launch_and_triton_envi
     assert len({base, *others}) == 6
     monkeypatch.setenv("TRITON_DEFAULT_FP_FUSION", "0")   # one of Triton's cache-invalidating variables
     assert binaries.Records("src", "90", f4)._name(fn, launch) != base
+
+
+def test_a_kernel_compiled_without_the_jit_is_specialised_by_the_jits_rules():
+    """jitless.py writes the signature, constants and attributes Triton's JIT would: an aligned
+    address and a multiple of 16 divisible by 16, an integer 1 a constant, past 32 bits i64."""
+    import triton.language as tl
+    from triton.compiler.compiler import ASTSource
+    from triton.runtime.jit import JITFunction   # (triton.jit gives the interpreter's function here)
+    from numpile_triton import jitless
+
+    def kernel(x_ptr, y_ptr, n, m, big, one, BLOCK: tl.constexpr):
+        pass
+    k = JITFunction(kernel)
+
+    arrays = [np.zeros(4, np.float32), np.zeros(4, np.bool_)]
+    signature, constants, attrs = jitless._specialised(k, arrays, [4096, 4100], (48, 7, 2 ** 33, 1, 128))
+    assert signature == {"x_ptr": "*fp32", "y_ptr": "*u1", "n": "i32", "m": "i32", "big": "i64",
+                         "one": "constexpr", "BLOCK": "constexpr"}
+    assert constants == {(5,): 1, (6,): 128}
+    assert attrs == {(0,): jitless.DIVISIBLE, (2,): jitless.DIVISIBLE, (4,): jitless.DIVISIBLE}
+    ASTSource(k, signature, constants, attrs).hash()   # what triton.compile takes
+    assert jitless.compiled(k, arrays, [4096, 4100], (48,), 4, cupy=True) is None   # not every parameter
+    assert jitless.compiled(k, arrays, [4096, 4100], (48, 7, 2 ** 33, 1, 128), 4, cupy=False) is None

@@ -48,6 +48,25 @@ def f(x, y, n):
     b = (a + np.ones_like(a) * 0.5).min(axis=-1, keepdims=True) * 0.25 + y
     return b / (np.abs(x) + 1.0)
 ''',
+    # the loop resumed after the break at copyto took CuPy's 0-d views of y's elements, not NumPy's
+    # scalar copies: `c0 *= 0.5` halved y's later elements (the traced first step did not)
+    "a loop over elements resumed after a break": '''\
+def f(x, y, n):
+    for c0 in y:
+        c0 *= 0.5
+        np.copyto(x, (np.tanh(y) * x.std()))
+        a = (np.tanh(y) * (-x))
+    return y, x
+''',
+    # arrays made from a list (no CuPy array among their inputs) came back as CuPy arrays where CuPy
+    # eager gives NumPy's; after a break, `c.max(axis=0)` of a 0-d one raised AxisError (CuPy's)
+    "an array made from a list, across a break": '''\
+def f(x, y, n):
+    c = np.asarray((np.tanh(y) * y).tolist())
+    if c.sum() > 0.0:
+        c = c * 0.5
+    return np.sign(c.max(axis=0, keepdims=True) * 0.25), c * 1.5
+''',
 }
 
 

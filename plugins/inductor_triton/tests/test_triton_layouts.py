@@ -6,6 +6,7 @@ GPU the same programs run on CuPy arrays against NumPy and CuPy eager."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import warnings
@@ -314,15 +315,34 @@ def test_programs_cupy_runs_run_and_match(name, cupy):
                 _same(a, w, cupy, f"{name}: an argument updated in place")
 
 
-def test_a_cupy_program_does_not_import_torch_once_its_kernels_are_recorded(cupy):
-    """A new process running a program of CuPy arrays whose kernels an earlier process compiled
-    (binaries.py's records: no JIT) never imports torch. The process that compiles them does: Triton's
-    JIT imports it to specialise the arguments (triton 3.6)."""
+def test_a_cupy_program_does_not_import_torch(cupy, tmp_path):
+    """A new process running a program of CuPy arrays imports no torch: the one that compiles its
+    kernels compiles them without Triton's JIT, which would import it (jitless.py), and a later one
+    finds them recorded (binaries.py)."""
     code = ("import sys, numpy as np, cupy, numpile\n"
             "f = numpile.compile(lambda x, y: (np.sin(x) * y + 1.0).sum(1))\n"
             "x = cupy.ones((30, 20), dtype='f4')\n"
             "assert np.allclose(cupy.asnumpy(f(x, x)), 20 * (np.sin(1.0) + 1.0), rtol=1e-5)\n"
             "print('torch' in sys.modules)")
-    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True) for _ in range(2)]
+    env = {**os.environ, "NUMPILE_CACHE_DIR": str(tmp_path / "numpile"), "TRITON_CACHE_DIR": str(tmp_path / "triton")}
+    runs = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env) for _ in range(2)]
     assert all(r.returncode == 0 for r in runs), [r.stderr[-2000:] for r in runs]
-    assert runs[1].stdout.strip() == "False", runs[1].stdout
+    assert [r.stdout.strip() for r in runs] == ["False", "False"], [r.stdout for r in runs]
+
+
+def test_a_time_loop_replays_its_iterations_as_one_cuda_graph(cupy, monkeypatch):
+    """A loop node's iterations after the first become one CUDA graph the second time the same
+    arrays come (loop_graphs.py), and every call, the step count changed or not, gives NumPy's
+    values."""
+    from numpile_triton import loop_graphs
+    replays = []
+    replay = loop_graphs.LoopGraphs.replay
+    monkeypatch.setattr(loop_graphs.LoopGraphs, "replay", lambda self, *a: replays.append(replay(self, *a)) or replays[-1])
+    A, B = rng.standard_normal((40, 30)), rng.standard_normal((40, 30))
+    compiled = numpile.compile(jacobi)
+    for steps in (5, 6, 7, 7, 7, 7, 9):
+        got = compiled(cupy.asarray(A), cupy.asarray(B), steps)
+        for g, w, name in zip(got, jacobi(A.copy(), B.copy(), steps), "AB"):
+            _same(g, w, cupy, f"{name} after {steps} steps")
+        del got
+    assert True in replays, replays

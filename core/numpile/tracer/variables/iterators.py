@@ -11,6 +11,7 @@ tuple of `k // stride % dim`, whose bounds shapes.py knows over a loop (interval
 
 from __future__ import annotations
 
+import copy
 import itertools
 import math
 import operator
@@ -69,7 +70,13 @@ class ArrayIteratorVariable(PositionalIterator):
         return self.row(position)
 
     def residual(self, expr, const, start: int) -> str:
-        return f"map({expr(self.array)}.__getitem__, range({start}, {self.length}))"
+        items = f"map({expr(self.array)}.__getitem__, range({start}, {self.length}))"
+        if len(self.array.node.shape) != 1:
+            return items   # rows are views, in every array library
+        # an element of a 1-d array is NumPy's scalar, a copy; a CuPy array's or a tensor's x[i] is a
+        # 0-d view, through which `for v in x: v *= 2` resumed after a break wrote into x (the traced
+        # steps did not). deepcopy: copy.copy of a tensor shares its memory
+        return f"map({const(copy.deepcopy)}, {items})"
 
 
 class RangeItems(PositionalIterator):
