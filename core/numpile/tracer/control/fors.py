@@ -52,8 +52,10 @@ def capture(tx, inst, it) -> bool:
     if loop.small():
         state.restore()
         control.small.add(key)
-        return give_up(tx, key, f"{loop.count} iterations of {len(loop.body.calls)} ops are fewer than "
-                                 f"config.loop_unroll_ops={config.loop_unroll_ops}: its kernels fuse unrolled", peel=False)
+        why = (f"{loop.count} iterations are fewer than config.loop_capture_min={config.loop_capture_min}"
+               if loop.count < config.loop_capture_min else
+               f"{loop.count} iterations of {len(loop.body.calls)} ops are fewer than config.loop_unroll_ops={config.loop_unroll_ops}")
+        return give_up(tx, key, f"{why}: its kernels fuse unrolled", peel=False)
     loop.finish(tx, inst)
     if control.attempts[key] <= PEELS:   # the next time the loop runs (an enclosing loop unrolled): afresh
         del control.attempts[key]        # (not for iterations past a swap's whole periods: unrolled)

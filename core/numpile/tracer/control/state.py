@@ -8,7 +8,7 @@ one that runs cond nodes too (`supports_conditionals`) gets branches on graph va
 bodies (anywhere with `config.top_level_conds`) as cond nodes and while loops on graph values as
 while_loop nodes. A loop is tried at most PEELS + 1 times at one place (the first iterations
 unrolled until its values settle), and a `for` loop of fewer than `config.loop_capture_min`
-iterations is unrolled.
+iterations is unrolled unless its body holds a loop node (loops.py, LoopBody.small).
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ class ControlState:
         """Whether the `for` loop at `key` (code, FOR_ITER offset) with `count` iterations left (None:
         a symbolic number) is tried as a loop node."""
         return self.loops and self.attempts.get(key, 0) <= PEELS \
-            and (count is None or count >= config.loop_capture_min)
+            and (count is None or count >= 2)   # a shorter loop than loop_capture_min: LoopBody.small decides
 
     def tries_while(self, key: tuple) -> bool:
         """Whether the while loop whose body starts at `key` (code, offset) is tried as a while_loop node."""
