@@ -19,6 +19,7 @@ from numpile_llvm.backend import LLVMBackend
 
 rng = np.random.default_rng()
 
+CROWDED = team.crowded   # before the autouse fixture replaces it
 needs_libgomp = pytest.mark.skipif(not team.available(), reason="libgomp is not loadable here")
 
 
@@ -30,6 +31,12 @@ def compiled(fn, dynamic=False):
         made.append(LLVMBackend().compile(graph, example_inputs, {}))
         return made[-1]
     return numpile.compile(fn, backend=compile_llvm, dynamic=dynamic), made
+
+
+@pytest.fixture(autouse=True)
+def uncrowded(monkeypatch):
+    """Split kernels run split however busy the machine running the tests is (team.crowded)."""
+    monkeypatch.setattr(team, "crowded", lambda: False)
 
 
 @pytest.fixture
@@ -248,6 +255,7 @@ def test_omp_num_threads_does_not_change_the_team():
     script = textwrap.dedent("""
         import os, numpy as np, numpile
         from numpile_llvm import team
+        team.crowded = lambda: False   # split however busy the machine is
         x = np.random.default_rng(0).standard_normal(1 << 20)
         f = numpile.compile(lambda a: a * 3 + 1, backend="llvm")
         before = len(os.listdir("/proc/self/task"))
@@ -259,3 +267,31 @@ def test_omp_num_threads_does_not_change_the_team():
     assert out.returncode == 0, out.stderr
     started, expected = out.stdout.split()
     assert started == expected   # the team's threads beside the caller
+
+
+@pytest.mark.parametrize("line, threads, crowded", [("0.5 0.4 0.3 2/140 99", 2, False), ("6.1 6.0 5.9 5/140 99", 2, True),
+                                                    ("6.1 6.0 5.9 16/900 99", 16, False), ("junk", 2, False)])
+def test_a_crowded_run_queue_is_read_from_proc_loadavg(line, threads, crowded, monkeypatch, tmp_path):
+    path = tmp_path / "loadavg"
+    path.write_text(line)
+    monkeypatch.setattr(team, "open", lambda name: open(path), raising=False)
+    monkeypatch.setattr(team, "threads", lambda: threads)
+    monkeypatch.setattr(team, "_crowding", [float("-inf"), None])
+    monkeypatch.setattr(team, "crowded", CROWDED)   # the real one, not the fixture's
+    assert team.crowded() is crowded
+
+
+@pytest.mark.parametrize("fn, shape", CASES, ids=[fn.__name__ for fn, _ in CASES])
+def test_a_crowded_machine_runs_split_kernels_whole_with_the_same_results(fn, shape, monkeypatch):
+    """With more threads runnable than cores, a team's caller would wait for a thread the
+    scheduler set aside: the kernel runs on the calling thread, the same values to the bit."""
+    args = _inputs(shape, np.float64)
+    f, made = compiled(fn)
+    split_result = f(*args)
+    calls = []
+    monkeypatch.setattr(team, "crowded", lambda: True)
+    for step in made[0].steps.values():
+        if step.parallel:
+            monkeypatch.setattr(step, "_split", lambda *a: calls.append(a) or 1 / 0)
+    _same(f(*args), split_result)
+    assert not calls

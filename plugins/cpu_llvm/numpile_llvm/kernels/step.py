@@ -101,8 +101,9 @@ class KernelStep:
     def run(self, arrays: tuple, symbols: tuple = (), extent: int | None = None) -> None:
         """Run split over threads: the arrays in kp.arrays order (without partials), the values of
         kp.symbols, and the parallel loop's extent where it is symbolic."""
-        if self._split((self.native, self.team), arrays, symbols, extent):
-            self.relayout(arrays, symbols, extent, split=True)
+        split = not team.crowded()
+        if (self._split if split else self._whole)((self.native, self.team), arrays, symbols, extent):
+            self.relayout(arrays, symbols, extent, split=split)
 
     def _whole(self, natives, arrays, symbols, extent) -> int:
         return natives[0](*arrays, *self.unused_partials, *symbols, 0, self.kp.extent if extent is None else extent, -1)
