@@ -60,7 +60,8 @@ CROWDED_CHECK_SECONDS = 0.05
 _crowding = [float("-inf"), False]   # when crowded() last looked, and what it saw
 #: False in a forked child: its drivers' shares run on the Python pool (see the module docstring)
 usable = True
-# the same for native code: a split range (render_range) runs alone where it is 0
+# the same for native code: a split range (render_range) runs alone where it is 0 (also while
+# crowded() last saw a crowded machine)
 _USABLE = ctypes.c_int32(1)
 _USABLE_SYMBOL = "numpile.team_usable"
 
@@ -128,7 +129,8 @@ def crowded() -> bool:
     """Whether more threads are runnable now than there are cores (the fourth field of
     /proc/loadavg, read at most every CROWDED_CHECK_SECONDS; the caller and its team's spinning
     threads make one a core): a split kernel's caller would wait at the team's end for a thread
-    the scheduler set aside. Then it runs the kernel alone: `2 * x + y` on 2**18 float64 on 2
+    the scheduler set aside. Then it runs the kernel alone (and a split nest its range, through
+    _USABLE): `2 * x + y` on 2**18 float64 on 2
     cores with 3 to 5 threads runnable took 112-126 µs (p90 300-1000 µs) split, 79 µs (p90
     118 µs) alone, NumPy 91 µs. False where there is no /proc/loadavg."""
     now = time.monotonic()
@@ -139,6 +141,7 @@ def crowded() -> bool:
         except (OSError, ValueError, IndexError):
             runnable = 0
         _crowding[:] = [now, runnable > threads()]
+        _USABLE.value = int(usable and not _crowding[1])   # what a split nest's range reads
     return _crowding[1]
 
 

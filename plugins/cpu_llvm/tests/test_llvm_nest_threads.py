@@ -19,6 +19,7 @@ from numpile_llvm import team
 from numpile_llvm.nests import nest
 
 pytestmark = pytest.mark.skipif(not team.available(), reason="libgomp is not loadable here")
+CROWDED = team.crowded   # before a fixture replaces it
 THREADS = 4   # more than this machine may have: the split is the same, the team shares the cores
 
 
@@ -29,6 +30,8 @@ def nests(monkeypatch):
     monkeypatch.setattr(numpile.config, "loop_capture_min", 1)
     monkeypatch.setattr(team, "threads", lambda: THREADS)
     monkeypatch.setattr(team, "SPLIT_MIN_TICKS", 0)
+    monkeypatch.setattr(team, "crowded", lambda: False)   # split however busy the test machine is
+    monkeypatch.setattr(team._USABLE, "value", 1)
     made = []
 
     class Recorded(nest.NativeNest):
@@ -155,6 +158,21 @@ def test_independent_iterations_run_on_a_team(fn, nests):
     assert all(split) if fn in SPLIT else not any(split)
 
 
+def test_a_crowded_machine_runs_a_split_nest_alone(nests, monkeypatch, tmp_path):
+    """More threads runnable than cores: the team's caller would wait for a thread the scheduler
+    set aside, so the nest looks (team.crowded) and runs its range alone, with the same results."""
+    loadavg = tmp_path / "loadavg"
+    monkeypatch.setattr(team, "open", lambda name: open(loadavg), raising=False)
+    monkeypatch.setattr(team, "crowded", CROWDED)
+    compiled = numpile.compile(row_recurrence, backend="llvm")
+    for runnable, usable in ((2 * THREADS, 0), (1, 1), (THREADS + 1, 0)):
+        loadavg.write_text(f"6.0 6.0 6.0 {runnable}/300 1")
+        monkeypatch.setattr(team, "_crowding", [float("-inf"), None])
+        _run(row_recurrence, compiled)
+        assert team._USABLE.value == usable
+    assert nests and all(_split(n) for n in nests)
+
+
 def test_a_negative_start_runs_on_one_thread(nests):
     # two iterations update one row, in order: this range is not split (the nest has its team, for
     # ranges whose indices are all 0 or more)
@@ -185,7 +203,7 @@ def test_a_forked_child_runs_a_split_range_alone():
     script = inspect.getsource(row_recurrence) + textwrap.dedent("""
         import os, numpy as np, numpile
         from numpile_llvm import team
-        team.SPLIT_MIN_TICKS, team.threads = 0, lambda: 4
+        team.SPLIT_MIN_TICKS, team.threads, team.crowded = 0, lambda: 4, lambda: False
         def want(A):
             return row_recurrence(A.copy())
         f = numpile.compile(row_recurrence, backend="llvm")

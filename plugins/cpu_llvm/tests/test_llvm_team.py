@@ -37,6 +37,7 @@ def compiled(fn, dynamic=False):
 def uncrowded(monkeypatch):
     """Split kernels run split however busy the machine running the tests is (team.crowded)."""
     monkeypatch.setattr(team, "crowded", lambda: False)
+    monkeypatch.setattr(team._USABLE, "value", 1)   # (a split nest's range reads it)
 
 
 @pytest.fixture
@@ -279,6 +280,7 @@ def test_a_crowded_run_queue_is_read_from_proc_loadavg(line, threads, crowded, m
     monkeypatch.setattr(team, "_crowding", [float("-inf"), None])
     monkeypatch.setattr(team, "crowded", CROWDED)   # the real one, not the fixture's
     assert team.crowded() is crowded
+    assert team._USABLE.value == (0 if crowded else 1)   # split nests' ranges run alone while crowded
 
 
 @pytest.mark.parametrize("fn, shape", CASES, ids=[fn.__name__ for fn, _ in CASES])

@@ -79,7 +79,7 @@ class NativeNest:
         metas = [n.array_meta for n in body.inputs[1:]]
         if any(not m.shape and m.dtype.kind not in nestcall.SCALAR_KINDS for m in metas):
             raise Unlowerable("a scalar of a kind a loop nest's entry does not convert")
-        ir = _render(cpu_features, metas, body, bounds)
+        ir, split = _render(cpu_features, metas, body, bounds)
         symbol = f"npk_nest_{jit.cache_key(ir)[:16]}"   # one name per nest: all share one JIT
         self.ir = ir.replace("@nest", f"@{symbol}").replace('@"nest', f'@"{symbol}')
         code, origin = jit.compile_ir(self.ir, [f"{symbol}.py"])
@@ -87,6 +87,18 @@ class NativeNest:
             logs.get("output_code").debug("llvm loop nest %s (%s):\n%s", symbol, origin, jit.optimized_ir(self.ir))
         logs.get("perf").debug("llvm: a loop of element code is one native function, %s", symbol)
         self.run = nestcall.runner(code, symbol, metas, len(body.outputs), owned)
+        if split:
+            self.run = _seeing_crowds(self.run)
+
+
+def _seeing_crowds(run):
+    """A split nest's runner that first looks whether the machine is crowded (team.crowded, which
+    sets the flag its team reads: it then runs the range on the calling thread alone)."""
+    def crowded_then_run(*args):
+        team.crowded()
+        return run(*args)
+    crowded_then_run.direct = None
+    return crowded_then_run
 
 
 def owned_carried(program: Program, i: int, fresh: set) -> tuple:
@@ -124,8 +136,8 @@ def _buffer_args(value) -> list:
     return [b for v in value for b in _buffer_args(v)] if isinstance(value, (tuple, list)) else []
 
 
-def _render(cpu_features: frozenset, metas: list, body: Graph, bounds: tuple) -> str:
-    """The nest's module: its body function (@nest.body: the loops), its entry (@nest: nestcall.py),
+def _render(cpu_features: frozenset, metas: list, body: Graph, bounds: tuple) -> tuple[str, bool]:
+    """The nest's module, and whether it splits: its body function (@nest.body: the loops), its entry (@nest: nestcall.py),
     and where the outermost loop's iterations are independent and do some work each (a loop or
     while loop in them), the team (@nest.team: team.py) that runs them on all cores."""
     module = Module(cpu_features)
@@ -140,7 +152,7 @@ def _render(cpu_features: frozenset, metas: list, body: Graph, bounds: tuple) ->
         team.render_range(module, "nest.team", "nest", nestcall.entry_parameters(metas), bounds[2], threads, 2 * threads)
         logs.get("perf").debug("llvm: a loop nest's iterations are independent: they run on %d threads", threads)
     nestcall.render_python_entry(module, "nest", "nest.team" if split else "nest", metas, len(body.outputs))
-    return module.render()
+    return module.render(), split
 
 
 def _render_body(module: Module, metas: list, body: Graph, bounds: tuple) -> "_Nest":
