@@ -11,7 +11,7 @@ address, a row buffer's row-major offset and an arg-reduction's flat position ar
 
 from __future__ import annotations
 
-from numpile.lowering import Indirect, Load, LoopIndex, Stage, walk
+from numpile.lowering import Load, LoopIndex, Stage, gathers, walk
 
 from .plan import element_offset
 
@@ -26,8 +26,7 @@ def coalesced_loops(stage: Stage, first: int, strides: dict, split_loop: int | N
         return 1
     last = len(inner) - 1
     parts = list(walk(stage.value))
-    if any(isinstance(e, LoopIndex) or isinstance(e, Load) and any(isinstance(i, Indirect) for i in e.index)
-           for e in parts):
+    if any(isinstance(e, LoopIndex) or isinstance(e, Load) and gathers(e) for e in parts):
         return 1
     coefficients = [element_offset(e.index, strides[e.buffer])[0] for e in parts if isinstance(e, Load)]
     merged = 1
