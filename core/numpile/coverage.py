@@ -60,6 +60,7 @@ _BY_SIZE["loop"] = ("body compiled once; a nest of element code one native funct
 _BY_SIZE["python_int"] = "in a loop nest of element code, native (its range checked); else a call into Python"
 _BY_SIZE["python_math"] = "in a loop nest of element code, native (its domain checked); else a call into Python"
 _BY_SIZE["while_loop"] = "body compiled once; in a loop nest of element code, a native loop of its native code"
+_BY_SIZE["check"] = "a call (its value tested where it is known); in a loop nest of element code, a native branch out"
 _BY_SIZE["cond"] = "each side compiled the first time it is taken; in a loop nest of element code, a branch of its native code"
 
 

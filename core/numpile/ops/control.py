@@ -24,6 +24,12 @@ free ones, and gives whether to go on (a 0-d bool) and then the carried values' 
 runs at least once (the tracer captures a `while` after its first test was taken: CPython tests
 again at the end of the body), and until it says stop. Its value is the tuple of the carried values
 after the last run; `body.write_back` (output positions counting the flag) as for loops.
+
+A check node is `check(holds)`: `assert c` or `if bad: raise ...` on a graph value, where the
+other side of the branch can only raise. It raises CheckFailed where `holds` (a 0-d bool) is false;
+a graph that raises has changed nothing, so the frame then runs again as Python from the graph's
+start, and the program raises its own error. A backend runs every check node (its value, `holds`,
+is read by nothing).
 """
 
 from __future__ import annotations
@@ -240,6 +246,27 @@ def _cond_meta(pred, then_body, else_body, operands):
     return tuple(node.array_meta for node in then_body.outputs)
 
 
+class CheckFailed(AssertionError):
+    """A check node found its condition false: the frame runs as Python, which raises the program's error."""
+
+
+def run_check(holds):
+    if not holds:
+        raise CheckFailed("a check of the traced code failed (the frame runs again as Python)")
+    return np.True_
+
+
+def _check_sig(holds): ...
+
+
+def _check_meta(holds):
+    if holds.shape != () or holds.dtype != np.bool_:
+        raise NotImplementedError(f"a check of a {holds.dtype} value of shape {holds.shape} (a 0-d bool)")
+    return holds
+
+
+register("check", CONTROL, impl=run_check, meta=_check_meta, signature=_check_sig,
+         doc="`assert c` (or `if not c: raise`) on a graph value: raises where c is false, emitted by the tracer")
 register("cond", CONTROL, impl=run_cond, meta=_cond_meta, signature=_cond_sig,
          doc="an if on a graph value with both sides as Graphs, emitted by the tracer")
 register("while_loop", CONTROL, impl=run_while, meta=_while_meta, signature=_while_sig,

@@ -15,10 +15,11 @@ from ..exc import Unsupported
 from . import bytecode_compat as bc
 from . import control
 from .sources import ModuleSource
+from .variables.spellings import assigned_sequence
 from .dispatch import handles
 from .translator import InstructionTranslator
 from .variables import (
-    NULL, CellVariable, ConstantVariable, DictVariable, ListVariable, NestedFunctionVariable, ObjectVariable,
+    NULL, ArrayVariable, CellVariable, ConstantVariable, DictVariable, ListVariable, NestedFunctionVariable, ObjectVariable,
     TupleVariable, make_slice,
 )
 
@@ -195,6 +196,9 @@ def build_slice(tx: Tx, inst):
 @handles("STORE_SUBSCR")
 def store_subscr(tx: Tx, inst):
     index, container, value = tx.pop(), tx.pop(), tx.pop()
+    if isinstance(container, ArrayVariable) and (isinstance(value, (ListVariable, TupleVariable)) or
+                                                 value.is_constant() and type(value.as_constant()) in (tuple, list)):
+        value = assigned_sequence(tx, container, value)
     container.setitem(tx, index, value)
 
 

@@ -20,6 +20,8 @@ UNSUPPORTED = {
             "supports_conditionals, so capture breaks there instead",
     "while_loop": "a while loop on a graph value is not exported yet (ONNX Loop with a condition); the exporter "
                   "does not declare supports_conditionals",
+    "check": "an assert on a graph value raises, which no ONNX operator does; the exporter does not declare "
+             "supports_conditionals, so capture breaks there instead",
     "python_int": "int() of a float as Python's int (raising on NaN and inf) has no ONNX operator",
     "python_math": "math.exp() and its kin raise outside their domains, which no ONNX operator does",
     # the long tail's ops (numpile.ops.tiling, shape, statistics): each has an ONNX form (Tile, Trilu,

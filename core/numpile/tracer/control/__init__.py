@@ -9,7 +9,7 @@ The tracer calls in at one place for each construct, and nowhere else:
 - `while_body(tx)` where a while loop's body starts (translator.py's step, at `while_heads`):
   the loop as a while_loop node (whiles.py);
 - `conditional_jump(tx, inst, jump_when, keep_on_jump)` at a conditional jump (flow_handlers.py):
-  both sides as a cond node (branches.py); `truth_value` at TO_BOOL and UNARY_NOT (handlers.py)
+  a check node where one side only raises (checks.py), else both sides as a cond node (branches.py); `truth_value` at TO_BOOL and UNARY_NOT (handlers.py)
   keeps `bool(x)` a graph value where such a branch may test it.
 
 Each returns False where it does not capture (the trace is then as it was: the loop unrolls, the
@@ -18,7 +18,7 @@ jump is decided or breaks the graph). What capture knows during a trace is `Outp
 cache and `numpile.export` apply before a trace (which control flow the backend runs).
 
 The modules: state.py (the state and the rule), fors.py (for loops), whiles.py (while loops),
-branches.py (conds), loops.py (one pass over a loop's body: what it carries; the loop node),
+branches.py (conds), checks.py (asserts), loops.py (one pass over a loop's body: what it carries; the loop node),
 passes.py (passes until what a loop carries settles), bodies.py (what a body's graph takes from
 the frame), liveness.py (whether a local is read after a loop or branch: the bytecode's control
 flow). The iteration protocol a `for` loop asks of its iterator (`remaining`, `at`) is on the
@@ -30,10 +30,16 @@ tracer `variables/`, `bytecode_compat.py` and `python_scalars.py`; never `transl
 and `tx.output`), nor `cache.py` or a backend.
 """
 
-from .branches import capture as conditional_jump, truth_value
+from . import branches, checks
+from .branches import truth_value
 from .fors import capture as for_iter
 from .state import ControlState, LoopFrame, for_backend
 from .whiles import capture as while_body, heads as while_heads
+
+
+def conditional_jump(tx, inst, jump_when: bool, keep_on_jump: bool) -> bool:
+    return checks.capture(tx, inst, jump_when, keep_on_jump) or branches.capture(tx, inst, jump_when, keep_on_jump)
+
 
 __all__ = ["ControlState", "LoopFrame", "conditional_jump", "for_backend", "for_iter", "truth_value", "while_body",
            "while_heads"]

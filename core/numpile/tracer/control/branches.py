@@ -80,8 +80,11 @@ def _testable(tx, value) -> bool:
 
 def truth_value(tx, value, negate: bool = False):
     """bool(value) (or `not value`) of a graph value a cond may test, as a graph value; else None."""
-    if not _testable(tx, value):
-        return None
+    return as_bool(tx, value, negate) if _testable(tx, value) else None
+
+
+def as_bool(tx, value: ArrayVariable, negate: bool = False) -> ArrayVariable:
+    """bool(value) (or `not value`) of a 0-d graph value, as a graph value."""
     if value.node.dtype == np.bool_ and not negate:
         return value
     test = "equal" if negate else "not_equal"

@@ -54,6 +54,28 @@ def _stacked(tx, seq) -> ArrayVariable:
     return tx.output.call_op(ops.get("stack"), (TupleVariable(items),), {})
 
 
+def assigned_sequence(tx, array: ArrayVariable, seq) -> ArrayVariable:
+    """`a[i] = x, y`: the array NumPy makes of the sequence in a's dtype. Python numbers it cannot
+    hold raise as in NumPy (300 into int8: OverflowError), not wrap as a stacked int64 would."""
+    dtype = array.node.dtype
+    seq = _variables(seq.as_constant()) if isinstance(seq, ConstantVariable) else seq
+    numbers = [v.as_constant() for v in _items(seq) if v.is_constant()]
+    try:
+        np.array(numbers, dtype=dtype)
+    except (OverflowError, ValueError, TypeError) as e:
+        raise Unsupported(f"setitem raises {type(e).__name__} in NumPy: {e}") from None
+    return _array(new=True)(tx, [seq, ConstantVariable(dtype)], {})
+
+
+def _variables(value):
+    """A constant (nested) tuple or list as TupleVariables of its items."""
+    return TupleVariable([_variables(v) if isinstance(v, (tuple, list)) else ConstantVariable(v) for v in value])
+
+
+def _items(seq) -> list:
+    return [w for v in seq.items for w in (_items(v) if isinstance(v, (ListVariable, TupleVariable)) else [v])]
+
+
 def _take(tx, args, kwargs):
     if not args or not isinstance(args[0], ArrayVariable):
         return None

@@ -17,6 +17,7 @@ from . import pynumbers
 from . import slices as slices_
 from ..irbuilder import BOOL, I64, Unlowerable, V, literal, reg_type
 from ..sizes import Sizes
+from .nestcall import CHECK
 from .values import NestArray, as_index
 
 
@@ -207,6 +208,23 @@ def _cond(nest, n: Node, env: dict, sizes: Sizes) -> list:
     return results
 
 
+def _check(nest, n: Node, env: dict, sizes: Sizes) -> V:
+    """An assert: the nest stops where it fails (status CHECK: the frame runs as Python, which raises)."""
+    nest.check(scalar.cast(nest.fn, nest.operand(n.args[0], env, sizes), BOOL), CHECK)
+    return literal(True, BOOL)
+
+
+def _stack(nest, n: Node, env: dict, sizes: Sizes) -> slices_.Lazy:
+    """np.array((x, y)) of scalars (`fvec = np.array([fmag * cosine, fmag * sine])`): a short vector."""
+    items = n.args[0]
+    if len(n.shape) != 1 or len(items) > 16:
+        raise Unlowerable("a stack of arrays in a loop nest")
+    values = [nest.operand(v, env, sizes) for v in items]
+    if not all(isinstance(v, (V, Const)) for v in values):
+        raise Unlowerable("a stack of arrays in a loop nest")
+    return slices_.chosen(nest.fn, [scalar.cast(nest.fn, v, n.dtype) for v in values])
+
+
 def _tuple_getitem(nest, n: Node, env: dict, sizes: Sizes):
     source, k = n.args
     value = env[source][k]
@@ -216,6 +234,6 @@ def _tuple_getitem(nest, n: Node, env: dict, sizes: Sizes):
 
 
 CALLS = {"getitem": _getitem, "index": _getitem, "setitem": _setitem, "loop": _loop, "cond": _cond, "tuple_getitem": _tuple_getitem,
-          "python_int": pynumbers.python_int, "python_math": pynumbers.python_math, "while_loop": _while, **dict.fromkeys(slices_.REDUCED, slices_.reduction),
+          "python_int": pynumbers.python_int, "python_math": pynumbers.python_math, "while_loop": _while, "check": _check, "stack": _stack, **dict.fromkeys(slices_.REDUCED, slices_.reduction),
           "matmul": slices_.product, "dot": slices_.product, "flip": slices_.flipped, "slice_positions": _slice_positions, "mean": slices_.reduction,
           **dict.fromkeys(slices_.ARG_REDUCED, slices_.arg_reduction)}

@@ -27,7 +27,7 @@ escape-time fractal's rows, a sparse matrix's rows.
 Where NumPy would raise, the nest stops with a status instead, and the graph raises (the frame
 then runs again as Python, which raises NumPy's error): 1, an index out of range (negative ones
 count from the end, as in NumPy); 2, a Python int leaving int64 (Python's ints do not wrap); 3,
-the max or min of an empty slice. It stops too where it cannot do what NumPy would (the frame then
+the max or min of an empty slice; 6, a check node (an `assert`) that fails. It stops too where it cannot do what NumPy would (the frame then
 runs as Python, with a warning): 4, a slice stored from a value of another shape (NumPy may
 broadcast it); 5, one whose value reads it at other elements and needs more than the stack buffer.
 Anything else (a slice with a step not a constant, a float sum, broadcasting, an array made in
@@ -226,7 +226,8 @@ class _Nest:
         if isinstance(a, (bool, int, float, complex, np.generic)):
             return Const(a, getattr(a, "dtype", None))
         if isinstance(a, (tuple, list)) and 0 < len(a) <= 16 and all(type(v) in (bool, int, float) for v in a):
-            return slices_.constant(self.fn, np.asarray(a))   # a short constant vector
+            values = np.asarray(a)   # a short constant vector (`(1, 0, 1) == np.bitwise_and(mask, v)`)
+            return slices_.chosen(self.fn, [literal(v, values.dtype) for v in values])
         raise Unlowerable(f"a {type(a).__name__} argument in a loop nest")
 
     def version(self, node: Node, array) -> NestArray:

@@ -26,7 +26,7 @@ from ..casts import cast
 from ..irbuilder import I64, Function, Module, V, literal, mem_type
 from ..ndarray import DATA_OFFSET, DIMENSIONS_OFFSET, STRIDES_OFFSET, array_field, element
 
-INDEX_ERROR, OVERFLOW, EMPTY, SHAPE, OVERLAP = 1, 2, 3, 4, 5
+INDEX_ERROR, OVERFLOW, EMPTY, SHAPE, OVERLAP, CHECK = 1, 2, 3, 4, 5, 6
 SLOT_BYTES = 16   # a carried scalar's slot of `out`: a complex128 fits
 _COMPLEX = np.dtype(np.complex128)
 _STOPPED = {INDEX_ERROR: ("PyExc_IndexError", "an index of a compiled loop nest is out of bounds"),
@@ -34,7 +34,8 @@ _STOPPED = {INDEX_ERROR: ("PyExc_IndexError", "an index of a compiled loop nest 
             EMPTY: ("PyExc_ValueError", "a compiled loop nest took the max or min of an empty slice"),
             SHAPE: ("PyExc_ValueError", "a compiled loop nest stored a slice from one of another shape"),
             OVERLAP: ("PyExc_RuntimeError", "a compiled loop nest stored a slice it reads at other elements "
-                                            "(NumPy computes the value first)")}
+                                            "(NumPy computes the value first)"),
+            CHECK: ("PyExc_AssertionError", "a check of a compiled loop nest failed (an assert, a raise)")}
 # a scalar argument from its Python object: C API function, its result type, its failure value
 _FROM_PYTHON = {"i": ("PyLong_AsLongLong", "i64", "-1"), "u": ("PyLong_AsUnsignedLongLong", "i64", "-1"),
                 "f": ("PyFloat_AsDouble", "double", "-1.0"), "b": ("PyObject_IsTrue", "i32", "-1"),

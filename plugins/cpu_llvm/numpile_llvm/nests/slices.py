@@ -413,14 +413,13 @@ def over(fn: Function, lengths, start: list, step) -> list:
     return from_dim(0, (), start)
 
 
-def constant(fn: Function, values: np.ndarray) -> Lazy:
-    """A short constant vector (a tuple operand, `(1, 0, 1) == np.bitwise_and(mask, v)`): element p
-    chosen among its values."""
+def chosen(fn: Function, values: list) -> Lazy:
+    """A short vector of values (registers or literals of one dtype): element p chosen among them."""
     def element(positions: tuple) -> V:
         (p,) = positions
-        value = literal(values[-1], values.dtype)
+        value = values[-1]
         for k in range(len(values) - 2, -1, -1):
-            value = fn.select(fn.compare("icmp", "eq", p, literal(k, I64)), literal(values[k], values.dtype), value)
+            value = fn.select(fn.compare("icmp", "eq", p, literal(k, I64)), values[k], value)
         return value
     return Lazy((literal(len(values), I64),), element, ())
 
