@@ -24,6 +24,7 @@ from .variables import (
     ObjectVariable, PositionalIterator, SliceVariable, TupleVariable, Variable,
 )
 from .variables.contexts import entered_exit
+from .variables.stacked import Rows
 
 
 class CodeNamespace:
@@ -197,6 +198,9 @@ class Reconstructor:
         if isinstance(var, TupleVariable):
             items = "(" + "".join(self.expr(v) + ", " for v in var.items) + ")"
             return items if var.cls is tuple else f"{self.ns.const(var.cls)}{items}"
+        if isinstance(var, ListVariable) and isinstance(var.items, Rows):   # NumPy's list(rows), of lists
+            return self._temp(var, lambda: f"list(map(list, {self.expr(var.rows)}))" if var.lists
+                              else f"list({self.expr(var.rows)})")
         if isinstance(var, ListVariable):
             return self._temp(var, lambda: "[" + ", ".join(self.expr(v) for v in var.items) + "]")
         if isinstance(var, DictVariable):

@@ -14,6 +14,7 @@ from ...shapes import SymInt, lone_symbol
 from ..variables import (
     ArrayIteratorVariable, ArrayVariable, CellVariable, ConstantVariable, DictVariable, ListVariable, TupleVariable,
 )
+from ..variables.stacked import Appending, Rows, items_seen
 
 # Python numbers as graph values: NumPy's dtype for each (weak, NEP 50)
 PYTHON_NUMBERS = {bool: np.dtype(bool), int: np.dtype(np.int64), float: np.dtype(np.float64)}
@@ -51,9 +52,9 @@ class FrameState:
     def changed_containers(self) -> bool:
         return any(not _same_contents(_contents(c), items) for c, items in self.containers)
 
-    def changed_cells(self) -> bool:
-        """Whether a closure's variable (a cell: `a` read by a lambda) was bound to another value."""
-        return any(c.contents is not contents for c, contents in self.cells)
+    def changed_cells(self) -> list:
+        """The closures' variables (cells: `a` read by a lambda) bound to another value."""
+        return [c for c, contents in self.cells if c.contents is not contents]
 
 
 def number_before(tx, outer: Graph, value, meta):
@@ -129,7 +130,7 @@ def reachable_arrays(tx, views: bool) -> list[ArrayVariable]:
                 if v.base is not None:
                     visit(v.base)
         elif isinstance(v, (TupleVariable, ListVariable)):
-            for item in v.items:
+            for item in items_seen(v):
                 visit(item)
         elif isinstance(v, DictVariable):
             for item in v.items.values():
@@ -154,7 +155,7 @@ def _containers(tx) -> list:
     def visit(v) -> None:
         if isinstance(v, (ListVariable, DictVariable)) and id(v) not in found:
             found[id(v)] = v
-            for item in (v.items if isinstance(v, ListVariable) else v.items.values()):
+            for item in (items_seen(v) if isinstance(v, ListVariable) else v.items.values()):
                 visit(item)
         elif isinstance(v, TupleVariable):
             for item in v.items:
@@ -165,11 +166,20 @@ def _containers(tx) -> list:
 
 
 def _contents(c):
-    """A copy of a list's or dict's items (Variables), to put back and to compare by identity."""
+    """A copy of a list's or dict's items (Variables), to put back and to compare by identity (a long
+    StackedList's, which nothing changes, as they are)."""
+    if isinstance(c.items, Rows):
+        return c.items
+    if isinstance(c.items, Appending):
+        return Appending(c.items.values())
     return list(c.items) if isinstance(c, ListVariable) else dict(c.items)
 
 
 def _same_contents(a, b) -> bool:
+    if isinstance(a, Rows) or isinstance(b, Rows):
+        return a is b
+    if isinstance(a, Appending):
+        a, b = a.values(), b.values() if isinstance(b, Appending) else b
     if isinstance(a, list):
         return len(a) == len(b) and all(x is y for x, y in zip(a, b))
     return a.keys() == b.keys() and all(a[k] is b[k] for k in a)

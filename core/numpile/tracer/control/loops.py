@@ -20,6 +20,7 @@ from ...loop_ranges import loop_range
 from ...shapes import SymInt, lone_symbol, substitute_index
 from .. import bytecode_compat as bc
 from ..variables import NULL, ArrayVariable, ConstantVariable, base_array
+from . import appends
 from .bodies import FrameState, bind_symbols, lift_outer, number_before, reachable_arrays, reorder_inputs, same_constant
 from .liveness import live_after_loop
 from .passes import Unstable
@@ -28,6 +29,9 @@ from .state import PEELS, LoopFrame
 
 class LoopBody:
     """One pass over the body of the loop at FOR_ITER `inst`, for the index values `remaining`."""
+
+    appends: dict = {}   # lists an earlier pass saw appended to (appends.py), set by passes.py
+    item = None          # what the iteration traced took from the iterator (a range's or rows' body)
 
     def __init__(self, tx, inst, it, rebound: dict, stale: set, period: int = 1):
         """`it`: the loop's iterator (a range's or an array's rows: RangeIteratorVariable,
@@ -56,7 +60,8 @@ class LoopBody:
             for k in range(self.period):
                 if k:   # the next iteration of the period starts after FOR_ITER, as FOR_ITER would
                     tx.ip = tx.index_of[self.inst.offset] + 1
-                tx.push(self.it.at(self.index + k * self.step))
+                self.item = self.it.at(self.index + k * self.step)
+                tx.push(self.item)
                 self._run()
 
     def _enter(self) -> None:
@@ -95,13 +100,22 @@ class LoopBody:
             self._enter_views()
             views = [(w, w.node) for w in reachable_arrays(tx, views=True) if w.base is not None]
             containers = FrameState(tx)
+            self.rows = appends.enter(self)
             self._iterations()
+            if self.appends:
+                appends.store(self, self.rows)
+            else:
+                grown = appends.found(self, containers)
+                if grown:
+                    raise Unstable("appends to lists", peel=False, appends=grown)
             for name in self.rebound:   # a view whose base the body updated is made again from it
                 if isinstance(tx.locals.get(name), ArrayVariable) and name not in self.viewed:
                     out.refresh(tx.locals[name])
             self._check_views(views)
-            if containers.changed_cells():   # a body's node would be left in the cell after the loop
-                raise Unstable("rebinds a variable a closure reads (a cell)", peel=False)
+            self.cells = containers.changed_cells()
+            if self.cells and (self.count is None or self.period > 1 or any(c.contents is not self.item for c in self.cells)):
+                raise Unstable("rebinds a variable a closure reads (a cell) to another value than the loop's item",
+                               peel=False)
             if containers.changed_containers() or len(out.mutated) != len(containers.out[1]) \
                     or out.attr_writes != containers.out[2]:
                 raise Unstable("changes a list, dict or object attribute", peel=False)
@@ -296,6 +310,9 @@ class LoopBody:
         node = self.outer.loop(body, *self._bounds(), self.step * self.period, tuple(inits),
                                tuple(before for before, _ in free_inits), tx.loc)
         self._hand_on(node, carried, renamed)
+        appends.hand_on(self, self.rows)
+        for cell in self.cells:   # a closure's variable bound to the loop's item (a comprehension's): the last one
+            cell.contents = self.it.at(self.last)
         for name, t in self.viewed.items():
             if self.count is None and self._live_after(name):
                 raise Unsupported(f"{name}, read after the loop, is a view at its index, whose last value is not known")

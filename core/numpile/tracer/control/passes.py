@@ -13,26 +13,32 @@ from .state import PEELS
 class Unstable(Exception):
     """A value the body changes in a way a loop node cannot carry; `peel` if unrolling one more
     iteration may settle it. `rebound` (locals rebound to arrays), `stale` (arrays the body
-    updates whose views made before the loop it reads) and `period` (iterations after which the
-    arrays that locals swap are back where they were) are for the next pass to carry."""
+    updates whose views made before the loop it reads), `period` (iterations after which the
+    arrays that locals swap are back where they were) and `appends` (lists appended to:
+    appends.py) are for the next pass to carry."""
 
     def __init__(self, reason: str, peel: bool, rebound: dict | None = None, stale: set = frozenset(),
-                 period: int = 1):
+                 period: int = 1, appends: dict | None = None):
         super().__init__(reason)
         self.reason, self.peel, self.rebound, self.stale, self.period = reason, peel, rebound or {}, stale, period
+        self.appends = appends or {}
 
 
 def trace_passes(tx, key, state, make_body):
     """The body `make_body(rebound, stale, period).trace()` gives once what must be carried has
-    settled (a pass finds it; the next carries it), or None (given up; the trace is as it was)."""
-    rebound, stale, period = {}, set(), 1
+    settled (a pass finds it; the next carries it, the lists appended to as the body's `appends`),
+    or None (given up; the trace is as it was)."""
+    rebound, stale, period, appends = {}, set(), 1, {}
     for _ in range(4):
         try:
-            return make_body(rebound, stale, period).trace()
+            body = make_body(rebound, stale, period)
+            body.appends = dict(appends)
+            return body.trace()
         except Unstable as e:
             state.restore()
-            if not e.rebound and not e.stale and e.period == period:
+            if not e.rebound and not e.stale and e.period == period and not set(e.appends) - set(appends):
                 return give_up(tx, key, e.reason, peel=e.peel) or None
+            appends.update(e.appends)
             rebound.update(e.rebound)
             stale |= e.stale
             period = e.period

@@ -301,9 +301,21 @@ def call_builtin(tx, fn, args: list, kwargs: dict) -> Variable | None:
     if _is_numpy_scalar_type(fn) or fn in PURE_ON_CONSTANTS:
         if all(a.is_constant() for a in args) and all(v.is_constant() for v in kwargs.values()):
             return constant_result(fn(*(a.as_constant() for a in args), **{k: v.as_constant() for k, v in kwargs.items()}))
+        if _is_numpy_scalar_type(fn) and len(args) == 1 and not kwargs and _castable(args[0], np.dtype(fn)):
+            return tx.output.call_op(ops.get("astype"), (args[0], ConstantVariable(np.dtype(fn))), {})
         if any(isinstance(a, ArrayVariable) for a in args):
             raise Unsupported(f"{getattr(fn, '__name__', fn)}() of an array is not supported")
     return None
+
+
+def _castable(x, dtype: np.dtype) -> bool:
+    """Whether np.float32(x) (a NumPy scalar type called on a graph value) is x.astype: a real
+    NumPy scalar or an array of one dimension or more, to a real dtype (a Python int NumPy would
+    check against a narrower int dtype, a 0-d array NumPy makes a scalar of, are not)."""
+    if not isinstance(x, ArrayVariable) or x.node.dtype.kind not in "biuf" or dtype.kind not in "biuf":
+        return False
+    meta = x.node.meta
+    return bool(meta["scalar"] and not meta.get("weak") or x.node.shape)
 
 
 def _is_numpy_scalar_type(fn) -> bool:

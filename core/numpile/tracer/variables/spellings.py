@@ -15,6 +15,7 @@ from .arrays import ArrayVariable, take
 from .base import Variable
 from .containers import ListVariable, TupleVariable
 from .objects import ConstantVariable
+from .stacked import stacked_rows
 
 
 def _where(tx, args, kwargs):
@@ -48,6 +49,9 @@ def _array(new: bool):
 def _stacked(tx, seq) -> ArrayVariable:
     """The array np.array makes of a list or tuple: its items (each a sequence stacked the same
     way first) stacked along a new first axis."""
+    rows = stacked_rows(seq)
+    if rows is not None:   # the rows of an array a loop filled
+        return tx.output.call_op(ops.get("copy"), (rows,), {})
     if not seq.items:
         raise Unsupported("np.array of an empty list is not captured")
     items = [_stacked(tx, v) if isinstance(v, (ListVariable, TupleVariable)) else v for v in seq.items]
