@@ -196,17 +196,22 @@ def build_slice(tx: Tx, inst):
 @handles("STORE_SUBSCR")
 def store_subscr(tx: Tx, inst):
     index, container, value = tx.pop(), tx.pop(), tx.pop()
-    if isinstance(container, ArrayVariable) and (isinstance(value, (ListVariable, TupleVariable)) or
-                                                 value.is_constant() and type(value.as_constant()) in (tuple, list)):
-        value = assigned_sequence(tx, container, value)
-    container.setitem(tx, index, value)
+    container.setitem(tx, index, _stored(tx, container, value))
 
 
 @handles("STORE_SLICE")
 def store_slice(tx: Tx, inst):
     start, stop = tx.popn(2)
     container, value = tx.pop(), tx.pop()
-    container.setitem(tx, make_slice(start, stop, ConstantVariable(None)), value)
+    container.setitem(tx, make_slice(start, stop, ConstantVariable(None)), _stored(tx, container, value))
+
+
+def _stored(tx: Tx, container, value):
+    """The value `container[...] = value` stores: into an array, a sequence as NumPy's array of it."""
+    if isinstance(container, ArrayVariable) and (isinstance(value, (ListVariable, TupleVariable)) or
+                                                 value.is_constant() and type(value.as_constant()) in (tuple, list)):
+        return assigned_sequence(tx, container, value)
+    return value
 
 
 # -- operators -------------------------------------------------------------------------------
