@@ -179,3 +179,20 @@ def test_a_long_stacked_list_refuses_item_by_item_use_with_a_reason():
     _same(summed(x), numpile.compile(summed, backend="llvm")(x))
     report = numpile.explain(summed)(x)
     assert any("a loop appended" in str(b) for b in report.break_reasons), str(report)
+
+
+def running_totals(X):
+    totals = []
+    acc = 0.0
+    for x in X:
+        acc += x.sum()
+        totals.append(acc)
+    return np.array(totals), totals[0]
+
+
+def test_a_running_total_appended_after_a_peeled_first_iteration():
+    X = np.random.default_rng().random((400, 6))
+    for backend in BACKENDS:
+        _same(running_totals(X), numpile.compile(running_totals, backend=backend)(X))
+    report = numpile.explain(running_totals)(X)
+    assert (report.graph_count, report.graph_break_count) == (1, 0), str(report)

@@ -188,3 +188,16 @@ def test_llvm_runs_an_assert_inside_a_native_nest(caplog):
         numpile.compile(springs, backend="llvm")(*CASES[springs](rng))
     assert "one native function" in caplog.text
     assert "runs with NumPy" not in caplog.text
+
+
+def test_breaks_in_resume_functions_pass_on_locals_not_named_as_identifiers():
+    """pytest rewrites this module's asserts into code with locals named `@py_assert1`; on "debug"
+    (no control flow) positive_log's assert breaks, and again inside the resume function. The
+    second resume got those locals unbound: UnboundLocalError on 3.11, a crash on 3.12 and 3.13."""
+    rng = np.random.default_rng()
+    compiled = numpile.compile(positive_log, backend="debug")
+    x = rng.random(100) + 0.1
+    assert compiled(x) == pytest.approx(positive_log(x), rel=1e-12)
+    x[17] = -1.0
+    with pytest.raises(AssertionError, match="x must be positive"):
+        compiled(x)

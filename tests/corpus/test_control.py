@@ -213,8 +213,8 @@ CASES = [
     Case(conditional_temperature, lambda rng, c: (rand(rng, (n(c),)) * (6 if c != 1 else 0.1),), 2, 1),
     Case(nan_guard, lambda rng, c: (np.where(np.arange(n(c)) == 3, np.nan if c == 1 else 1.0, rand(rng, (n(c),))),
                                     rand(rng, (n(c),))), 2, 1),
-    Case(assert_finite_plain, lambda rng, c: (rand(rng, (n(c),)),), 2, 1),
-    Case(assert_finite_rewritten, lambda rng, c: (rand(rng, (n(c),)),), 2, 1),
+    Case(assert_finite_plain, lambda rng, c: (rand(rng, (n(c),)),), 1, 0),   # a check node
+    Case(assert_finite_rewritten, lambda rng, c: (rand(rng, (n(c),)),), 1, 0),
     Case(clamp_in_place_if_negative, lambda rng, c: (np.abs(rand(rng, (n(c),))) * sign(c) - 0.5 * sign(c),), 2, 1),
     Case(choose_by_norm, lambda rng, c: (rand(rng, (n(c),)) * (3 if c != 1 else 0.2), rand(rng, (n(c),))), 2, 1),
     Case(halve_until_small, lambda rng, c: (np.concatenate([[9.0], rand(rng, (n(c) - 1,))]),), 2, 1),

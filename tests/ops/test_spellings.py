@@ -264,7 +264,7 @@ def test_ufunc_outer_and_mgrid_spellings():
 
 # Ops the tracer emits itself, which no NumPy spelling maps to.
 # the functional `a[index] = value`; a[index] with index arrays; one result of an op with several
-INTERNAL_OPS = {"setitem", "index", "tuple_getitem", "slice_positions", "loop", "cond", "python_int", "python_math", "while_loop", "random_bits"}
+INTERNAL_OPS = {"setitem", "index", "tuple_getitem", "slice_positions", "loop", "cond", "python_int", "python_math", "while_loop", "random_bits", "check"}
 
 
 @pytest.mark.parametrize("name", sorted(ops.REGISTRY))

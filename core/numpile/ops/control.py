@@ -26,7 +26,8 @@ again at the end of the body), and until it says stop. Its value is the tuple of
 after the last run; `body.write_back` (output positions counting the flag) as for loops.
 
 A check node is `check(holds)`: `assert c` or `if bad: raise ...` on a graph value, where the
-other side of the branch can only raise. It raises CheckFailed where `holds` (a 0-d bool) is false;
+other side of the branch can only raise. It raises CheckFailed where `bool(holds)` (a 0-d number)
+is false;
 a graph that raises has changed nothing, so the frame then runs again as Python from the graph's
 start, and the program raises its own error. A backend runs every check node (its value, `holds`,
 is read by nothing).
@@ -42,7 +43,7 @@ import numpy as np
 from .. import logs
 from ..loop_ranges import active_loop_ranges, assuming, in_loop, is_loop_symbol, loop_range
 from ..shapes import SYMBOL_PATTERN, NewGuard, SymInt, hint, loop_dependent
-from .registry import CONTROL, register
+from .registry import CONTROL, ArrayMeta, register
 
 
 def run_loop(body, start: int, stop: int, step: int, carried: tuple, free: tuple, *, run=None) -> tuple:
@@ -260,9 +261,9 @@ def _check_sig(holds): ...
 
 
 def _check_meta(holds):
-    if holds.shape != () or holds.dtype != np.bool_:
-        raise NotImplementedError(f"a check of a {holds.dtype} value of shape {holds.shape} (a 0-d bool)")
-    return holds
+    if holds.shape != () or holds.dtype.kind not in "biuf":
+        raise NotImplementedError(f"a check of a {holds.dtype} value of shape {holds.shape} (a 0-d number)")
+    return ArrayMeta((), np.dtype(np.bool_), scalar=True)
 
 
 register("check", CONTROL, impl=run_check, meta=_check_meta, signature=_check_sig,

@@ -142,6 +142,8 @@ def _pointwise_cases() -> list[Case]:
     cases += [Case("python_int", (Arr((), "float16", scalar=True),)), Case("python_int", (Arr(()),))]
     cases += [Case("python_math", (Arr((), dtype, scalar=True, low=0.5, high=2.0), name))
               for dtype, name in (("float64", "exp"), ("float64", "sqrt"), ("float32", "log"), ("float64", "atan"))]
+    cases += [Case("check", (Arr((), dtype, scalar=scalar, nonzero=True),))   # an assert that holds
+              for dtype, scalar in (("bool", True), ("bool", False), ("float64", True), ("int32", False))]
     cases += [Case("random_bits", (Arr((), "uint64", scalar=True), Arr((), "int64", scalar=True))),
               Case("random_bits", (Arr((3, 4), "uint64"), Arr((4,), "int64"))), Case("random_bits", (Arr((5,), "uint64"), 7)),
               Case("random_bits", (Arr((), "uint64", scalar=True), Arr((2, 3), "int32", layout="T")))]

@@ -171,8 +171,10 @@ def _resumes(tx: InstructionTranslator, rc: Reconstructor) -> list[Resume]:
     code, shift = resume.origin(tx.code)
     stack = [NULL_SLOT if v is NULL else rc.expr(v) for v in tx.stack]
     local_args, unbound = [], []
-    for name in code.co_varnames:
-        value = tx.locals.get(name)
+    # the locals by slot: a resume function's own names for the original's (pytest's `@py_assert1`
+    # is its `_local__py_assert1`), which a break inside it passes on to the original's next resume
+    for name, own in zip(code.co_varnames, tx.code.co_varnames):
+        value = tx.locals.get(own)
         if isinstance(value, CellVariable):
             value = value.contents
         if value is None or value is NULL:

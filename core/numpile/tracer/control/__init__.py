@@ -31,7 +31,6 @@ and `tx.output`), nor `cache.py` or a backend.
 """
 
 from . import branches, checks
-from .branches import truth_value
 from .fors import capture as for_iter
 from .state import ControlState, LoopFrame, for_backend
 from .whiles import capture as while_body, heads as while_heads
@@ -39,6 +38,12 @@ from .whiles import capture as while_body, heads as while_heads
 
 def conditional_jump(tx, inst, jump_when: bool, keep_on_jump: bool) -> bool:
     return checks.capture(tx, inst, jump_when, keep_on_jump) or branches.capture(tx, inst, jump_when, keep_on_jump)
+
+
+def truth_value(tx, value, negate: bool = False):
+    """bool(value) (or `not value`) kept a graph value where a cond or a check tests it next, else None."""
+    truth = branches.truth_value(tx, value, negate)
+    return truth if truth is not None else checks.truth_value(tx, value, negate)
 
 
 __all__ = ["ControlState", "LoopFrame", "conditional_jump", "for_backend", "for_iter", "truth_value", "while_body",

@@ -18,6 +18,7 @@ from .branches import as_bool
 from .liveness import successors
 
 _RAISES = ("RAISE_VARARGS", "RERAISE")
+_CHECKED_JUMPS = ("POP_JUMP_IF_TRUE", "POP_JUMP_IF_FALSE", "POP_JUMP_FORWARD_IF_TRUE", "POP_JUMP_FORWARD_IF_FALSE")
 WALK = 200   # instructions looked at on the raising side before giving up
 
 
@@ -26,7 +27,7 @@ def capture(tx, inst, jump_when: bool, keep_on_jump: bool) -> bool:
     and the trace on along the side that does not raise; False where neither or both sides raise
     (the jump is then a cond or decided as before)."""
     value = tx.stack[-1]
-    if not tx.output.control.conds or keep_on_jump or not isinstance(value, ArrayVariable) or value.node.shape != ():
+    if keep_on_jump or not _checkable(tx, value):
         return False
     k = tx.index_of[inst.offset]
     jumped, fell = tx.index_of[inst.argval], k + 1
@@ -40,6 +41,24 @@ def capture(tx, inst, jump_when: bool, keep_on_jump: bool) -> bool:
         tx.jump(inst)
     logs.get("graph").debug("%s: the raise on %s is a check", tx.loc, value.describe())
     return True
+
+
+def truth_value(tx, value, negate: bool = False):
+    """bool(value) (or `not value`) as a graph value where the next instruction is a jump on it that
+    capture makes a check (TO_BOOL and UNARY_NOT before `assert`, 3.12+), else None."""
+    k = tx.ip
+    while k < len(tx.instructions) and tx.instructions[k].opname == "EXTENDED_ARG":   # a far jump's prefix
+        k += 1
+    following = tx.instructions[k] if k < len(tx.instructions) else None
+    if following is None or following.opname not in _CHECKED_JUMPS or not _checkable(tx, value):
+        return None
+    if _only_raises(tx, tx.index_of[following.argval], k + 1) == _only_raises(tx, k + 1, tx.index_of[following.argval]):
+        return None
+    return as_bool(tx, value, negate)
+
+
+def _checkable(tx, value) -> bool:
+    return tx.output.control.conds and isinstance(value, ArrayVariable) and value.node.shape == ()
 
 
 def _only_raises(tx, start: int, other: int) -> bool:

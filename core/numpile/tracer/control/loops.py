@@ -294,6 +294,7 @@ class LoopBody:
         """Put the loop node in the enclosing graph, give the frame the values after it, and go on
         after the loop."""
         body = self.body
+        appends.initial(self, self.rows)
         carried = [(v, before, placeholder) for v, (before, placeholder) in self.arrays.items() if v.node is not placeholder]
         renamed = [(name, before, placeholder) for name, (before, placeholder) in self.names.items()]
         results = [v.node for v, _, _ in carried] + [tx.locals[name].node for name, _, _ in renamed]
