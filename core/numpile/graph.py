@@ -29,6 +29,7 @@ Nodes are nodes.py's; the graph as Python code (`python_code`, `compile_python`)
 from __future__ import annotations
 
 import hashlib
+import keyword
 import re
 from typing import Any, Iterator
 
@@ -41,7 +42,7 @@ from .ops import ArrayMeta
 from .shapes import SYMBOL_PATTERN, SymInt, evaluate, read_symbol
 
 _IDENT = re.compile(r"[^0-9a-zA-Z_]")
-_RESERVED = {"np", "operator", "float"}  # names the generated code's namespace uses
+_RESERVED = {"np", "operator", "float"}  # names the generated code's namespace uses (and Python's keywords)
 
 
 class Graph(PythonCode):
@@ -69,7 +70,7 @@ class Graph(PythonCode):
         base = _IDENT.sub("_", hint).strip("_") or "v"
         if base[0].isdigit():
             base = "v" + base
-        if base in _RESERVED or base.startswith("impl_"):
+        if base in _RESERVED or keyword.iskeyword(base) or base.startswith("impl_"):   # `lambda_` stripped
             base += "_"
         n = self._names.get(base, 0)
         name = base if n == 0 else f"{base}_{n}"

@@ -65,12 +65,16 @@ def _average(emit: Emitter, total, count: int):
 
 
 def _mean(emit: Emitter, a, axis=None, dtype=None, keepdims=False):
+    # NumPy's mean of float16 sums and divides in float32, then rounds to float16 (sum would overflow)
+    half = a.dtype == np.float16 and dtype is None
+    acc = np.dtype(np.float32) if half else _accumulator(a, dtype)
     masked = masked_total(emit, a) if axis in (None, 0) else None   # x[m].mean(): where m holds
     if masked is not None:
         selected, mask = masked
-        return _average(emit, emit("sum", selected, dtype=_accumulator(a, dtype), keepdims=keepdims), emit("sum", mask))
-    total = emit("sum", a, axis=axis, dtype=_accumulator(a, dtype), keepdims=keepdims)
-    return _average(emit, total, _count(a, axis))
+        mean = _average(emit, emit("sum", selected, dtype=acc, keepdims=keepdims), emit("sum", mask))
+    else:
+        mean = _average(emit, emit("sum", a, axis=axis, dtype=acc, keepdims=keepdims), _count(a, axis))
+    return _cast_back(emit, mean, a.dtype) if half else mean
 
 
 def _sum(emit: Emitter, a, axis=None, dtype=None, keepdims=False):

@@ -18,6 +18,7 @@ from ..exc import Unsupported
 from ..graph_code import python_value
 from ..shapes import SymInt
 from .output_graph import MAYBE_VIEWS
+from .sources import ClosureSource
 from .variables import (
     ArrayMethodVariable, ArrayVariable, BoundMethodVariable, CellVariable, ConstantVariable,
     ContextExitVariable, DictVariable, ErrstateVariable, IteratorVariable, ListVariable, NestedFunctionVariable,
@@ -193,6 +194,8 @@ class Reconstructor:
                 return self._temp(var, lambda: self._view_call(var))
             self.refresh(var)
             return self.node_expr(var.node)
+        if isinstance(var, CellVariable) and isinstance(var.source, ClosureSource):
+            return f"__C[{var.source.index}]"   # the compiled function's own cell, shared as Python shares it
         if var.source is not None:
             return var.source.expr()
         if isinstance(var, TupleVariable):

@@ -16,6 +16,7 @@ from ..graph import Graph, Node, map_nodes
 from ..ops import ArrayMeta
 from .aliasing import view_index
 from .control.state import ControlState
+from .operands import sequences_as_arrays
 from .data_indices import DataIndices
 from .guards import GuardSet, array_guard_expected, object_guard
 from .python_scalars import INT_INPUT_BOUND, DynamicIntVariable
@@ -62,6 +63,7 @@ class OutputGraph:
         self.example_inputs: list = []
         self._wrapped: dict[Source, Variable] = {}
         self._arrays: dict[int, tuple] = {}  # id of an input ndarray -> (the array, its Variable)
+        self._input_nodes: dict[int, Node] = {}   # id of an input ndarray's Variable -> its input node
         self.mutated: list[Variable] = []  # the caller's lists and dicts changed by the trace, in order
         self.mutated_arrays: list[ArrayVariable] = []  # the caller's arrays updated in place, in order
         self.attr_writes: dict[tuple, tuple] = {}  # (id of object var, name) -> (object var, name, value), in order
@@ -114,6 +116,7 @@ class OutputGraph:
                           for i, d in enumerate(np.shape(value)))
             var = self._input(value, source, ArrayMeta(shape, value.dtype, isinstance(value, np.generic)))
             self._arrays[id(value)] = (value, var)
+            self._input_nodes[id(var)] = var.node
             return var
         if type(value) is float and source.name() in self.dynamic.scalars:
             if guard:
@@ -177,6 +180,14 @@ class OutputGraph:
     def input_arrays(self) -> list[ArrayVariable]:
         """The Variables of the caller's arrays that are graph inputs, in the order first seen."""
         return [var for _, var in self._arrays.values()]
+
+    def wrapped_containers(self) -> list:
+        """The caller's lists and dicts the trace reached (through arguments, attributes, globals)."""
+        return [v for v in self._wrapped.values() if isinstance(v, (ListVariable, DictVariable))]
+
+    def input_node(self, var: ArrayVariable) -> Node:
+        """The graph input an input array's Variable stood for before any update."""
+        return self._input_nodes[id(var)]
 
     def read_size(self, value, what: str):
         """`value`, a dim or a tuple of dims, read by Python code as `what` (`len(x)`, `x.shape`).
@@ -263,6 +274,7 @@ class OutputGraph:
                 gargs, gkwargs = op.normalize_method(method, gargs, gkwargs)
         except TypeError as e:
             raise Unsupported(f"unsupported call of np.{op.name}: {e}") from None
+        gargs = sequences_as_arrays(self, op, gargs)
         metas = map_nodes((gargs, gkwargs), lambda n: n.array_meta)
         try:
             meta = op.meta(*metas[0], **metas[1])

@@ -13,6 +13,7 @@ user's source line.
 from __future__ import annotations
 
 import builtins
+import operator
 import types
 
 import numpy as np
@@ -148,6 +149,8 @@ class InstructionTranslator:
     # -- operators -----------------------------------------------------------------------
     def apply_operator(self, fn, args: list[Variable]) -> Variable:
         args = unspecialised_operands(self.output, fn, args)
+        if fn is operator.pow and _squares_bools(args):   # ndarray.__pow__'s fast path: np.square, an int8
+            return self.output.call_op(ops.get("square"), (args[0],), {})
         if any(isinstance(a, ArrayVariable) for a in args):
             op = ops.lookup_callable(fn)
             if op is None:
@@ -301,3 +304,9 @@ def bind_arguments(code, defaults: tuple, kwdefaults: dict, args: list, kwargs: 
     return bound
 
 
+def _squares_bools(args) -> bool:
+    """`b ** 2` of a boolean array (not a NumPy scalar) and the Python int 2, which NumPy's
+    ndarray.__pow__ computes as np.square(b): int8, where np.power gives int64."""
+    base, exponent = args
+    return isinstance(base, ArrayVariable) and base.node.dtype == np.bool_ and not base.node.meta["scalar"] \
+        and exponent.is_constant() and type(exponent.as_constant()) is int and exponent.as_constant() == 2

@@ -117,7 +117,8 @@ def bind_symbols(body: Graph, env, fixed: dict, free_inits: list) -> None:
 
 def reachable_arrays(tx, views: bool) -> list[ArrayVariable]:
     """The ArrayVariables the frame (and the frames it was inlined from) can reach: its locals,
-    cells, stack and the containers in them, the graph's inputs; with `views`, views too, else
+    cells, stack and the containers in them, the graph's inputs, the arrays stored into
+    attributes; with `views`, views too, else
     their bases instead."""
     found: dict[int, ArrayVariable] = {}
 
@@ -146,6 +147,8 @@ def reachable_arrays(tx, views: bool) -> list[ArrayVariable]:
         frame = frame.parent
     for var in tx.output.input_arrays():
         visit(var)
+    for _, _, value in tx.output.attr_writes.values():   # arrays the trace stored into attributes
+        visit(value)
     return list(found.values())
 
 
@@ -160,7 +163,9 @@ def _containers(tx) -> list:
         elif isinstance(v, TupleVariable):
             for item in v.items:
                 visit(item)
-    for v in (*tx.locals.values(), *tx.stack):
+    out = tx.output   # and the caller's, which the frame may reach through an object only
+    for v in (*tx.locals.values(), *tx.stack, *(value for _, _, value in out.attr_writes.values()),
+              *out.wrapped_containers()):
         visit(v)
     return list(found.values())
 

@@ -102,6 +102,9 @@ class LoopBody:
             containers = FrameState(tx)
             self.rows = appends.enter(self)
             self._iterations()
+            self._check_late()
+            if len(tx.yields) != containers.out[-1]:   # a generator's: the consumer would take body values
+                raise Unstable("yields inside its body", peel=False)
             if self.appends:
                 appends.store(self, self.rows)
             else:
@@ -124,6 +127,18 @@ class LoopBody:
             out.graph = self.outer
             out.control.iterations.pop()
         return self
+
+    def _check_late(self) -> None:
+        """Arrays first read in the body (`o.s[:, t] = ...` of an attribute's) and updated there are
+        carried by the next pass, which finds them among the graph's inputs: Unstable, with each
+        back at its input."""
+        out = self.tx.output
+        late = [v for v in out.input_arrays() if v not in self.arrays and v.node.graph is self.body]
+        for v in late:
+            v.node, v.version = out.input_node(v), 0
+        if late:
+            raise Unstable("updates an array it reads first (an attribute's, a global's)", peel=False,
+                           late=frozenset(map(id, late)))
 
     def _check_views(self, views: list) -> None:
         """A view made before the loop, of an array the body updates, must not be read at its

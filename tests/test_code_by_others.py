@@ -1,0 +1,124 @@
+"""Shapes of code found running public repositories as written (a sweep of six repositories'
+NumPy functions, 2026-11-28) that crashed, raised or gave NumPy's values wrong: each written
+here anew in its smallest form, differentially against NumPy on fresh random inputs."""
+
+import numpy as np
+import pytest
+
+import numpile
+
+BACKENDS = ["eager", "llvm"]
+
+
+class Holder:
+    pass
+
+
+def attribute_filled_in_loop(o, X):
+    """An attribute's array first read, and updated, inside a loop body."""
+    for t in range(X.shape[1]):
+        o.s[:, t] = X[:, t] * 2.0
+    return o.s
+
+
+def attribute_made_then_filled(o, X):
+    """Arrays the function stores into attributes, then updates in a loop (a recurrent layer)."""
+    o.states = np.zeros((X.shape[0], X.shape[1] + 1))
+    o.out = np.zeros(X.shape)
+    for t in range(X.shape[1]):
+        o.states[:, t] = np.tanh(X[:, t] + o.states[:, t - 1])
+        o.out[:, t] = o.states[:, t] * 0.5
+    return o.out
+
+
+def attribute_list_appended(o, X):
+    o.means = []
+    for col in X.T:
+        o.means.append(col.mean())
+    return o.means
+
+
+def generator_summed(x, y):
+    total = sum(abs(v - y[i]) for i, v in enumerate(x))
+    return total / len(x)
+
+
+def generator_max(x):
+    return max(v * 2 for v in x)
+
+
+def tuple_summed(x, pad):
+    return x.shape[0] + np.sum(pad), np.exp((1.0, 2.0)) * x[:2], np.maximum(0, [1, -2, 3])
+
+
+def keyword_named(a, v):
+    """A loop carrying a local named after a keyword (a graph input named `lambda` was a SyntaxError)."""
+    lambda_, change = 0.0, 1.0
+    while change > 1e-10:
+        before = lambda_
+        v = a @ v
+        v = v / np.linalg.norm(v)
+        lambda_ = v @ (a @ v)
+        change = abs(lambda_ - before)
+    return lambda_
+
+
+def closure_in_comprehension(x):
+    n = x.shape[1]
+
+    def inner():
+        return [print(n, end="") for _ in range(2)]   # a comprehension whose body breaks
+    return x * len(inner())
+
+
+def half_mean(x):
+    return x.mean(), np.square(x - x[::-1]).mean(), x.reshape(-1, 100).mean(axis=1)
+
+
+def bools_squared(v):
+    return v ** 2, (v + np.sqrt(v ** 2 + 2.0)) / 2
+
+
+def _symmetric(a):
+    return a + a.T
+
+
+def _holder(rng):
+    o = Holder()
+    o.s = rng.random((4, 7))
+    return o
+
+
+CASES = {
+    attribute_filled_in_loop: lambda rng: (_holder(rng), rng.random((4, 7))),
+    attribute_made_then_filled: lambda rng: (Holder(), rng.random((5, 30))),
+    attribute_list_appended: lambda rng: (Holder(), rng.random((50, 6))),
+    generator_summed: lambda rng: (rng.random(600), rng.random(600)),
+    generator_max: lambda rng: (rng.random(500),),
+    tuple_summed: lambda rng: (rng.random(5), (1, 2)),
+    keyword_named: lambda rng: (_symmetric(rng.standard_normal((20, 20))), rng.standard_normal(20)),
+    closure_in_comprehension: lambda rng: (rng.random((10, 3)),),
+    half_mean: lambda rng: ((rng.standard_normal(200_000) * 3).astype(np.float16),),
+    bools_squared: lambda rng: (rng.random(1000) < 0.5,),
+}
+
+
+def _same(expected, got):
+    assert type(got) is type(expected), (type(got), type(expected))
+    if isinstance(expected, (tuple, list)):
+        assert len(got) == len(expected)
+        for e, g in zip(expected, got):
+            _same(e, g)
+    elif isinstance(expected, (np.ndarray, np.generic)):
+        assert got.dtype == expected.dtype and np.shape(got) == np.shape(expected)
+        np.testing.assert_allclose(got.astype(float), expected.astype(float), rtol=1e-6 if got.dtype != np.float16 else 1e-3)
+    else:
+        assert got == pytest.approx(expected, rel=1e-12)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", list(CASES), ids=lambda f: f.__name__)
+def test_code_as_others_write_it(fn, backend, capsys):
+    seed = np.random.SeedSequence().entropy   # the same fresh arguments twice: objects are updated
+    expected = fn(*CASES[fn](np.random.default_rng(seed)))
+    _same(expected, numpile.compile(fn, backend=backend)(*CASES[fn](np.random.default_rng(seed))))
