@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import numpile
+from numpile.testing.compare import assert_same
 
 BACKENDS = ["eager", "llvm"]
 
@@ -80,25 +81,12 @@ CAPTURED = {
 }
 
 
-def _same(expected, got):
-    assert type(got) is type(expected), (type(got), type(expected))
-    if isinstance(expected, (tuple, list)):
-        assert len(got) == len(expected)
-        for e, g in zip(expected, got):
-            _same(e, g)
-    elif isinstance(expected, np.ndarray):
-        assert got.dtype == expected.dtype and got.shape == expected.shape
-        np.testing.assert_allclose(got, expected, rtol=1e-12)
-    else:
-        np.testing.assert_allclose(got, expected, rtol=1e-12)
-
-
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("fn", list(CAPTURED), ids=lambda f: f.__name__)
 def test_appends_are_one_graph_and_numpys_values(fn, backend):
     rng = np.random.default_rng()
     args = CAPTURED[fn](rng)
-    _same(fn(*args), numpile.compile(fn, backend=backend)(*args))
+    assert_same(numpile.compile(fn, backend=backend)(*args), fn(*args))
     report = numpile.explain(fn)(*args)
     assert (report.graph_count, report.graph_break_count) == (1, 0), str(report)
 
@@ -165,7 +153,7 @@ def test_what_a_stacked_list_cannot_be_stays_right(fn, backend):
     args = REFUSED_OR_NOT[fn](rng)
     expected_args = [a.copy() for a in args]
     got_args = [a.copy() for a in args]
-    _same(fn(*expected_args), numpile.compile(fn, backend=backend)(*got_args))
+    assert_same(numpile.compile(fn, backend=backend)(*got_args), fn(*expected_args))
     for e, g in zip(expected_args, got_args):
         np.testing.assert_array_equal(g, e)
 
@@ -176,7 +164,7 @@ def test_a_long_stacked_list_refuses_item_by_item_use_with_a_reason():
         vals.append(x[0])
         return np.array(vals)
     x = np.random.default_rng().random(500)
-    _same(summed(x), numpile.compile(summed, backend="llvm")(x))
+    assert_same(numpile.compile(summed, backend="llvm")(x), summed(x))
     report = numpile.explain(summed)(x)
     assert any("a loop appended" in str(b) for b in report.break_reasons), str(report)
 
@@ -193,6 +181,6 @@ def running_totals(X):
 def test_a_running_total_appended_after_a_peeled_first_iteration():
     X = np.random.default_rng().random((400, 6))
     for backend in BACKENDS:
-        _same(running_totals(X), numpile.compile(running_totals, backend=backend)(X))
+        assert_same(numpile.compile(running_totals, backend=backend)(X), running_totals(X))
     report = numpile.explain(running_totals)(X)
     assert (report.graph_count, report.graph_break_count) == (1, 0), str(report)

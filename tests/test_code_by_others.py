@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 import numpile
+from numpile.testing.compare import assert_same
 
 BACKENDS = ["eager", "llvm"]
 
@@ -103,22 +104,9 @@ CASES = {
 }
 
 
-def _same(expected, got):
-    assert type(got) is type(expected), (type(got), type(expected))
-    if isinstance(expected, (tuple, list)):
-        assert len(got) == len(expected)
-        for e, g in zip(expected, got):
-            _same(e, g)
-    elif isinstance(expected, (np.ndarray, np.generic)):
-        assert got.dtype == expected.dtype and np.shape(got) == np.shape(expected)
-        np.testing.assert_allclose(got.astype(float), expected.astype(float), rtol=1e-6 if got.dtype != np.float16 else 1e-3)
-    else:
-        assert got == pytest.approx(expected, rel=1e-12)
-
-
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("fn", list(CASES), ids=lambda f: f.__name__)
 def test_code_as_others_write_it(fn, backend, capsys):
     seed = np.random.SeedSequence().entropy   # the same fresh arguments twice: objects are updated
     expected = fn(*CASES[fn](np.random.default_rng(seed)))
-    _same(expected, numpile.compile(fn, backend=backend)(*CASES[fn](np.random.default_rng(seed))))
+    assert_same(numpile.compile(fn, backend=backend)(*CASES[fn](np.random.default_rng(seed))), expected)
