@@ -32,6 +32,7 @@ from .loop_graphs import LoopGraphs
 from .matmul import MatmulKernel, MatmulRenderer, matmul_plan, with_templates
 from .runner import RunnerWriter
 from .scalar import Unlowerable, helpers
+from .stages import split_stages
 
 HEADER = '''import triton
 import triton.language as tl
@@ -94,6 +95,7 @@ class CompiledProgram:
         self.python_numbers = python_numbers
         self.compile_body = compile_body
         interpreting = device.interpreting()
+        program = split_stages(program)
         self.program = program = with_templates(program, lambda t: self._renders(t, program, graph_name, interpreting))
         self.resident = resident   # device arrays in: results stay on the device
         self.arrays = arrays or device.TorchArrays()   # the library of device buffers
