@@ -38,7 +38,8 @@ class Pointer:
     __slots__ = ("address", "dtype")
 
     def __init__(self, array):
-        self.address, self.dtype = array.data.ptr, array.dtype
+        dtype = array.dtype   # a complex array's kernels read (real, imag) pairs of floats (pairs.py)
+        self.address, self.dtype = array.data.ptr, dtype.type(0).real.dtype if dtype.kind == "c" else dtype
 
     def data_ptr(self) -> int:
         return self.address

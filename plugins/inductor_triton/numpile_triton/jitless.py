@@ -22,7 +22,7 @@ from numpile import logs
 # NumPy dtype names -> Triton's pointee types (the JIT's canonical names)
 POINTEE = {"bool": "u1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "u8",
            "uint16": "u16", "uint32": "u32", "uint64": "u64", "float16": "fp16", "float32": "fp32",
-           "float64": "fp64"}
+           "float64": "fp64", "complex64": "fp32", "complex128": "fp64"}   # complex: (real, imag) pairs (pairs.py)
 DIVISIBLE = [["tt.divisibility", 16]]
 
 

@@ -11,6 +11,7 @@ from triton import knobs   # the launch hooks Triton calls around a launch (trit
 
 from . import jitless, matmul
 from .cupy_driver import Pointer
+from .device import real_view
 from .kernel import LOOP_RBLOCK, POINTWISE_BLOCK, ROW_TILE, SPLIT_PROGRAMS, SPLIT_RBLOCK, KernelPlan, next_power_of_2
 
 
@@ -106,7 +107,7 @@ class Launch:
         """Launches this kernel (not the combining one) in configuration `launch`."""
         if self.arrays is None:
             grid, blocks, warps = launch
-            self.fn[grid](*arrays, *sizes, **blocks, num_warps=warps, enable_fp_fusion=False)
+            self.fn[grid](*map(real_view, arrays), *sizes, **blocks, num_warps=warps, enable_fp_fusion=False)
         else:
             self._launch(launch, arrays, sizes)
 
@@ -147,7 +148,7 @@ class Launch:
                 if kernel is not None:
                     self.records.save(self.fn, key, kernel)
             if kernel is None:   # compiled (or found in Triton's cache) by the JIT, which launches it too
-                tensors = [self.arrays.tensor(a) for a in arrays]
+                tensors = [real_view(self.arrays.tensor(a)) for a in arrays]
                 kernel = self.kernels[key] = self.fn[grid](*tensors, *sizes, **blocks, num_warps=warps,
                                                            enable_fp_fusion=False)
                 self.records.save(self.fn, key, kernel)

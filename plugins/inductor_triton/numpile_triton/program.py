@@ -31,6 +31,7 @@ from .launch import Launch
 from .loop_graphs import LoopGraphs
 from .matmul import MatmulKernel, MatmulRenderer, matmul_plan, with_templates
 from .runner import RunnerWriter
+from .pairs import real_form
 from .scalar import Unlowerable, helpers
 from .stages import split_stages
 
@@ -106,7 +107,8 @@ class CompiledProgram:
         for step in program.steps:
             if isinstance(step, Kernel):
                 try:
-                    rendered[step.name] = _Rendered(_plan(step, program), program, interpreting)
+                    kernel, view = real_form(step, program)   # complex values as pairs of floats
+                    rendered[step.name] = _Rendered(_plan(kernel, view), view, interpreting)
                 except (Unlowerable, NewGuard) as e:
                     self.fallbacks[step.name] = str(e)
                     where = "through CuPy on the device arrays" if self.arrays.numpy_api else "with NumPy on the host"
