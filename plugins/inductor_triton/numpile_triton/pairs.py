@@ -330,4 +330,9 @@ OPS = {
     "absolute": _absolute, "power": _power, "where": _where, "astype": _astype,
     "equal": _equal, "not_equal": lambda b, e, x, y: _equal(b, e, x, y, negated=True),
     "real": _real_part, "imag": _imag_part,
+    "square": lambda b, e, x: _multiply(b, e, x, x),
+    # NumPy's: NaN where either part is; infinite where either part is; finite where both are
+    "isnan": lambda b, e, x: b.logical_or(b.isnan(x.re, dtype=BOOL), b.isnan(x.im, dtype=BOOL), dtype=BOOL),
+    "isinf": lambda b, e, x: b.logical_or(b.isinf(x.re, dtype=BOOL), b.isinf(x.im, dtype=BOOL), dtype=BOOL),
+    "isfinite": lambda b, e, x: b.logical_and(b.isfinite(x.re, dtype=BOOL), b.isfinite(x.im, dtype=BOOL), dtype=BOOL),
 }

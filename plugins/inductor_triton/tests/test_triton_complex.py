@@ -17,7 +17,8 @@ rng = np.random.default_rng()
 def values(dtype, n=37, special=False) -> np.ndarray:
     z = (rng.standard_normal(n) * 3 + 1j * rng.standard_normal(n) * 3).astype(dtype)
     if special:
-        parts = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.5, -2.5, 1e-300, 1e300]).astype(z.real.dtype)
+        with np.errstate(over="ignore"):
+            parts = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.5, -2.5, 1e-300, 1e300]).astype(z.real.dtype)
         z.real[:16], z.imag[:16] = rng.choice(parts, 16), rng.choice(parts, 16)
     return z
 
@@ -37,7 +38,8 @@ PROGRAMS = {   # name: (function, arguments from a complex dtype and whether spe
     "arithmetic": (lambda z, w, r: (z * w - z / 2.5 + w * 1j, z + r, r - z, -z), lambda d, s: (values(d, special=s), values(d, special=s), values(d).real)),
     "divide": (lambda z, w, r: (z / w, z / r, r / z, 3.0 / z), lambda d, s: (values(d, special=s), values(d, special=s), values(d, special=s).real)),
     "abs_conj_parts": (lambda z: (np.abs(z), np.conj(z), z.real * 2, z.imag + 1, abs(z) ** 2), lambda d, s: (values(d, special=s),)),
-    "compare_where_power": (lambda z, w: (z == w, z != z, np.where(z.real > 0, z, w), z ** 2, z.astype(np.complex128)),
+    "compare_where_power": (lambda z, w: (z == w, z != z, np.where(z.real > 0, z, w), z ** 2, z.astype(np.complex128),
+                                          np.square(w), np.isnan(z), np.isinf(z) | np.isfinite(w)),
                             lambda d, s: (values(d, special=s), values(d, special=s))),
     "sums": (lambda z, w: ((z * np.conj(w)).sum(), z.sum(axis=1), np.sum(z.real * w)), lambda d, s: (values(d, 40).reshape(5, 8), values(d, 40).reshape(5, 8))),
     "normalize": (normalize, lambda d, s: (values(d, 300),)),
