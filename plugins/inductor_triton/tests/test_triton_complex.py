@@ -12,6 +12,7 @@ import numpile
 from numpile.testing import assert_same_result
 
 rng = np.random.default_rng()
+pytestmark = pytest.mark.filterwarnings("error::RuntimeWarning")   # a backend error run as Python is one
 
 
 def values(dtype, n=37, special=False) -> np.ndarray:
@@ -100,3 +101,23 @@ def test_complex_ops_without_a_pair_form_run_through_the_reference_renderer(fn):
     with np.errstate(all="ignore"):
         assert_same_result(run(z), fn(z), what="fallback")
     assert any(p.fallbacks for p in made)
+
+
+def test_every_pair_of_special_values():
+    """Products, squares, quotients and magnitudes of every pair of zeros of both signs, infinities,
+    NaN, tiny and huge values (overflowing products included) as NumPy's."""
+    parts = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.5, -2.5, 1e-300, 1e300, 3e200])
+    z = np.empty(100, np.complex128)
+    z.real, z.imag = np.repeat(parts, 10), np.tile(parts, 10)
+    zz, ww = (a.ravel() for a in np.meshgrid(z, z))
+
+    def fn(z, w):
+        return z * w, np.square(z), z / w, np.abs(z), z ** 2
+    run, made = compiled(fn)
+    with np.errstate(all="ignore"):
+        got, want = run(zz, ww), fn(zz, ww)
+    for k, (g, w) in enumerate(zip(got, want, strict=True)):   # parts apart: an infinite part beside a
+        assert_same_result(g, w, values=False, what=f"result {k}")   # finite one needs that one bit-equal
+        for part in ("real", "imag"):
+            assert_same_result(getattr(g, part), getattr(w, part), what=f"result {k}, {part} parts")
+    assert all(not p.fallbacks for p in made), [p.fallbacks for p in made]
