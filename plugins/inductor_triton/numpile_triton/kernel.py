@@ -35,6 +35,7 @@ from numpile.shapes import SymInt, identical
 from . import scalar
 from .argreduce import ARG, ArgReduction, arg_dtype
 from .positions import gathers_inside
+from .scans import Scans, scan_plan
 from .scalar import BOOL, Unlowerable, Val, constant, tl_type
 
 POINTWISE_BLOCK = 1024     # elements per program of a pointwise kernel
@@ -86,6 +87,8 @@ def plan(kernel: Kernel, program: Program, splits: bool = True) -> KernelPlan:
     """How a kernel runs (see the note above); a split reduction's partials buffer is added to
     the program. `splits`: whether a whole-array reduction may split (not the combining one)."""
     _check_renderable(kernel)
+    if any(s.scan for s in kernel.stages):
+        return scan_plan(kernel, program, SPLIT_MIN if splits else math.inf)
     inputs = kernel.inputs
     arrays = inputs + [o for o in kernel.outputs if o not in inputs]
     stages = kernel.stages
@@ -118,13 +121,11 @@ def plan(kernel: Kernel, program: Program, splits: bool = True) -> KernelPlan:
 
 
 def _check_renderable(kernel: Kernel) -> None:
-    """Unlowerable for what this renderer has no Triton form of yet: scans (cumsum), stores through
+    """Unlowerable for what this renderer has no Triton form of yet: stores through
     an index array (scatters) and loads through one (gathers) except where the positions are loop
     indices' arithmetic always inside the dimension (np.roll's), which NumPy never refuses. Those
     kernels run through the lowering's reference renderer (program.py says where)."""
     for stage in kernel.stages:
-        if stage.scan:
-            raise Unlowerable(f"a running {stage.scan} (scan)")
         if stage.reduce and stage.reduce not in _REDUCE and stage.reduce not in ARG:
             raise Unlowerable(f"the reduction {stage.reduce}")
         extents = (*kernel.outer, *stage.inner)
@@ -181,7 +182,7 @@ class IndexSpace:
     position: str = ""                      # a row block's lanes' positions in the row
 
 
-class Renderer(ArgReduction):
+class Renderer(ArgReduction, Scans):
     """Renders one KernelPlan as a @triton.jit function named `name` (see `source`)."""
 
     def __init__(self, kp: KernelPlan, program: Program, name: str, interpreting: bool):
@@ -244,12 +245,13 @@ class Renderer(ArgReduction):
         return "\n".join(head + self.lines) + "\n"
 
     def body(self) -> None:
-        {"pointwise": self._pointwise, "persistent": self._rows, "looped": self._rows, "split": self._rows}[self.kp.mode]()
+        {"pointwise": self._pointwise, "persistent": self._rows, "looped": self._rows, "split": self._rows,
+         "scan": self._scan, "scan_split": self._scan}[self.kp.mode]()
 
     def launch_params(self) -> list[str]:
         """The parameters launch.py gives values per launch, after the pointers and sizes."""
         constexprs = ["BLOCK"] if self.kp.mode == "pointwise" else ["XBLOCK", "RBLOCK"]
-        return (["CHUNK"] if self.kp.mode == "split" else []) + [f"{c}: tl.constexpr" for c in constexprs]
+        return (["CHUNK"] if self.kp.mode in ("split", "scan_split") else []) + [f"{c}: tl.constexpr" for c in constexprs]
 
     def _program_start(self, block: str) -> str:
         pid = "tl.program_id(0).to(tl.int64)" if self.int64 else "tl.program_id(0)"

@@ -33,7 +33,7 @@ def heuristic(kp: KernelPlan, rows: int, cols: tuple) -> tuple[dict, int]:
     if kp.mode == "pointwise":
         block = min(POINTWISE_BLOCK, next_power_of_2(rows))
         return {"BLOCK": block}, _warps(block)
-    if kp.mode == "split":
+    if kp.mode in ("split", "scan_split"):
         rblock = min(SPLIT_RBLOCK, next_power_of_2(longest))
         return {"RBLOCK": rblock}, _warps(rblock)
     rblock = next_power_of_2(longest) if kp.mode == "persistent" else min(LOOP_RBLOCK, next_power_of_2(longest))
@@ -45,7 +45,7 @@ def heuristic(kp: KernelPlan, rows: int, cols: tuple) -> tuple[dict, int]:
 def configured(kp: KernelPlan, rows: int, cols: tuple, blocks: dict, warps: int) -> tuple | None:
     """(grid, the kernel's block arguments in its parameter order, num_warps) for these sizes and
     block sizes, or None when the kernel has nothing to do."""
-    if kp.mode == "split":
+    if kp.mode in ("split", "scan_split"):
         rblock = blocks["RBLOCK"]
         chunk = math.ceil(math.ceil(cols[0] / SPLIT_PROGRAMS) / rblock) * rblock or rblock
         return (SPLIT_PROGRAMS,), {"CHUNK": chunk, "XBLOCK": 1, "RBLOCK": rblock}, warps

@@ -68,6 +68,8 @@ class _Rendered:
             combine = Launch(kp.combine, getattr(module, self.renderers[1].name), static=(1, tuple(kp.combine.cols)),
                              arrays=arrays, records=records(self.dtypes[1]))
         dynamic = isinstance(kp.rows, SymInt) or any(isinstance(c, SymInt) for c in kp.cols)
+        # a scan's second kernel walks the chunks its first one summed: their block sizes are one choice
+        tune = tune and (kp.combine is None or kp.combine.mode != "scan_split")
         tuner = Tuner(self.source, device.name(), arrays) if tune else None
         return Launch(kp, getattr(module, self.renderers[0].name), combine,
                       None if dynamic else (kp.rows, tuple(kp.cols)), arrays=arrays, tuner=tuner, records=records(self.dtypes[0]))

@@ -1,4 +1,5 @@
-"""Kernels with no outer loops and several stages over many elements, split into one kernel a stage.
+"""Kernels with no outer loops and several stages over many elements, split into one kernel a stage;
+scan stages split from the stages beside them.
 
 [Note: a whole-array kernel of several stages] The scheduler fuses `x - x.mean()` into one kernel
 of no outer loops and two stages (the mean's sum, then the subtraction reading it as a row value);
@@ -40,7 +41,9 @@ def _long(stage: Stage) -> bool:
 
 def _split(kernel: Kernel, buffers: dict) -> list[Kernel]:
     stages = kernel.stages
-    if kernel.outer or len(stages) < 2 or not any(map(_long, stages)) or any(s.scan for s in stages):
+    if any(s.scan for s in stages):
+        return _scans_alone(kernel)
+    if kernel.outer or len(stages) < 2 or not any(map(_long, stages)):
         return [kernel]
     values, split, made = {}, [], {}   # row name -> the Load that reads it back; new buffers
     for k, stage in enumerate(stages):
@@ -61,6 +64,21 @@ def _split(kernel: Kernel, buffers: dict) -> list[Kernel]:
             split.append(Kernel(f"{kernel.name}_{k}", (), [stage]))
     buffers.update(made)
     return split
+
+
+def _scans_alone(kernel: Kernel) -> list[Kernel]:
+    """A kernel of a scan stage and others (`np.cumsum(x, axis=0) * 2`) as kernels over the same
+    outer loops, each scan alone (scans.py renders a scan kernel of one stage), the other stages
+    together between them. Stages that read row values stay in one kernel."""
+    if len(kernel.stages) < 2 or any(_row_values(s.value) for s in kernel.stages):
+        return [kernel]
+    groups: list[list[Stage]] = []
+    for stage in kernel.stages:
+        if stage.scan or not groups or groups[-1][0].scan:
+            groups.append([stage])
+        else:
+            groups[-1].append(stage)
+    return [Kernel(f"{kernel.name}_{k}", kernel.outer, group) for k, group in enumerate(groups)]
 
 
 def _row_values(expr) -> list[RowValue]:
