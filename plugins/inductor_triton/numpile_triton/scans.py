@@ -24,6 +24,7 @@ from numpile.lowering import Affine, Kernel, Load, LoopIndex, Program, Stage
 from numpile.shapes import SymInt
 
 from . import scalar
+from .plans import SPLIT_PROGRAMS, KernelPlan, partials_buffer
 from .rewrite import mapped
 from .scalar import Unlowerable, constant, tl_type
 
@@ -34,11 +35,12 @@ _SCAN = {"sum": ("tl.cumsum({0}, axis=1)", "tl.sum({0}, axis=1, keep_dims=True)"
 
 def scan_plan(kernel: Kernel, program: Program, split_min: int):
     """The KernelPlan of a kernel with a scan stage (see the note), or Unlowerable."""
-    from .kernel import SPLIT_PROGRAMS, KernelPlan, _partials_buffer
     stage = kernel.stages[0]
     dtype = np.dtype(stage.dtype)
     if len(kernel.stages) != 1 or stage.scan not in _SCAN:
         raise Unlowerable(f"a running {stage.scan} beside other stages")
+    if any(isinstance(n, int) and n == 0 for n in (*kernel.outer, *stage.inner)):
+        raise Unlowerable(f"a running {stage.scan} of no elements")
     if len(stage.inner) > 1:
         kernel = _lines_outer(kernel)
         stage = kernel.stages[0]
@@ -50,7 +52,7 @@ def scan_plan(kernel: Kernel, program: Program, split_min: int):
     if kernel.outer or isinstance(length, SymInt) or length <= split_min:
         return KernelPlan(kernel, "scan", arrays, rows=rows, cols=[length])
     partial = f"{kernel.name}_partials"
-    program.buffers[partial] = _partials_buffer(partial, dtype)
+    program.buffers[partial] = partials_buffer(partial, dtype)
     totals = Kernel(f"{kernel.name}_totals", (), [Stage(stage.inner, stage.value, reduce=stage.scan,
                                                         row_name=f"{kernel.name}_total", dtype=dtype)])
     arrays = [*arrays, partial]
@@ -83,7 +85,6 @@ class Scans:
     """The Renderer's scan kernels (see the note)."""
 
     def _scan(self) -> None:
-        from .kernel import SPLIT_PROGRAMS
         kp, stage = self.kp, self.kp.kernel.stages[0]
         acc = np.dtype(stage.dtype)
         running, total, combine = _SCAN[stage.scan]

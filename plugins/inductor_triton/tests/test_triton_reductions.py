@@ -66,3 +66,22 @@ def test_rolls_are_triton_kernels(k, layout):
     run, made = compiled(ROLLS[k])
     assert_same_result(run(x), ROLLS[k](x), what=f"roll {k}")
     assert all(not p.fallbacks for p in made), [p.fallbacks for p in made]
+
+
+def test_gathers_at_argmin_positions_are_triton_kernels():
+    """`symbols[np.argmin(d)]`: positions an argmin wrote lie inside its row (positions.py); a gather
+    through an index array the caller passes may be out of range (NumPy's IndexError) and stays
+    with the reference renderer."""
+    def nearest(E, symbols):
+        out = np.zeros(E.shape[0], dtype=E.dtype)
+        for i in range(E.shape[0]):
+            out[i] = symbols[np.argmin(abs(E[i] - symbols) ** 2)]
+        return out
+    E, symbols = rng.standard_normal(12) + 1j * rng.standard_normal(12), rng.standard_normal(5) + 0.5j
+    run, made = compiled(nearest)
+    assert_same_result(run(E, symbols), nearest(E, symbols), what="nearest")
+    assert all(not p.fallbacks for p in made), [p.fallbacks for p in made]
+    x, idx = rng.standard_normal(9), rng.integers(-9, 9, 4)
+    run, made = compiled(lambda x, idx: x[idx] * 2)
+    assert_same_result(run(x, idx), x[idx] * 2, what="gather")
+    assert any("index array" in r for p in made for r in p.fallbacks.values())

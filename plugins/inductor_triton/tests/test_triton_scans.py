@@ -77,3 +77,11 @@ def test_float16_scans_run_through_the_reference_renderer():
     run, made = compiled(lambda x: np.cumsum(x, axis=1))
     assert_same_result(run(x), np.cumsum(x, axis=1), what="float16")
     assert any("float16" in r for p in made for r in p.fallbacks.values())
+
+
+@pytest.mark.parametrize("shape", [(4, 0), (0, 5), (0,)])
+def test_empty_scans(shape):
+    x = values(np.int32, shape)
+    fn = lambda x: np.cumsum(x, axis=-1) + np.cumprod(x, axis=0)   # noqa: E731
+    run, made = compiled(fn)
+    assert_same_result(run(x), fn(x), what=f"empty {shape}")
