@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import time
+from concurrent.futures import wait
 
 import numpy as np
 
@@ -123,6 +124,8 @@ class CompiledProgram:
         capability = self.arrays.capability() if direct is not None and rendered else None
         records = lambda dtypes: None if capability is None else Records(self.kernel_source, capability, dtypes)  # noqa: E731
         self.launches = {name: r.launch(module, direct, tune and not interpreting, records) for name, r in rendered.items()}
+        self._ahead = [(launch, dtypes) for name, r in rendered.items() if not r.sizes
+                       for launch, dtypes in zip((self.launches[name], self.launches[name].combine), r.dtypes)]
         self.sizes = {name: r.sizes for name, r in rendered.items()}
         self.source, self.runner = self._runner()
         self.run = self._first_run
@@ -174,6 +177,7 @@ class CompiledProgram:
         """The runner, timed once: a first run compiles every kernel (or loads it from Triton's cache).
         Then the bound runner takes over (see `runner.RunnerWriter`)."""
         start = time.perf_counter()
+        self._compile_ahead()
         outputs = self.runner(*inputs)
         logs.get("perf").debug("triton: first run of %s in %.1f ms (Triton compiling or loading its %d kernels)",
                                self.graph_name, (time.perf_counter() - start) * 1e3, len(self.launches))
@@ -183,6 +187,18 @@ class CompiledProgram:
         if not self.resident and not device.interpreting() and logs.enabled("perf"):
             self._log_transfers(inputs, outputs)
         return outputs
+
+    def _compile_ahead(self) -> None:
+        """The kernels compiled, and their launchers built beside the next compile, before the first
+        run launches them (launch.py's `compile_ahead`, cupy_driver's note); where that fails, the
+        launches compile them as before, said under `perf`."""
+        builds = []
+        try:
+            for launch, dtypes in self._ahead:
+                builds += launch.compile_ahead(tuple(map(np.dtype, dtypes)))
+        except Exception as e:   # noqa: BLE001  the first run's launches compile them (and raise what is wrong)
+            logs.get("perf").debug("triton: %s's kernels were not compiled ahead: %s: %s", self.graph_name, type(e).__name__, e)
+        wait(builds)
 
     def _log_transfers(self, inputs, outputs) -> None:
         """What copying NumPy inputs to the device and results back costs each call, said once (the
