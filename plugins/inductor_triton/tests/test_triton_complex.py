@@ -8,7 +8,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import numpile
 from numpile.testing import assert_same_result
 
 rng = np.random.default_rng()
@@ -49,16 +48,6 @@ PROGRAMS = {   # name: (function, arguments from a complex dtype and whether spe
 }
 
 
-def compiled(fn):
-    from numpile_triton.backend import TritonBackend
-    made = []
-
-    def backend(graph, example_inputs):
-        made.append(TritonBackend().compile(graph, example_inputs, {}))
-        return made[-1]
-    return numpile.compile(fn, backend=backend), made
-
-
 def _each(result):
     return result if isinstance(result, tuple) else (result,)
 
@@ -66,7 +55,7 @@ def _each(result):
 @pytest.mark.parametrize("special", [False, True])
 @pytest.mark.parametrize("dtype", [np.complex128, np.complex64])
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
-def test_complex_kernels_as_numpy(name, dtype, special):
+def test_complex_kernels_as_numpy(name, dtype, special, compiled):
     if special and name in ("sums", "normalize", "filter"):
         pytest.skip("reductions over inf and NaN are covered by the element-wise programs")
     fn, make = PROGRAMS[name]
@@ -79,7 +68,7 @@ def test_complex_kernels_as_numpy(name, dtype, special):
     assert all(not p.fallbacks for p in made), [p.fallbacks for p in made]
 
 
-def test_complex_update_in_place_reads_the_old_parts():
+def test_complex_update_in_place_reads_the_old_parts(compiled):
     """`z *= w` computes each imaginary part from the real part before its update (pairs.py)."""
     def update(z, w, k):
         z[k] *= w
@@ -95,7 +84,7 @@ def test_complex_update_in_place_reads_the_old_parts():
 
 
 @pytest.mark.parametrize("fn", [lambda z: np.exp(z), lambda z: z.prod(), lambda z: np.sqrt(z), lambda z: z ** 3])
-def test_complex_ops_without_a_pair_form_run_through_the_reference_renderer(fn):
+def test_complex_ops_without_a_pair_form_run_through_the_reference_renderer(fn, compiled):
     z = values(np.complex128)
     run, made = compiled(fn)
     with np.errstate(all="ignore"):
@@ -103,7 +92,7 @@ def test_complex_ops_without_a_pair_form_run_through_the_reference_renderer(fn):
     assert any(p.fallbacks for p in made)
 
 
-def test_every_pair_of_special_values():
+def test_every_pair_of_special_values(compiled):
     """Products, squares, quotients and magnitudes of every pair of zeros of both signs, infinities,
     NaN, tiny and huge values (overflowing products included) as NumPy's."""
     parts = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 1.5, -2.5, 1e-300, 1e300, 3e200])

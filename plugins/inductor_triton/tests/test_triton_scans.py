@@ -7,7 +7,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import numpile
 from numpile.testing import assert_same_result
 
 rng = np.random.default_rng()
@@ -23,20 +22,10 @@ def values(dtype, shape) -> np.ndarray:
     return x.astype(dtype) if np.dtype(dtype).kind == "f" else rng.integers(-50, 50, shape).astype(dtype)
 
 
-def compiled(fn):
-    from numpile_triton.backend import TritonBackend
-    made = []
-
-    def backend(graph, example_inputs):
-        made.append(TritonBackend().compile(graph, example_inputs, {}))
-        return made[-1]
-    return numpile.compile(fn, backend=backend), made
-
-
 @pytest.mark.parametrize("shape", [(6, 37), (3, 700)])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.int32, np.uint8])
 @pytest.mark.parametrize("k", range(len(SCANS)))
-def test_scans_as_numpy(k, dtype, shape, monkeypatch):
+def test_scans_as_numpy(k, dtype, shape, monkeypatch, compiled):
     from numpile_triton import kernel, launch
     monkeypatch.setattr(kernel, "SPLIT_MIN", 256)   # the whole-array scans of 2100 elements split
     monkeypatch.setattr(launch, "LOOP_RBLOCK", 16)   # lines walk 16 elements at a time
@@ -57,7 +46,7 @@ LINES = [lambda x: np.cumsum(x[::-1])[::-1], lambda x: np.cumprod(x[2::3] * 0 + 
 @pytest.mark.parametrize("n", [100, 1000])
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.int16])
 @pytest.mark.parametrize("k", range(len(LINES)))
-def test_whole_array_scans_split_over_programs(k, dtype, n, monkeypatch):
+def test_whole_array_scans_split_over_programs(k, dtype, n, monkeypatch, compiled):
     from numpile_triton import kernel
     monkeypatch.setattr(kernel, "SPLIT_MIN", 256)
     fn = LINES[k]
@@ -72,7 +61,7 @@ def test_whole_array_scans_split_over_programs(k, dtype, n, monkeypatch):
     assert ("split" in modes) == (n // (3 if k == 1 else 1) > 256), modes
 
 
-def test_float16_scans_run_through_the_reference_renderer():
+def test_float16_scans_run_through_the_reference_renderer(compiled):
     x = values(np.float16, (4, 9))
     run, made = compiled(lambda x: np.cumsum(x, axis=1))
     assert_same_result(run(x), np.cumsum(x, axis=1), what="float16")
@@ -80,7 +69,7 @@ def test_float16_scans_run_through_the_reference_renderer():
 
 
 @pytest.mark.parametrize("shape", [(4, 0), (0, 5), (0,)])
-def test_empty_scans(shape):
+def test_empty_scans(shape, compiled):
     x = values(np.int32, shape)
     fn = lambda x: np.cumsum(x, axis=-1) + np.cumprod(x, axis=0)   # noqa: E731
     run, made = compiled(fn)

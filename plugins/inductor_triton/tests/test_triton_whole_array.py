@@ -7,7 +7,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import numpile
 from numpile.testing import assert_same_result
 
 rng = np.random.default_rng()
@@ -33,19 +32,9 @@ PROGRAMS = {
 }
 
 
-def compiled(fn):
-    from numpile_triton.backend import TritonBackend
-    made = []
-
-    def backend(graph, example_inputs):
-        made.append(TritonBackend().compile(graph, example_inputs, {}))
-        return made[-1]
-    return numpile.compile(fn, backend=backend), made
-
-
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.float16])
 @pytest.mark.parametrize("name", sorted(PROGRAMS))
-def test_whole_array_stages_split_into_kernels(name, dtype, monkeypatch):
+def test_whole_array_stages_split_into_kernels(name, dtype, monkeypatch, compiled):
     from numpile_triton import kernel
     monkeypatch.setattr(kernel, "SPLIT_MIN", 64)
     fn, make = PROGRAMS[name]
@@ -64,7 +53,7 @@ def test_whole_array_stages_split_into_kernels(name, dtype, monkeypatch):
     assert any(p.launches[k].kp.mode == "split" for p in made for k in p.launches), [str(k) for k in kernels]
 
 
-def test_a_short_whole_array_kernel_stays_one_launch():
+def test_a_short_whole_array_kernel_stays_one_launch(compiled):
     x = rng.random(50)
     run, made = compiled(lambda x: (x - x.mean()) / x.std())
     assert_same_result(run(x), (x - x.mean()) / x.std(), what="short")
