@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 
-from numpile.lowering import Buffer, Kernel, Load, Program, RowValue, Stage
+from numpile.lowering import Buffer, Indirect, Kernel, Load, Program, RowValue, Stage
 from numpile.shapes import SymInt
 
 from . import kernel as plans
@@ -43,7 +43,8 @@ def _split(kernel: Kernel, buffers: dict) -> list[Kernel]:
     stages = kernel.stages
     if any(s.scan for s in stages):
         return _scans_alone(kernel)
-    if kernel.outer or len(stages) < 2 or not any(map(_long, stages)):
+    if kernel.outer or len(stages) < 2 or not any(map(_long, stages)) or \
+            any(isinstance(i, Indirect) for s in stages for i in s.output_index):   # (a scatter's positions)
         return [kernel]
     values, split, made = {}, [], {}   # row name -> the Load that reads it back; new buffers
     for k, stage in enumerate(stages):
