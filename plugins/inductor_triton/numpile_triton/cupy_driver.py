@@ -11,6 +11,26 @@ process whose kernels are recorded (binaries.py) launches them without it too.""
 from __future__ import annotations
 
 import sys
+from concurrent.futures import Future, ThreadPoolExecutor
+
+# [Note: a cold first call's background work] A new process's first CuPy program pays, before its
+# kernels run: the C module of Triton's driver utilities, built by gcc (0.36 s on the H200 box),
+# Triton's cache key, a hash of its sources and its 200 MB library (0.37 s), each kernel's compile
+# and each kernel's launcher, another C module built by gcc (0.27 s each). One after the other they
+# made a 12-op graph's cold first call 1.75-2.5 s there. The driver utilities and the cache key are
+# made on these threads from the moment the driver is installed, beside each other and beside the
+# rendering; program.py compiles a program's kernels before its first run and builds their launchers
+# here while the next kernel compiles (launch.py, `compile_ahead`). What a thread raises is raised
+# where its result is needed, or (a launcher) said under `perf`, and the launch builds it again.
+BACKGROUND = ThreadPoolExecutor(max_workers=4, thread_name_prefix="numpile-triton")
+_KEY: list[Future] = []   # Triton's cache key, computed in the background (see the note)
+
+
+def cache_key_ready() -> None:
+    """Wait for the cache key the background computes (Triton's lru_cache then holds it) instead of
+    computing it a second time beside it."""
+    if _KEY:
+        _KEY[0].result()
 
 
 def install() -> None:
@@ -18,6 +38,9 @@ def install() -> None:
     as cheap) or it already is."""
     from triton.runtime.driver import driver
     if "torch" not in sys.modules and not _ours(driver._active):
+        if not _KEY:
+            from triton.runtime.cache import triton_key
+            _KEY.append(BACKGROUND.submit(triton_key))
         driver.set_active(_driver_class()())
 
 
@@ -38,7 +61,8 @@ class Pointer:
     __slots__ = ("address", "dtype")
 
     def __init__(self, array):
-        self.address, self.dtype = array.data.ptr, array.dtype
+        dtype = array.dtype   # a complex array's kernels read (real, imag) pairs of floats (pairs.py)
+        self.address, self.dtype = array.data.ptr, dtype.type(0).real.dtype if dtype.kind == "c" else dtype
 
     def data_ptr(self) -> int:
         return self.address
@@ -55,8 +79,12 @@ def _driver_class():
 
         class CupyDriver(CudaDriver):
             def __init__(self):   # Triton's sets what follows, then the torch readers below
-                self.utils = CudaUtils()
+                self._utils = BACKGROUND.submit(CudaUtils)   # built beside the first compile (the note above)
                 self.launcher_cls = CudaLauncher
+
+            @property
+            def utils(self):
+                return self._utils.result()
 
             def get_current_device(self) -> int:
                 return cupy.cuda.runtime.getDevice()

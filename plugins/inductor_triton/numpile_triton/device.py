@@ -81,6 +81,15 @@ def torch_dtype(dtype: np.dtype):
     return torch.from_numpy(np.empty(0, dtype)).dtype
 
 
+def real_view(tensor):
+    """A complex torch tensor as the floats Triton's JIT takes for it: its (real, imag) pairs, which
+    complex kernels read (pairs.py); anything else as it is."""
+    if getattr(tensor, "is_complex", None) is None or not tensor.is_complex():
+        return tensor
+    import torch
+    return torch.view_as_real(tensor)
+
+
 def resident(value) -> bool:
     """Whether `value` is a device array (a CuPy array or a CUDA tensor, as numpile.array_kinds
     hands them over): it stays on the device, and so do the results of a call with it."""

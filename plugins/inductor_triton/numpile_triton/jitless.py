@@ -19,10 +19,12 @@ import sys
 
 from numpile import logs
 
+from .cupy_driver import cache_key_ready
+
 # NumPy dtype names -> Triton's pointee types (the JIT's canonical names)
 POINTEE = {"bool": "u1", "int8": "i8", "int16": "i16", "int32": "i32", "int64": "i64", "uint8": "u8",
            "uint16": "u16", "uint32": "u32", "uint64": "u64", "float16": "fp16", "float32": "fp32",
-           "float64": "fp64"}
+           "float64": "fp64", "complex64": "fp32", "complex128": "fp64"}   # complex: (real, imag) pairs (pairs.py)
 DIVISIBLE = [["tt.divisibility", 16]]
 
 
@@ -33,6 +35,7 @@ def compiled(fn, arrays: tuple, pointers: list, values: tuple, warps: int, cupy:
         return None
     try:
         from triton.compiler.compiler import ASTSource, compile
+        cache_key_ready()
         signature, constants, attrs = _specialised(fn, arrays, pointers, values)
         return compile(ASTSource(fn, signature, constants, attrs),
                        options={"num_warps": warps, "enable_fp_fusion": False})
@@ -61,3 +64,14 @@ def _specialised(fn, arrays, pointers, values) -> tuple[dict, dict, dict]:
             if value % 16 == 0 and not param.do_not_specialize and not param.do_not_specialize_on_alignment:
                 attrs[path] = DIVISIBLE
     return signature, constants, attrs
+
+
+def launcher(kernel) -> None:
+    """Build (into Triton's cache) the launcher of a compiled kernel, on a background thread, so that
+    the kernel's first launch finds it built (see cupy_driver's note)."""
+    from triton.runtime.driver import driver
+    try:
+        driver.active.launcher_cls(kernel.src, kernel.metadata)
+    except Exception as e:   # noqa: BLE001  its first launch builds it, and raises what is wrong
+        logs.get("perf").debug("triton: the launcher of %s was not built ahead: %s: %s", getattr(kernel, "name", "a kernel"),
+                               type(e).__name__, e)

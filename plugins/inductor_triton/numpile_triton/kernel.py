@@ -29,22 +29,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from numpile.lowering import Affine, Buffer, Call, Const, Indirect, Kernel, Load, LoopIndex, Program, RowValue, Stage, walk
+from numpile.lowering import Affine, Call, Const, Indirect, Kernel, Load, LoopIndex, Program, RowValue, Stage, walk
 from numpile.shapes import SymInt, identical
 
 from . import scalar
 from .argreduce import ARG, ArgReduction, arg_dtype
 from .positions import gathers_inside
+from .plans import (INT32_MAX, LOOP_RBLOCK, PERSISTENT_MAX, POINTWISE_BLOCK, ROW_TILE, SPLIT_MIN,  # noqa: F401  (the
+                    SPLIT_PROGRAMS, SPLIT_RBLOCK, KernelPlan, partials_buffer)                  # tests patch them here)
+from .scans import Scans, scan_plan
 from .scalar import BOOL, Unlowerable, Val, constant, tl_type
 
-POINTWISE_BLOCK = 1024     # elements per program of a pointwise kernel
-PERSISTENT_MAX = 8192      # the longest row a program keeps whole in registers
-LOOP_RBLOCK = 1024         # elements per step of a looped row
-SPLIT_RBLOCK = 4096        # ... of a split reduction's chunk (1024 left the H100 at 61% of its bandwidth, 4096: 93%)
-ROW_TILE = 4096            # XBLOCK * RBLOCK of a row kernel's block, at most
-SPLIT_MIN = 1 << 14        # a whole-array reduction over more elements splits over programs
-SPLIT_PROGRAMS = 256       # ... over this many
-INT32_MAX = 2 ** 31 - 1
 
 _IDENTITY = {"sum": lambda d: 0, "prod": lambda d: 1, "any": lambda d: 0, "all": lambda d: 1,
              "max": lambda d: -math.inf if d.kind == "f" else np.iinfo(d).min,
@@ -70,22 +65,12 @@ def accumulator(stage: Stage) -> np.dtype:
     return scalar.F32 if dtype == np.float16 else dtype
 
 
-@dataclass
-class KernelPlan:
-    kernel: Kernel
-    mode: str                     # "pointwise", "persistent", "looped" or "split"
-    arrays: list                  # buffer names passed, in order
-    rows: object = 1              # rows (row kernels), partials (split) or elements (pointwise)
-    cols: list = field(default_factory=list)   # each stage's row length
-    partial: str | None = None    # split: the buffer of partial results
-    positions: str | None = None  # split argmin/argmax: the buffer of their positions (the combining kernel's too)
-    combine: "KernelPlan | None" = None        # split: the kernel that combines the partials
-
-
 def plan(kernel: Kernel, program: Program, splits: bool = True) -> KernelPlan:
     """How a kernel runs (see the note above); a split reduction's partials buffer is added to
     the program. `splits`: whether a whole-array reduction may split (not the combining one)."""
-    _check_renderable(kernel)
+    _check_renderable(kernel, program)
+    if any(s.scan for s in kernel.stages):
+        return scan_plan(kernel, program, SPLIT_MIN if splits else math.inf)
     inputs = kernel.inputs
     arrays = inputs + [o for o in kernel.outputs if o not in inputs]
     stages = kernel.stages
@@ -100,10 +85,10 @@ def plan(kernel: Kernel, program: Program, splits: bool = True) -> KernelPlan:
             (isinstance(cols[0], SymInt) or cols[0] > SPLIT_MIN):
         partial = f"{kernel.name}_partials"
         dtype = arg_dtype(stage) if stage.reduce in ARG else accumulator(stage)
-        program.buffers[partial] = _partials_buffer(partial, dtype)
+        program.buffers[partial] = partials_buffer(partial, dtype)
         positions = f"{kernel.name}_positions" if stage.reduce in ARG else None
         if positions:
-            program.buffers[positions] = _partials_buffer(positions, np.dtype(np.int64))
+            program.buffers[positions] = partials_buffer(positions, np.dtype(np.int64))
         combine = Kernel(f"{kernel.name}_combine", (), [Stage(
             (SPLIT_PROGRAMS,), Load(partial, (Affine.var(0),), dtype), reduce=stage.reduce,
             row_name=stage.row_name, output=stage.output, output_index=stage.output_index, dtype=stage.dtype)])
@@ -117,25 +102,19 @@ def plan(kernel: Kernel, program: Program, splits: bool = True) -> KernelPlan:
     return KernelPlan(kernel, "persistent" if fits else "looped", arrays, rows=rows, cols=cols)
 
 
-def _check_renderable(kernel: Kernel) -> None:
-    """Unlowerable for what this renderer has no Triton form of yet: scans (cumsum), stores through
+def _check_renderable(kernel: Kernel, program: Program) -> None:
+    """Unlowerable for what this renderer has no Triton form of yet: stores through
     an index array (scatters) and loads through one (gathers) except where the positions are loop
     indices' arithmetic always inside the dimension (np.roll's), which NumPy never refuses. Those
     kernels run through the lowering's reference renderer (program.py says where)."""
     for stage in kernel.stages:
-        if stage.scan:
-            raise Unlowerable(f"a running {stage.scan} (scan)")
         if stage.reduce and stage.reduce not in _REDUCE and stage.reduce not in ARG:
             raise Unlowerable(f"the reduction {stage.reduce}")
         extents = (*kernel.outer, *stage.inner)
         gathers = [i for e in walk(stage.value) if isinstance(e, Load) for i in e.index if isinstance(i, Indirect)]
         if any(isinstance(i, Indirect) for i in stage.output_index) or \
-                not all(gathers_inside(i, extents) for i in gathers):
+                not all(gathers_inside(i, extents, program) for i in gathers):
             raise Unlowerable("a load or store through an index array")
-
-
-def _partials_buffer(name: str, dtype: np.dtype) -> Buffer:
-    return Buffer(name, (SPLIT_PROGRAMS,), dtype, "temp")
 
 
 def _combining(stage: Stage) -> str:
@@ -181,7 +160,7 @@ class IndexSpace:
     position: str = ""                      # a row block's lanes' positions in the row
 
 
-class Renderer(ArgReduction):
+class Renderer(ArgReduction, Scans):
     """Renders one KernelPlan as a @triton.jit function named `name` (see `source`)."""
 
     def __init__(self, kp: KernelPlan, program: Program, name: str, interpreting: bool):
@@ -244,12 +223,13 @@ class Renderer(ArgReduction):
         return "\n".join(head + self.lines) + "\n"
 
     def body(self) -> None:
-        {"pointwise": self._pointwise, "persistent": self._rows, "looped": self._rows, "split": self._rows}[self.kp.mode]()
+        {"pointwise": self._pointwise, "persistent": self._rows, "looped": self._rows, "split": self._rows,
+         "scan": self._scan, "scan_split": self._scan}[self.kp.mode]()
 
     def launch_params(self) -> list[str]:
         """The parameters launch.py gives values per launch, after the pointers and sizes."""
         constexprs = ["BLOCK"] if self.kp.mode == "pointwise" else ["XBLOCK", "RBLOCK"]
-        return (["CHUNK"] if self.kp.mode == "split" else []) + [f"{c}: tl.constexpr" for c in constexprs]
+        return (["CHUNK"] if self.kp.mode in ("split", "scan_split") else []) + [f"{c}: tl.constexpr" for c in constexprs]
 
     def _program_start(self, block: str) -> str:
         pid = "tl.program_id(0).to(tl.int64)" if self.int64 else "tl.program_id(0)"

@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from triton import knobs   # the launch hooks Triton calls around a launch (triton 3.4 and newer)
 
 from . import jitless, matmul
-from .cupy_driver import Pointer
+from .cupy_driver import BACKGROUND, Pointer
+from .device import real_view
 from .kernel import LOOP_RBLOCK, POINTWISE_BLOCK, ROW_TILE, SPLIT_PROGRAMS, SPLIT_RBLOCK, KernelPlan, next_power_of_2
 
 
@@ -32,7 +35,7 @@ def heuristic(kp: KernelPlan, rows: int, cols: tuple) -> tuple[dict, int]:
     if kp.mode == "pointwise":
         block = min(POINTWISE_BLOCK, next_power_of_2(rows))
         return {"BLOCK": block}, _warps(block)
-    if kp.mode == "split":
+    if kp.mode in ("split", "scan_split"):
         rblock = min(SPLIT_RBLOCK, next_power_of_2(longest))
         return {"RBLOCK": rblock}, _warps(rblock)
     rblock = next_power_of_2(longest) if kp.mode == "persistent" else min(LOOP_RBLOCK, next_power_of_2(longest))
@@ -44,7 +47,7 @@ def heuristic(kp: KernelPlan, rows: int, cols: tuple) -> tuple[dict, int]:
 def configured(kp: KernelPlan, rows: int, cols: tuple, blocks: dict, warps: int) -> tuple | None:
     """(grid, the kernel's block arguments in its parameter order, num_warps) for these sizes and
     block sizes, or None when the kernel has nothing to do."""
-    if kp.mode == "split":
+    if kp.mode in ("split", "scan_split"):
         rblock = blocks["RBLOCK"]
         chunk = math.ceil(math.ceil(cols[0] / SPLIT_PROGRAMS) / rblock) * rblock or rblock
         return (SPLIT_PROGRAMS,), {"CHUNK": chunk, "XBLOCK": 1, "RBLOCK": rblock}, warps
@@ -106,9 +109,35 @@ class Launch:
         """Launches this kernel (not the combining one) in configuration `launch`."""
         if self.arrays is None:
             grid, blocks, warps = launch
-            self.fn[grid](*arrays, *sizes, **blocks, num_warps=warps, enable_fp_fusion=False)
+            self.fn[grid](*map(real_view, arrays), *sizes, **blocks, num_warps=warps, enable_fp_fusion=False)
         else:
             self._launch(launch, arrays, sizes)
+
+    def compile_ahead(self, dtypes: tuple) -> list:
+        """Before a CuPy program's first run (cupy_driver's note): this launch's kernel for 16-byte
+        aligned buffers (`dtypes`: its arrays' as the renderer sees them), where its configuration is
+        fixed and Triton's JIT is not in use, loaded from an earlier process's record or compiled
+        without the JIT; its launcher built on a background thread. The futures of those builds."""
+        if self.arrays is None or self.static is None or self.tuner is not None or self.arrays.tensor is not Pointer:
+            return []
+        if self.fixed is _PENDING:
+            self.fixed = self._config(*self.static, (), ())
+        if self.fixed is None:
+            return []
+        grid, blocks, warps = self.fixed
+        values = tuple(blocks.values())
+        key = (warps, values, False)   # _launch's key for aligned buffers
+        if key in self.kernels:
+            return []
+        kernel = self.records.load(self.fn, key) if self.records is not None else None
+        if kernel is None:
+            kernel = jitless.compiled(self.fn, [np.empty(0, d) for d in dtypes], [0] * len(dtypes), values, warps, True)
+            if kernel is None:
+                return []
+            if self.records is not None:
+                self.records.save(self.fn, key, kernel)
+        self.kernels[key] = kernel
+        return [BACKGROUND.submit(jitless.launcher, kernel)]
 
     def bound(self) -> tuple | None:
         """What a bound runner (program.py) calls for this launch, once its kernel for 16-byte-aligned
@@ -147,7 +176,7 @@ class Launch:
                 if kernel is not None:
                     self.records.save(self.fn, key, kernel)
             if kernel is None:   # compiled (or found in Triton's cache) by the JIT, which launches it too
-                tensors = [self.arrays.tensor(a) for a in arrays]
+                tensors = [real_view(self.arrays.tensor(a)) for a in arrays]
                 kernel = self.kernels[key] = self.fn[grid](*tensors, *sizes, **blocks, num_warps=warps,
                                                            enable_fp_fusion=False)
                 self.records.save(self.fn, key, kernel)

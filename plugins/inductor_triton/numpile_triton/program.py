@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import time
+from concurrent.futures import wait
 
 import numpy as np
 
@@ -31,7 +32,9 @@ from .launch import Launch
 from .loop_graphs import LoopGraphs
 from .matmul import MatmulKernel, MatmulRenderer, matmul_plan, with_templates
 from .runner import RunnerWriter
+from .pairs import real_form
 from .scalar import Unlowerable, helpers
+from .stages import split_stages
 
 HEADER = '''import triton
 import triton.language as tl
@@ -66,6 +69,8 @@ class _Rendered:
             combine = Launch(kp.combine, getattr(module, self.renderers[1].name), static=(1, tuple(kp.combine.cols)),
                              arrays=arrays, records=records(self.dtypes[1]))
         dynamic = isinstance(kp.rows, SymInt) or any(isinstance(c, SymInt) for c in kp.cols)
+        # a scan's second kernel walks the chunks its first one summed: their block sizes are one choice
+        tune = tune and (kp.combine is None or kp.combine.mode != "scan_split")
         tuner = Tuner(self.source, device.name(), arrays) if tune else None
         return Launch(kp, getattr(module, self.renderers[0].name), combine,
                       None if dynamic else (kp.rows, tuple(kp.cols)), arrays=arrays, tuner=tuner, records=records(self.dtypes[0]))
@@ -94,6 +99,7 @@ class CompiledProgram:
         self.python_numbers = python_numbers
         self.compile_body = compile_body
         interpreting = device.interpreting()
+        program = split_stages(program)
         self.program = program = with_templates(program, lambda t: self._renders(t, program, graph_name, interpreting))
         self.resident = resident   # device arrays in: results stay on the device
         self.arrays = arrays or device.TorchArrays()   # the library of device buffers
@@ -104,7 +110,8 @@ class CompiledProgram:
         for step in program.steps:
             if isinstance(step, Kernel):
                 try:
-                    rendered[step.name] = _Rendered(_plan(step, program), program, interpreting)
+                    kernel, view = real_form(step, program)   # complex values as pairs of floats
+                    rendered[step.name] = _Rendered(_plan(kernel, view), view, interpreting)
                 except (Unlowerable, NewGuard) as e:
                     self.fallbacks[step.name] = str(e)
                     where = "through CuPy on the device arrays" if self.arrays.numpy_api else "with NumPy on the host"
@@ -117,6 +124,8 @@ class CompiledProgram:
         capability = self.arrays.capability() if direct is not None and rendered else None
         records = lambda dtypes: None if capability is None else Records(self.kernel_source, capability, dtypes)  # noqa: E731
         self.launches = {name: r.launch(module, direct, tune and not interpreting, records) for name, r in rendered.items()}
+        self._ahead = [(launch, dtypes) for name, r in rendered.items() if not r.sizes
+                       for launch, dtypes in zip((self.launches[name], self.launches[name].combine), r.dtypes)]
         self.sizes = {name: r.sizes for name, r in rendered.items()}
         self.source, self.runner = self._runner()
         self.run = self._first_run
@@ -168,6 +177,7 @@ class CompiledProgram:
         """The runner, timed once: a first run compiles every kernel (or loads it from Triton's cache).
         Then the bound runner takes over (see `runner.RunnerWriter`)."""
         start = time.perf_counter()
+        self._compile_ahead()
         outputs = self.runner(*inputs)
         logs.get("perf").debug("triton: first run of %s in %.1f ms (Triton compiling or loading its %d kernels)",
                                self.graph_name, (time.perf_counter() - start) * 1e3, len(self.launches))
@@ -177,6 +187,18 @@ class CompiledProgram:
         if not self.resident and not device.interpreting() and logs.enabled("perf"):
             self._log_transfers(inputs, outputs)
         return outputs
+
+    def _compile_ahead(self) -> None:
+        """The kernels compiled, and their launchers built beside the next compile, before the first
+        run launches them (launch.py's `compile_ahead`, cupy_driver's note); where that fails, the
+        launches compile them as before, said under `perf`."""
+        builds = []
+        try:
+            for launch, dtypes in self._ahead:
+                builds += launch.compile_ahead(tuple(map(np.dtype, dtypes)))
+        except Exception as e:   # noqa: BLE001  the first run's launches compile them (and raise what is wrong)
+            logs.get("perf").debug("triton: %s's kernels were not compiled ahead: %s: %s", self.graph_name, type(e).__name__, e)
+        wait(builds)
 
     def _log_transfers(self, inputs, outputs) -> None:
         """What copying NumPy inputs to the device and results back costs each call, said once (the

@@ -246,9 +246,7 @@ class RunnerWriter:
             self.device_fallback(i, step)
             return
         values = {}
-        for name in step.inputs:
-            values[name] = self.host(name)
-        for name in step.outputs:
+        for name in step.outputs:   # first: a later stage may read what an earlier one stores
             b = f"b{self.index[name]}"
             if name in self.on_host or name in self.on_device:   # stored into in place
                 self.host(name)
@@ -259,6 +257,9 @@ class RunnerWriter:
                 shape = "".join(_python(n) + ", " for n in buffer.shape)
                 self.lines.append(f"    {b} = host_empty(({shape}), {self.constant(buffer.dtype)})")
             values[name] = b
+        for name in step.inputs:
+            if name not in values:
+                values[name] = self.host(name)
         self.env[f"fallback{i}"] = _fallback(step)
         buffers = ", ".join(f"{name!r}: {b}" for name, b in values.items())
         self.lines.append(f"    fallback{i}({{{buffers}}}, [{self.symbols()}])")

@@ -55,3 +55,20 @@ def cupy():
     if not cupy.cuda.is_available():
         pytest.skip("no CUDA device")
     return cupy
+
+
+@pytest.fixture
+def compiled():
+    """fn -> (fn compiled on "triton", the list of CompiledPrograms it makes): for tests that look at
+    a program's fallbacks, kernels and launch modes."""
+    import numpile
+    from numpile_triton.backend import TritonBackend
+
+    def compile_(fn):
+        made = []
+
+        def backend(graph, example_inputs):
+            made.append(TritonBackend().compile(graph, example_inputs, {}))
+            return made[-1]
+        return numpile.compile(fn, backend=backend), made
+    return compile_

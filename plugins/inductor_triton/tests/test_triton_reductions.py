@@ -8,7 +8,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import numpile
 from numpile.testing import assert_same_result
 
 rng = np.random.default_rng()
@@ -26,20 +25,9 @@ def values(dtype) -> np.ndarray:
     return x
 
 
-def compiled(fn):
-    """fn compiled on "triton", with a check that no kernel fell back to the host."""
-    from numpile_triton.backend import TritonBackend
-    made = []
-
-    def backend(graph, example_inputs):
-        made.append(TritonBackend().compile(graph, example_inputs, {}))
-        return made[-1]
-    return numpile.compile(fn, backend=backend), made
-
-
 @pytest.mark.parametrize("dtype", [np.float32, np.float64, np.int32, np.int64, np.uint8, np.bool_, np.float16])
 @pytest.mark.parametrize("k", range(len(ARGS)))
-def test_argmin_and_argmax_as_numpy_in_every_layout(dtype, k, layout):
+def test_argmin_and_argmax_as_numpy_in_every_layout(dtype, k, layout, compiled):
     fn = ARGS[k]
     x = values(dtype)
     run, made = compiled(fn)
@@ -49,7 +37,7 @@ def test_argmin_and_argmax_as_numpy_in_every_layout(dtype, k, layout):
 
 @pytest.mark.parametrize("fn", [lambda x: (x > 0).any(1), lambda x: (x > -2).all(0), lambda x: np.any(x > 3),
                                 lambda x: x.max(1), lambda x: np.min(x, axis=0)])
-def test_any_all_and_nan_propagating_min_max(fn, layout):
+def test_any_all_and_nan_propagating_min_max(fn, layout, compiled):
     x = values(np.float32)
     run, made = compiled(fn)
     assert_same_result(run(x), fn(x), what="reduction")
@@ -61,8 +49,27 @@ ROLLS = [lambda x: np.roll(x, 3, axis=1) + np.roll(x, -2, axis=0)[::-1], lambda 
 
 
 @pytest.mark.parametrize("k", range(len(ROLLS)))
-def test_rolls_are_triton_kernels(k, layout):
+def test_rolls_are_triton_kernels(k, layout, compiled):
     x = values(np.float64)
     run, made = compiled(ROLLS[k])
     assert_same_result(run(x), ROLLS[k](x), what=f"roll {k}")
     assert all(not p.fallbacks for p in made), [p.fallbacks for p in made]
+
+
+def test_gathers_at_argmin_positions_are_triton_kernels(compiled):
+    """`symbols[np.argmin(d)]`: positions an argmin wrote lie inside its row (positions.py); a gather
+    through an index array the caller passes may be out of range (NumPy's IndexError) and stays
+    with the reference renderer."""
+    def nearest(E, symbols):
+        out = np.zeros(E.shape[0], dtype=E.dtype)
+        for i in range(E.shape[0]):
+            out[i] = symbols[np.argmin(abs(E[i] - symbols) ** 2)]
+        return out
+    E, symbols = rng.standard_normal(12) + 1j * rng.standard_normal(12), rng.standard_normal(5) + 0.5j
+    run, made = compiled(nearest)
+    assert_same_result(run(E, symbols), nearest(E, symbols), what="nearest")
+    assert all(not p.fallbacks for p in made), [p.fallbacks for p in made]
+    x, idx = rng.standard_normal(9), rng.integers(-9, 9, 4)
+    run, made = compiled(lambda x, idx: x[idx] * 2)
+    assert_same_result(run(x, idx), x[idx] * 2, what="gather")
+    assert any("index array" in r for p in made for r in p.fallbacks.values())
