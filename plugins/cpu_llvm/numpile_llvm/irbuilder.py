@@ -23,6 +23,9 @@ _COMPLEX_PARTS = {"complex64": F32, "complex128": F64}
 _FLOAT_ARITHMETIC = frozenset({"fadd", "fsub", "fmul", "fdiv", "frem"})
 
 
+# a loop LLVM must not unroll (the vectoriser still widens it): see the users for why
+NOT_UNROLLED = '!{!"llvm.loop.unroll.disable"}'
+
 class Unlowerable(Exception):
     """Something kernel codegen has no LLVM lowering for: the kernel runs with NumPy instead."""
 

@@ -20,7 +20,7 @@ import numpy as np
 from numpile.graph import Node
 
 from .. import scalar
-from ..irbuilder import BOOL, I64, Function, Unlowerable, V, literal, mem_type, reg_type
+from ..irbuilder import BOOL, I64, NOT_UNROLLED, Function, Unlowerable, V, literal, mem_type, reg_type
 from .nestcall import EMPTY, OVERLAP, SHAPE
 from ..sizes import Sizes
 
@@ -30,10 +30,9 @@ SCRATCH_BYTES = 1 << 16
 _STACK_BYTES = 1 << 20
 # rows a vector-matrix product adds into its buffer per pass (in order: the same sums, fewer loads and stores)
 _ROWS_AT_ONCE = 4
-# LLVM unrolled every loop of constant trip count over a slice: cnn's max-pool nest (five window
-# statements of 4 x 16 x 2 x 2 elements, two copies for the layouts) went from 31 kB of IR to 693 kB
-# and 5 s to compile; the vectoriser still widens them
-_NOT_UNROLLED = '!{!"llvm.loop.unroll.disable"}'
+# LLVM unrolled every loop of constant trip count over a slice (NOT_UNROLLED): cnn's max-pool nest
+# (five window statements of 4 x 16 x 2 x 2 elements, two copies for the layouts) went from 31 kB of
+# IR to 693 kB and 5 s to compile; the vectoriser still widens them
 
 
 @dataclass(frozen=True)
@@ -240,7 +239,7 @@ def small_pairwise_sum(fn: Function, lazy: Lazy, dtype) -> V:
     n, zero, lanes = lazy.dims[0], literal(0, I64), literal(PAIRWISE_LANES, I64)
     x = lambda p: scalar.cast(fn, lazy.at((p,)), dtype)  # noqa: E731
     small = fn.compare("icmp", "slt", n, lanes)
-    props = fn.module.loop_properties(_NOT_UNROLLED)
+    props = fn.module.loop_properties(NOT_UNROLLED)
     one_by_one = fn.loop(zero, fn.select(small, n, zero), [literal(0, dtype)],
                          lambda p, acc: [fn.binary("fadd", acc[0], x(p))], props)[0]
     blocks = fn.select(small, zero, fn.binary("sdiv", n, lanes))
@@ -409,7 +408,7 @@ def over(fn: Function, lengths, start: list, step) -> list:
         if k == len(lengths):
             return step(acc, positions)
         return fn.loop(literal(0, I64), lengths[k], acc, lambda p, c: from_dim(k + 1, positions + (p,), c),
-                       fn.module.loop_properties(_NOT_UNROLLED))
+                       fn.module.loop_properties(NOT_UNROLLED))
     return from_dim(0, (), start)
 
 
