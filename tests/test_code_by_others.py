@@ -2,6 +2,8 @@
 NumPy functions, 2026-11-28) that crashed, raised or gave NumPy's values wrong: each written
 here anew in its smallest form, differentially against NumPy on fresh random inputs."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -80,6 +82,21 @@ def bools_squared(v):
     return v ** 2, (v + np.sqrt(v ** 2 + 2.0)) / 2
 
 
+def distance_kernel(n):
+    """abs() and ** of loop indices (bilateral filters' Gaussian kernels): SymInt had no abs."""
+    arr = np.zeros((n, n))
+    for i in range(n):
+        for j in range(n):
+            arr[i, j] = math.sqrt(abs(i - n // 2) ** 2 + abs(j - n // 2) ** 2)
+    return arr
+
+
+def shifted_indices(x):
+    for i in range(x.shape[0]):
+        x[i] = i ^ (i >> 2)
+    return x
+
+
 def _symmetric(a):
     return a + a.T
 
@@ -101,6 +118,8 @@ CASES = {
     closure_in_comprehension: lambda rng: (rng.random((10, 3)),),
     half_mean: lambda rng: ((rng.standard_normal(200_000) * 3).astype(np.float16),),
     bools_squared: lambda rng: (rng.random(1000) < 0.5,),
+    distance_kernel: lambda rng: (int(rng.integers(20, 40)),),
+    shifted_indices: lambda rng: (rng.random(300),),
 }
 
 
@@ -110,3 +129,31 @@ def test_code_as_others_write_it(fn, backend, capsys):
     seed = np.random.SeedSequence().entropy   # the same fresh arguments twice: objects are updated
     expected = fn(*CASES[fn](np.random.default_rng(seed)))
     assert_same(numpile.compile(fn, backend=backend)(*CASES[fn](np.random.default_rng(seed))), expected)
+    if fn in (distance_kernel, shifted_indices):
+        report = numpile.explain(fn)(*CASES[fn](np.random.default_rng(seed)))
+        assert (report.graph_count, report.graph_break_count) == (1, 0), str(report)
+
+
+def test_a_method_of_a_class_from_another_module_is_inlined_and_its_globals_guarded(tmp_path, monkeypatch):
+    """An activation object whose class lives in another module (a layer calling
+    `self.activation(x)`): its method reads that module's globals, guarded there (it was a break:
+    "global 'np' of an inlined function cannot be guarded")."""
+    (tmp_path / "numpile_test_acts.py").write_text(
+        "import numpy as np\nSCALE = 1.5\n\nclass Scaled:\n    def __call__(self, x):\n"
+        "        return SCALE * np.where(x >= 0.0, x, np.exp(x) - 1)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    import numpile_test_acts as acts
+
+    class Layer:
+        def __init__(self):
+            self.activation = acts.Scaled()
+
+    def forward(layer, x):
+        return layer.activation(x)
+
+    x = np.random.default_rng().standard_normal((50, 40))
+    compiled, layer = numpile.compile(forward, backend="llvm"), Layer()
+    assert_same(compiled(layer, x), forward(layer, x))
+    assert numpile.explain(forward)(layer, x).graph_break_count == 0
+    monkeypatch.setattr(acts, "SCALE", 3.0)   # the guard on the other module's global sees it
+    assert_same(compiled(layer, x), forward(layer, x))

@@ -29,7 +29,7 @@ _EXACT_FLOAT_INT = 2 ** 53      # ints that float64 holds exactly
 
 COMPARISON_SYMBOLS = {operator.lt: "<", operator.le: "<=", operator.eq: "==", operator.ne: "!=", operator.gt: ">", operator.ge: ">="}
 _COMPARISONS = set(COMPARISON_SYMBOLS)
-_ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.neg, operator.pos} | _COMPARISONS
+_ARITHMETIC = {operator.add, operator.sub, operator.mul, operator.neg, operator.pos, abs} | _COMPARISONS
 _DIVISIONS = {operator.truediv, operator.floordiv, operator.mod}
 _BITWISE = {operator.and_, operator.or_, operator.xor, operator.rshift, operator.lshift, operator.invert}   # on ints only
 # operators that keep a dynamic int unspecialised
@@ -40,9 +40,10 @@ def unspecialised_operands(output, fn, args: list) -> list:
     """The operands of a Python operator with the dynamic ints among them made graph values, where
     the operator is arithmetic on numbers (not `t * [1, 2]`, not `x[t]`); and a loop's index (an
     expression of loop symbols) made its graph value where it meets a float (`i * 0.5`), which a
-    size cannot be."""
+    size cannot be, or a Python number the graph computes (`i ^ (i >> 2)`)."""
     constants = [a.unguarded() if isinstance(a, ConstantVariable) else None for a in args]   # read without a guard
-    if fn in INT_OPERATORS and float in map(type, constants) and any(map(loop_dependent, constants)):
+    weak = any(isinstance(a, ArrayVariable) and a.node.meta["weak"] for a in args)
+    if fn in INT_OPERATORS and (float in map(type, constants) or weak) and any(map(loop_dependent, constants)):
         args = [output.control.index_value(c) if loop_dependent(c) else a for a, c in zip(args, constants)]
     if fn not in INT_OPERATORS or not any(isinstance(a, DynamicIntVariable) for a in args):
         return args
@@ -74,7 +75,8 @@ def operator_result_is_weak(fn, args: list) -> tuple[bool, int | None]:
         and all(type(c) is float or type(c) in (int, bool) and abs(c) <= _EXACT_FLOAT_INT for c in constants)
         and (fn in _ARITHMETIC or fn in _DIVISIONS and not isinstance(divisor, ArrayVariable)
              and divisor.as_constant() != 0 and (fn is operator.truediv or ints)
-             or fn in _BITWISE and ints and _shift_by_constant(fn, args))
+             or fn in _BITWISE and ints and _shift_by_constant(fn, args)
+             or fn is operator.pow and _small_power(args))
     )
     if not exact:
         raise Unsupported(f"operator {fn.__name__} on {', '.join(a.describe() for a in args)}: "
@@ -83,11 +85,19 @@ def operator_result_is_weak(fn, args: list) -> tuple[bool, int | None]:
         return True, None
     bounds = [_bound(a) for a in args]
     bound = _bitwise_bound(fn, args, bounds) if fn in _BITWISE else bounds[0] * bounds[1] if fn is operator.mul else abs(divisor.as_constant()) if fn is operator.mod \
-        else bounds[0] if fn in (operator.floordiv, operator.neg, operator.pos) else sum(bounds)
+        else bounds[0] ** bounds[1] if fn is operator.pow \
+        else bounds[0] if fn in (operator.floordiv, operator.neg, operator.pos, abs) else sum(bounds)
     if bound > _INT_RESULT_BOUND:
         raise Unsupported(f"operator {fn.__name__} on {', '.join(a.describe() for a in args)}: "
                           "the Python int could leave int64")
     return True, bound
+
+
+def _small_power(args: list) -> bool:
+    """`x ** k` of a constant int k >= 0, which Python and NumPy compute alike (a negative k is a
+    float in Python and raises in NumPy for ints; a fractional one of a negative float is complex)."""
+    k = args[1]
+    return not isinstance(k, ArrayVariable) and type(k.as_constant()) is int and 0 <= k.as_constant() <= 62
 
 
 def _shift_by_constant(fn, args: list) -> bool:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import builtins
 import operator
+import sys
 import types
 
 import numpy as np
@@ -21,12 +22,12 @@ import numpy as np
 from .. import ops
 from ..exc import Unsupported
 from ..graph import SourceLoc
-from ..shapes import DataDependent
+from ..shapes import DataDependent, SymInt
 from . import bytecode_compat as bc, control
 from .dispatch import BREAKS, DISPATCH
 from .python_scalars import operator_result_is_weak, unspecialised_operands
 from .output_graph import OutputGraph
-from .sources import AttrSource, ItemSource, Source
+from .sources import AttrSource, ItemSource, ModuleSource, Source
 from .variables import (
     CONSTANT_TYPES, NULL, ArrayVariable, CellVariable, ConstantVariable, DictVariable, IteratorVariable,
     NestedFunctionVariable, ObjectVariable, TupleVariable, Variable, call_known, constant_result,
@@ -168,8 +169,22 @@ class InstructionTranslator:
                 if found is None:
                     raise
                 return found
+            except TypeError:   # j >> i of a loop's index: SymInt has no rule for it, the graph has
+                values = self.indices_in_graph(args)
+                if values is None:
+                    raise
+                return self.apply_operator(fn, values)
         return call_builtin(self, fn, args, {}) or _raise(
             Unsupported(f"operator {fn.__name__} on {', '.join(a.describe() for a in args)}"))
+
+    def indices_in_graph(self, args: list) -> list | None:
+        """args with each expression of loop indices (a SymInt) made a graph value (a weak int),
+        for arithmetic SymInt has no rule for (`abs(i - c)`, `j >> i`); None where there is none."""
+        def symbolic(a):
+            return a.is_constant() and isinstance(a.as_constant(), SymInt)
+        if not any(map(symbolic, args)):
+            return None
+        return [self.output.control.index_value(a.as_constant()) if symbolic(a) else a for a in args]
 
     # -- calls ---------------------------------------------------------------------------
     def call_known(self, fn: ObjectVariable, args: list[Variable], kwargs: dict[str, Variable]) -> Variable:
@@ -195,8 +210,8 @@ class InstructionTranslator:
             globals_source = self.root.globals_source
         elif source is not None:
             globals_source = lambda name, s=source: ItemSource(AttrSource(s, "__globals__"), name)
-        else:
-            globals_source = None
+        else:   # a method reached through an object (its class in another module): the module's names
+            globals_source = _module_globals(func)
         nested = NestedFunctionVariable(code, func.__globals__, defaults, kwdefaults, closure, globals_source)
         return self.inline_nested(nested, args, kwargs)
 
@@ -310,3 +325,12 @@ def _squares_bools(args) -> bool:
     base, exponent = args
     return isinstance(base, ArrayVariable) and base.node.dtype == np.bool_ and not base.node.meta["scalar"] \
         and exponent.is_constant() and type(exponent.as_constant()) is int and exponent.as_constant() == 2
+
+
+def _module_globals(func):
+    """Sources of `func`'s globals where they are the names of a module in sys.modules (read there
+    at each call, as the guards do), else None."""
+    module = sys.modules.get(getattr(func, "__module__", None) or "")
+    if module is None or getattr(module, "__dict__", None) is not func.__globals__:
+        return None
+    return lambda name, m=func.__module__: AttrSource(ModuleSource(m), name)

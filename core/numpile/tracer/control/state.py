@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from ... import config, ops
 from ...dynamic import DynamicInputs
 from ...exc import Unsupported
-from ...shapes import loop_dependent
+from ...shapes import loop_dependent, ranges_in_force
 from ..python_scalars import COMPARISON_SYMBOLS
 from ..variables import ArrayVariable, ConstantVariable, Variable
 from .liveness import innermost_for
@@ -117,6 +117,9 @@ class ControlState:
             if coeff != 1:
                 term = out.call_op(ops.get("multiply"), (term, ConstantVariable(coeff)), {}, weak=True)
             total = out.call_op(ops.get("add"), (total, term), {}, weak=True)
+        bound = _bound(value)
+        if bound is not None and isinstance(total, ArrayVariable):   # what Python arithmetic on it may reach
+            total.node.meta["bound"] = bound
         return total
 
     def compared_in_graph(self, fn, args: list) -> Variable | None:
@@ -130,3 +133,13 @@ class ControlState:
         result = self.output.call_op(ops.lookup_callable(fn), tuple(operands), {}, weak=True)
         self.compared[result.node] = (COMPARISON_SYMBOLS[fn], *values)   # what a branch on it knows on each side
         return result
+
+
+def _bound(value) -> int | None:
+    """The largest magnitude an expression of loop indices takes over the loops' ranges, where they
+    are ints (None where one is an expression or not in force)."""
+    loops = ranges_in_force()
+    ends = [loops[name].low_high() if name in loops else (None, None) for name, _ in value.terms]
+    if any(type(e) is not int for pair in ends for e in pair):
+        return None
+    return abs(value.const) + sum(abs(coeff) * max(map(abs, pair)) for (_, coeff), pair in zip(value.terms, ends))

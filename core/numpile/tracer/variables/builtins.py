@@ -300,7 +300,13 @@ def call_builtin(tx, fn, args: list, kwargs: dict) -> Variable | None:
         return math_call(tx, args[0])
     if _is_numpy_scalar_type(fn) or fn in PURE_ON_CONSTANTS:
         if all(a.is_constant() for a in args) and all(v.is_constant() for v in kwargs.values()):
-            return constant_result(fn(*(a.as_constant() for a in args), **{k: v.as_constant() for k, v in kwargs.items()}))
+            try:
+                return constant_result(fn(*(a.as_constant() for a in args), **{k: v.as_constant() for k, v in kwargs.items()}))
+            except TypeError:   # abs(i - c) of a loop's index: on its value in the graph
+                values = tx.indices_in_graph(args) if not kwargs and ops.lookup_callable(fn) is not None else None
+                if values is None:
+                    raise
+                return tx.apply_operator(fn, values)
         if _is_numpy_scalar_type(fn) and len(args) == 1 and not kwargs and _castable(args[0], np.dtype(fn)):
             return tx.output.call_op(ops.get("astype"), (args[0], ConstantVariable(np.dtype(fn))), {})
         if any(isinstance(a, ArrayVariable) for a in args):
