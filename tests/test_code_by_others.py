@@ -97,6 +97,12 @@ def shifted_indices(x):
     return x
 
 
+def shape_spelled(X):
+    """np.shape(X), np.ndim, np.size as functions (ML code's `n_samples, n_features = np.shape(X)`)."""
+    n_samples, n_features = np.shape(X)
+    return X.sum(axis=0) / n_samples * np.ndim(X) + np.size(X, 1) - np.size(X) / n_features
+
+
 def _symmetric(a):
     return a + a.T
 
@@ -120,6 +126,7 @@ CASES = {
     bools_squared: lambda rng: (rng.random(1000) < 0.5,),
     distance_kernel: lambda rng: (int(rng.integers(20, 40)),),
     shifted_indices: lambda rng: (rng.random(300),),
+    shape_spelled: lambda rng: (rng.random((40, 6)),),
 }
 
 
@@ -129,7 +136,7 @@ def test_code_as_others_write_it(fn, backend, capsys):
     seed = np.random.SeedSequence().entropy   # the same fresh arguments twice: objects are updated
     expected = fn(*CASES[fn](np.random.default_rng(seed)))
     assert_same(numpile.compile(fn, backend=backend)(*CASES[fn](np.random.default_rng(seed))), expected)
-    if fn in (distance_kernel, shifted_indices):
+    if fn in (distance_kernel, shifted_indices, shape_spelled):
         report = numpile.explain(fn)(*CASES[fn](np.random.default_rng(seed)))
         assert (report.graph_count, report.graph_break_count) == (1, 0), str(report)
 

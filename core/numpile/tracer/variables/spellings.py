@@ -1,5 +1,5 @@
 """NumPy functions the tracer captures as other ops' calls, where NumPy defines one by the other:
-np.where(condition) is np.nonzero(condition); np.asarray(x) of an array is x itself, np.array(x)
+np.where(condition) is np.nonzero(condition); np.shape(a), np.ndim(a) and np.size(a) its attributes; np.asarray(x) of an array is x itself, np.array(x)
 a copy of it (an astype for another dtype=); np.array (np.asarray) of a list or tuple of arrays
 and numbers of one shape is their np.stack, nested lists stacked from the inside; np.take(a, i,
 axis) is a's integer indexing along axis (of a flattened a where axis is None). A handler
@@ -76,6 +76,17 @@ def _variables(value):
     return TupleVariable([_variables(v) if isinstance(v, (tuple, list)) else ConstantVariable(v) for v in value])
 
 
+def _constant(v):
+    return v.as_constant() if v.is_constant() else [_constant(w) if isinstance(w, (ListVariable, TupleVariable)) else
+                                                    w.as_constant() for w in v.items]
+
+
+def _known(v) -> bool:
+    """A constant, or a list or tuple of constants (nested): what NumPy's function can take now."""
+    return v.is_constant() or isinstance(v, (ListVariable, TupleVariable)) and isinstance(v.items, list) \
+        and all(w.is_constant() for w in _items(v))
+
+
 def _items(seq) -> list:
     return [w for v in seq.items for w in (_items(v) if isinstance(v, (ListVariable, TupleVariable)) else [v])]
 
@@ -86,8 +97,27 @@ def _take(tx, args, kwargs):
     return take(tx, args[0], args[1:], kwargs)
 
 
+def _attribute(name: str):
+    """np.shape(a), np.ndim(a), np.size(a) (np.size(a, axis): a.shape[axis]) of an array: as the
+    attribute reads; of constants (a list of numbers), computed now."""
+    fn = getattr(np, name)
+
+    def handler(tx, args, kwargs):
+        values = [*args, *kwargs.values()]
+        if values and all(map(_known, values)):
+            return ConstantVariable(fn(*(_constant(a) for a in args), **{k: _constant(v) for k, v in kwargs.items()}))
+        if not args or not isinstance(args[0], ArrayVariable):
+            return None
+        axis = (args[1:] or list(kwargs.values()) or [None])[0] if name == "size" else None
+        if axis is not None:
+            return args[0].getattr(tx, "shape").getitem(tx, axis)
+        return args[0].getattr(tx, name) if len(args) == 1 and not kwargs else None
+    return handler
+
+
 SPELLINGS = {np.where: _where, np.array: _array(new=True), np.asarray: _array(new=False),
-             np.asanyarray: _array(new=False), np.take: _take}
+             np.asanyarray: _array(new=False), np.take: _take,
+             **{getattr(np, name): _attribute(name) for name in ("shape", "ndim", "size")}}
 
 
 def call_spelled(tx, fn, args: list, kwargs: dict) -> Variable | None:
