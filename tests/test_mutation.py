@@ -100,6 +100,19 @@ def test_reshape_of_an_updated_argument_is_numpys_view_or_copy(rng):
         assert np.shares_memory(compiled(x), x) is not transpose
 
 
+def test_a_copy_made_by_reshape_of_a_view_keeps_the_values_from_before_an_update(rng):
+    """x[:, ::-1].reshape(-1) is a copy in NumPy: an update through the view after it must not reach
+    it, also where a break rebuilds it for Python (found by the llvm fuzz, seed 1785577802)."""
+    def f(x, n):
+        a = x[:, ::-1]
+        x = a.reshape(-1)[::-1].reshape(x.shape)
+        for k in range(n):
+            a[k % len(a)] = a[k % len(a)] * 0.5 + k
+            a = (a + x)[::-1]
+        return a
+    run_both(f, lambda: (rand(rng, (2, 4)), 3), graphs=0, breaks=1)
+
+
 def test_a_loop_over_an_array_reads_each_row_when_it_gets_there(rng, capsys):
     def f(x):
         seen = []

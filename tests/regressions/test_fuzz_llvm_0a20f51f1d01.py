@@ -19,8 +19,6 @@ Found by `python -m numpile.fuzz --backend llvm --seed 1785577802`; the test fai
 #  DESIRED: array([[-0.106824,  0.355899, -3.90664 , -2.33497 ],
 #        [ 2.618698,  3.035574,  0.693198,  1.199994]])
 
-import pytest
-
 from numpile.fuzz.check import Inputs, check_program, make_function
 
 # run after numpile.fuzz.check.PRELUDE (its helpers and the global G), as the fuzzer ran it
@@ -52,8 +50,5 @@ def f(x, y, n):
 INPUTS = Inputs(shape=(2, 4), other=(1, 5), n1=3, n2=2, layout='rev', seed=8388608)
 
 
-@pytest.mark.xfail(strict=True, reason="open: found by CI's llvm fuzz on 2026-11-28 (seed 1785577802), on eager too: "
-                   "a view of an argument updated in place after a graph break at a reshape of it (view or "
-                   "copy by strides) and the argument rebound; not yet fixed")
 def test_compiled_equals_numpy_eager():
     check_program(f, INPUTS, backend='llvm')
