@@ -132,6 +132,29 @@ def test_nonzero_family(rng, backend):
     _run(_select, backend, lambda call: (rng.random(40) if call != 2 else np.zeros(40),))
 
 
+def _nonzero_of_numbers(ints, floats, zs):
+    """nonzero of arrays that are not bool: their truthiness (NaN true, -0.0 false), as NumPy."""
+    d = np.concatenate(([1], np.diff(ints)))
+    idx = np.concatenate((np.where(d)[0], [len(ints)]))
+    return (ints[idx[:-1]], np.diff(idx), np.nonzero(floats), np.flatnonzero(zs), np.argwhere(floats.reshape(4, 10)),
+            np.nonzero(ints.reshape(5, 8) % 3))
+
+
+def _numbers(rng):
+    def make(call):
+        ints = np.sort(rng.integers(0, 12, 40)).astype(np.uint32)
+        floats = np.where(rng.random(40) < 0.4, 0.0, rand(rng, (40,)))
+        floats[[3, 7]] = np.nan, -0.0
+        zs = (rng.random(40) < 0.5) * (1 + 1j) + (rng.random(40) < 0.3) * 1j
+        return (ints, floats, zs) if call != 2 else (ints * 0, floats * 0, zs * 0)
+    return make
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_nonzero_of_numbers_is_of_their_truthiness(rng, backend):
+    _run(_nonzero_of_numbers, backend, _numbers(rng))
+
+
 def _argmax_index(a, b):
     return a[b.argmax()], a[b.argmin() - 12] * 2
 

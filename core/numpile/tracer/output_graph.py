@@ -396,9 +396,7 @@ class OutputGraph:
         if op.name not in ("getitem", "index") or method is not None:
             raise Unsupported(f"in-place update of an array through a {op.name} view is not supported yet")
         self.mutate(var.base, self.call_op(ops.get("setitem"), (var.base, *rest, value), {}))
-        # the view holds `value` now: views made of it (a reshape's copy, say) see it updated
-        var.node, var.base_version = value.node, var.base.version
-        var.version += 1
+        var.version += 1   # changed too (refresh makes it again from its base): what was made of it sees that
 
     def check_held_apart(self, var: ArrayVariable, what: str, arrays: bool = True) -> None:
         """Retrace if `var` (or what it views) is a cond's result standing for an array held apart, or
