@@ -65,5 +65,9 @@ def _availability() -> tuple[bool, str]:
     if data != probe.__array_interface__["data"][0] or ctypes.c_int64.from_address(dims).value != probe.shape[0] \
             or ctypes.c_int64.from_address(strides).value != probe.strides[0]:
         return False, "this Python's ndarray object layout is not the one kernels read"
+    for number in (0.75, np.float64(0.75)):
+        if ctypes.c_void_p.from_address(id(number) + ndarray.TYPE_OFFSET).value != id(type(number)) \
+                or ctypes.c_double.from_address(id(number) + ndarray.FLOAT_VALUE_OFFSET).value != number:
+            return False, f"this Python's {type(number).__name__} object layout is not the one kernels read"
     return True, ""
 

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import ctypes
 
+import numpy as np
+
 from .irbuilder import Module
 
 _PYTHON_API = ("PyLong_AsLongLong", "PyLong_FromLong", "PyLong_AsUnsignedLongLong", "PyFloat_AsDouble",
@@ -20,6 +22,9 @@ _PYTHON_API = ("PyLong_AsLongLong", "PyLong_FromLong", "PyLong_AsUnsignedLongLon
                "PyFloat_FromDouble", "PyBool_FromLong", "PyTuple_Pack", "Py_DecRef", "PyErr_SetString")
 _PYTHON_DATA = ("PyExc_IndexError", "PyExc_OverflowError", "PyExc_ValueError", "PyExc_RuntimeError", "PyExc_AssertionError")
 _METH_FASTCALL = 0x0080
+# the JIT's names for the type objects of Python floats and NumPy's float64 scalars (a subclass
+# of float, its value where float keeps its own)
+FLOAT_TYPES = {"numpile.PyFloat_Type": float, "numpile.Float64Scalar": np.float64}
 
 
 def register_symbols(llvm) -> None:
@@ -28,6 +33,8 @@ def register_symbols(llvm) -> None:
         llvm.add_symbol(name, ctypes.cast(getattr(ctypes.pythonapi, name), ctypes.c_void_p).value)
     for name in _PYTHON_DATA:
         llvm.add_symbol(python_data(name), ctypes.addressof(ctypes.c_void_p.in_dll(ctypes.pythonapi, name)))
+    for name, kind in FLOAT_TYPES.items():
+        llvm.add_symbol(name, id(kind))
 
 
 def python_data(name: str) -> str:

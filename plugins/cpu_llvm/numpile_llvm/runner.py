@@ -37,6 +37,7 @@ def iterate(cp, native_loop: tuple, code):
              "    if not same_layouts((start, *carried, *free)):",   # the runner compiles kernels for new ones
              "        raise IterationsStopped(0, carried)",
              f"    ({inputs}) = (start, *carried, *free)",
+             *[f"    {names[n]} = asarray({names[n]})" for n in sorted(cp.float_inputs)],   # the native loop reads arrays
              *cp.runner_head, *_loop_allocations(cp, names),
              f"    status = native({''.join(f'id({a}), ' for a in arrays)}{''.join(f's{k}, ' for k in symbols)}"
              "start, step, count)",
@@ -145,6 +146,7 @@ class _Writer:
         self.fresh = plan.allocated_buffers(self.program)   # arrays made this run, for nests to update in place
         self.first_use, self.last_use = _lifetimes(cp)
         self.scalars = set()   # buffers holding a nest's Python scalar: made arrays where a step needs one
+        self.floats = set(cp.float_inputs)   # Python floats: kernels read them as they are, other steps get arrays
 
     def allocate(self, step: int) -> None:
         """The buffers step `step` or an earlier one uses whose sizes are known by now: made when
@@ -171,10 +173,14 @@ class _Writer:
             self.lines.append(f"    del {', '.join(done)}")
 
     def as_arrays(self, steps: list) -> None:
-        """The nests' Python scalars these steps read, made arrays first."""
+        """The nests' Python scalars these steps read, and the input floats unless every step is a
+        native kernel, made arrays first."""
         needs = {b for k in steps for b in nest.step_reads(self.program.steps[k])}
-        self.lines += [f"    {self.names[b]} = asarray({self.names[b]})" for b in sorted(needs & self.scalars)]
+        native = all(getattr(self.program.steps[k], "name", None) in self.cp.steps for k in steps)
+        python = self.scalars | (set() if native else self.floats)
+        self.lines += [f"    {self.names[b]} = asarray({self.names[b]})" for b in sorted(needs & python)]
         self.scalars -= needs
+        self.floats -= needs if not native else set()
 
     def extern(self, i: int, step: Extern) -> None:
         names, env, program = self.names, self.env, self.program
@@ -231,11 +237,13 @@ class _Writer:
     def finish(self) -> tuple:
         """(source, run, the prologue after `def run`, the namespace)."""
         program, names = self.program, self.names
+        self.lines += [f"    {names[n]} = asarray({names[n]})" for n in sorted(self.floats & set(program.outputs))]
         outputs = [names[n] + ("[()]" if program.buffers[n].scalar and n not in self.scalars else "") for n in program.outputs]
         self.lines.append(f"    return ({', '.join(outputs)}{',' if len(outputs) == 1 else ''})")
         self.used.update(int(k) for line in self.lines for k in SYMBOL_PATTERN.findall(line))
         head = [f"def run({', '.join(names[n] for n in program.inputs)}):"]
-        head += [f"    {names[name]} = asarray({names[name]})" for name in program.inputs if name not in self.cp.array_inputs]
+        head += [f"    {names[name]} = asarray({names[name]})" for name in program.inputs
+                 if name not in self.cp.array_inputs | self.cp.float_inputs]
         head += [f"    s{k} = {read_symbol(names[program.symbols[k][0]], program.symbols[k][1])}"
                  for k in sorted(self.used - self.unbacked)]
         source = "\n".join(head + self.lines) + "\n"

@@ -28,7 +28,7 @@ from numpile.shapes import SymInt
 
 from .body import KernelBody
 from ..irbuilder import BOOL, I64, Function, Module, V, literal
-from ..ndarray import DATA_OFFSET, DIMENSIONS_OFFSET, STRIDES_OFFSET, array_field, element
+from ..ndarray import DATA_OFFSET, DIMENSIONS_OFFSET, STRIDES_OFFSET, array_field, element, float_or_array_data
 from .plan import RELAYOUT, KernelPlan, buffer_bytes, size_parameters
 from ..sizes import Sizes, read_at_run_time
 from .streams import STREAM_MIN_BYTES, streamed
@@ -53,7 +53,7 @@ def _render_entry(module, symbol, kp, program, strides, checked, large):
     data = []
     ok = literal(True, BOOL)
     for i, name in enumerate(kp.arrays):
-        data.append(array_field(fn, i, DATA_OFFSET, "data"))
+        data.append(float_or_array_data(fn, i) if _maybe_float(name, program) else array_field(fn, i, DATA_OFFSET, "data"))
         if name not in checked:
             continue
         buf = program.buffers[name]
@@ -94,3 +94,8 @@ def _render_entry(module, symbol, kp, program, strides, checked, large):
     module.functions.append(f"define i32 @{symbol}({params}, i64 %lo, i64 %hi, i64 %slot) "
                             f"{module.attribute_group('nounwind')} {{\n"
                             + "\n".join(["entry:"] + sizes.lines + fn.lines) + "\n}\n")
+
+
+def _maybe_float(name: str, program: Program) -> bool:
+    """Whether buffer `name` may come as a Python float: a 0-d float64 input (runner.py)."""
+    return name in program.inputs and not program.buffers[name].shape and program.buffers[name].dtype == np.float64

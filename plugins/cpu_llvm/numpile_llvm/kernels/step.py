@@ -152,6 +152,7 @@ class KernelStep:
         """The kernel returned a status: an input came with strides it was not compiled for (use,
         or make, a variant), or an index was out of bounds (run again in the compiled layout, it
         raises IndexError)."""
+        arrays = tuple(map(np.asarray, arrays))   # an input float as the array it stands for (strides_of)
         strides = dict(self.base_strides)
         values = dict(zip(self.kp.symbols, symbols))
         values = [values.get(k) for k in range(len(self.program.symbols))]
