@@ -5,6 +5,8 @@ of a trace (fors.py, whiles.py, branches.py)."""
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from ... import ops
@@ -21,6 +23,17 @@ PYTHON_NUMBERS = {bool: np.dtype(bool), int: np.dtype(np.int64), float: np.dtype
 
 
 
+class OutputState(NamedTuple):
+    """The OutputGraph's records a body's trace adds to, as they were before it."""
+    mutated_arrays: list
+    mutated: list
+    attr_writes: dict
+    nonzero: dict
+    guards: list
+    graph: Graph
+    yields: int
+
+
 class FrameState:
     """What tracing a body changes, to put back when no loop node comes of it."""
 
@@ -31,8 +44,8 @@ class FrameState:
         self.arrays = [(v, v.node, v.version, v.base_version) for v in reachable_arrays(tx, views=True)]
         self.containers = [(c, _contents(c)) for c in _containers(tx)]
         self.cells = [(c, c.contents) for c in tx.locals.values() if isinstance(c, CellVariable)]
-        self.out = (list(out.mutated_arrays), list(out.mutated), dict(out.attr_writes), dict(out.data_indices.nonzero),
-                    list(out.shape_env.guards), out.graph, len(tx.yields))
+        self.out = OutputState(list(out.mutated_arrays), list(out.mutated), dict(out.attr_writes),
+                               dict(out.data_indices.nonzero), list(out.shape_env.guards), out.graph, len(tx.yields))
 
     def restore(self) -> None:
         tx, out = self.tx, self.tx.output

@@ -103,7 +103,7 @@ class LoopBody:
             self.rows = appends.enter(self)
             self._iterations()
             self._check_late()
-            if len(tx.yields) != containers.out[-1]:   # a generator's: the consumer would take body values
+            if len(tx.yields) != containers.out.yields:   # a generator's: the consumer would take body values
                 raise Unstable("yields inside its body", peel=False)
             if self.appends:
                 appends.store(self, self.rows)
@@ -119,8 +119,8 @@ class LoopBody:
             if self.cells and (self.count is None or self.period > 1 or any(c.contents is not self.item for c in self.cells)):
                 raise Unstable("rebinds a variable a closure reads (a cell) to another value than the loop's item",
                                peel=False)
-            if containers.changed_containers() or len(out.mutated) != len(containers.out[1]) \
-                    or out.attr_writes != containers.out[2]:
+            if containers.changed_containers() or len(out.mutated) != len(containers.out.mutated) \
+                    or out.attr_writes != containers.out.attr_writes:
                 raise Unstable("changes a list, dict or object attribute", peel=False)
             self._check_locals()
         finally:
