@@ -117,16 +117,41 @@ def _may_raise(graph: Graph, kind_of, materialized: set, order: dict) -> list[in
     """Where in graph order a step may raise: an extern (but NEVER_RAISE and a setitem of positions
     its meta rule checked: basic, mask, numpy), and a gather (an index out of bounds; not a mask's
     positions) where it is computed: its own place when it is stored, else wherever the values
-    inlining it are."""
-    found, inlined = [], set()
+    inlining it are. A scatter through the index arrays an earlier one stored through, into an
+    array of the same shape (`N[xs, ys] = i; Z[xs, ys] = z`), raises nothing: the earlier one
+    checked those positions."""
+    found, inlined, stored = [], set(), set()
     for n in graph.calls:
         kind = kind_of(n)
+        if setitem_form(n) == "scatter":
+            positions = _positions(n)
+            if positions in stored:
+                continue
+            stored.add(positions)
         if kind == "extern" and setitem_form(n) not in ("basic", "mask", "numpy") and n.target not in NEVER_RAISE \
                 or kind == "gather" and not _mask_positions(n) or inlined.intersection(n.inputs):
             found.append(order[n])
             if kind != "extern" and n not in materialized:
                 inlined.add(n)
     return found
+
+
+def _positions(scatter: Node) -> tuple:
+    """What decides whether a scatter's positions are in bounds: its index items (by what computes
+    them: the tracer makes `Xi[I]` anew for each use) and its base's shape."""
+    base, items, _ = update_parts(scatter)
+    return tuple(map(_computed, items)), tuple(map(str, base.shape))   # a symbolic dim is no dict key: its expression is
+
+
+def _computed(value):
+    """A key equal for values computed alike: a call by its target and arguments, an input itself."""
+    if isinstance(value, Node):
+        if value.op != "call":
+            return value
+        return value.target, _computed(value.args), tuple((k, _computed(v)) for k, v in sorted(value.kwargs.items()))
+    if isinstance(value, (tuple, list)):
+        return tuple(map(_computed, value))
+    return repr(value)
 
 
 def _mask_positions(gather: Node) -> bool:

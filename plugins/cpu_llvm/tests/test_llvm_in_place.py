@@ -237,3 +237,34 @@ def test_constant_index_lists_are_numpys_assignment_into_the_array_itself():
     [program] = run_both(swap_rows, lambda: (rng.random((40, 30)), rng.random(6), rng.random(3)))
     updates = [s for s in program.steps if isinstance(s, Extern) and s.op == "setitem"]
     assert len(updates) == 2 and all(s.output == s.args[0].name for s in updates), str(program)
+
+
+def _escaped(Z, C, Xi, Yi, N, Zs, i):   # NPBench's mandelbrot2: both scatters through Xi[I], Yi[I]
+    I = abs(Z) > 2.0
+    N[Xi[I], Yi[I]] = i + 1
+    Zs[Xi[I], Yi[I]] = Z[I]
+    return Z[~I] * C[~I]
+
+
+def _escaped_args(bad=False):
+    Xi, Yi = (a.ravel() for a in np.mgrid[0:20, 0:30])
+    if bad:
+        Xi = Xi * 2   # positions past N's rows where |Z| > 2
+    Z = (rng.standard_normal(600) + 1j * rng.standard_normal(600)) * 2
+    return Z, Z * 0.5, Xi, Yi, np.zeros((20, 30), np.int64), np.zeros((20, 30), complex), 3
+
+
+def test_a_scatter_through_positions_stored_through_before_is_in_place_too():
+    for program in run_both(_escaped, _escaped_args):
+        assert not [s for s in program.steps if isinstance(s, Extern) and s.op == "setitem"], str(program)
+    compiled = numpile.compile(_escaped, backend="llvm")
+    compiled(*_escaped_args())
+    args = _escaped_args(bad=True)
+    copies = [a.copy() if isinstance(a, np.ndarray) else a for a in args]
+    with pytest.raises(IndexError):
+        compiled(*args)
+    with pytest.raises(IndexError):
+        _escaped(*copies)
+    for a, c in zip(args, copies):   # NumPy checks a scatter's positions before it stores
+        if isinstance(c, np.ndarray):
+            assert np.array_equal(a, c)
