@@ -191,7 +191,10 @@ def run_program(row: Row, info: dict, options, arrays: Arrays, jax: Jax | None) 
             return
         compiled = numpile.compile(kernel.fn, **({"backend": options.backend} if options.backend else {}))
         first_call(row.numpile, on(compiled), check)
-    port = jax.port(options.root, info) if jax else None
+    try:
+        port = jax.port(options.root, info) if jax else None
+    except Exception as e:
+        row.jax, port = Tool(error=f"the port does not load: {runner.short(e)}"), None
     if port is not None:
         row.jax = Tool()
         jax_args = jax.arguments(list(kernel.args))
