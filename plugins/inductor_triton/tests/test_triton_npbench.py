@@ -66,3 +66,22 @@ def test_loops_nested_in_a_loop_whose_index_sizes_the_body(fn, arrays):
     n, m = 9, 4
     extra = (rng.random((n, m)),) if fn is syr2k else ()
     check_calls(fn, lambda: (1.5, 1.2, rng.random((n, n)), rng.random((n, m)), *extra), arrays)
+
+
+def cholesky2(A):
+    A[:] = np.linalg.cholesky(A) + np.triu(A, k=1)
+
+
+def test_an_extern_with_a_keyword_cupy_lacks_at_its_default_runs_on_the_device(arrays, capsys):
+    """cholesky2: the graph spells out `np.linalg.cholesky(A, upper=False)`, NumPy 2's keyword, which
+    CuPy's cholesky does not take: it ran on host copies (30 ms against CuPy's 1.2). A keyword at its
+    default is left out on the device."""
+    def spd():
+        a = rng.random((12, 12))
+        return (a @ a.T + 12 * np.eye(12),)
+    numpile.set_logs("perf")
+    try:
+        check_calls(cholesky2, spd, arrays)
+    finally:
+        numpile.set_logs()
+    assert "host copies" not in capsys.readouterr().err or arrays is np
