@@ -12,7 +12,8 @@ program's `_jax.py` port as NPBench's jax framework runs it (x64 on, arrays made
 port's own `jax.jit`, `jax.block_until_ready`). Each is checked against NumPy's results: CuPy eager and
 numpile on the returned values and every argument afterwards (npbench.py's check: the runner's
 tolerance, else NPBench's validation of that program), JAX as NPBench validates it (the values it
-returns against NumPy's returned values and `output_args`). Every call gets fresh device copies of the
+returns against NumPy's returned values and `output_args`, pairwise, as NPBench zips them: a port that returns its values in
+another order than `output_args` lists them fails there too). Every call gets fresh device copies of the
 array arguments. Columns: correct?, the first call (numpile's trace and compile, JAX's trace and
 compile; numpile's object-code cache empty at the start), the median of --repeat device-synchronised
 calls, and the speed-up over CuPy eager. A program stops at --limit seconds (its unfinished cells say
@@ -203,12 +204,10 @@ def run_program(row: Row, info: dict, options, arrays: Arrays, jax: Jax | None) 
         expected += [want[1][arg_names.index(a)] for a in info.get("output_args", [])]
         close = npbench.validates(info)
 
-        def jax_check(result):   # NPBench's validation: NumPy's values against the port's, in order
+        def jax_check(result):   # NPBench's validation: NumPy's values against the port's and its
             values = list(result) if isinstance(result, (tuple, list)) else [] if result is None else [result]
-            values = [np.asarray(v) for v in values]
-            if len(values) < len(expected):
-                return f"{len(values)} values returned, {len(expected)} expected"
-            bad = [i for i, (w, v) in enumerate(zip(expected, values)) if not close(v, w)]
+            values += [jax_args[arg_names.index(a)] for a in info.get("output_args", [])]   # output_args, in order
+            bad = [i for i, (w, v) in enumerate(zip(expected, values)) if not close(np.asarray(v), w)]
             return f"value {bad[0]} differs" if bad else None
         with runner.time_limit(left()):
             first_call(row.jax, lambda: jax.call(port, jax_args), jax_check)
