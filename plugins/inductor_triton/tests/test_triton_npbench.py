@@ -113,5 +113,4 @@ def test_a_loop_index_in_offsets_compiles_no_kernel_an_iteration(arrays, monkeyp
     load = binaries.Records.load
     monkeypatch.setattr(binaries.Records, "load", lambda self, fn, key: looked_up.append(key) or load(self, fn, key))
     check_calls(gramschmidt, lambda: (rng.random((14, 12)),), arrays, calls=2)
-    print(f"{len(looked_up)} kernel look-ups")
     assert len(looked_up) < 60, f"{len(looked_up)} kernel look-ups for 12 columns"
