@@ -52,13 +52,7 @@ def npbench_check(info: dict):
     norm_error), for the results and the arguments the program updates. Where NPBench declares
     a program chaotic (a norm_error of 1e-3 or more: nbody's orbits, 0.1, whose ulps of libm
     grow over the steps; the escape-time fractals), it validates the results alone, as NPBench does."""
-    rtol, atol, norm_error = info.get("rtol", 1e-5), info.get("atol", 1e-8), info.get("norm_error", 1e-5)
-
-    def close(g, w) -> bool:
-        g, w = np.asarray(g), np.asarray(w)
-        if g.shape != w.shape or g.dtype.kind not in "fc":
-            return external.runner.mismatch(g, w) is None
-        return np.allclose(w, g, rtol=rtol, atol=atol) or np.linalg.norm(w - g) / np.linalg.norm(w) < norm_error
+    close, norm_error = validates(info), info.get("norm_error", 1e-5)
 
     def check(got, want):
         strict = external.runner.mismatch(got, want)
@@ -71,6 +65,20 @@ def npbench_check(info: dict):
             values, wanted = values + list(arguments), wanted + list(before)
         return None if all(map(close, values, wanted)) else strict
     return check
+
+
+def validates(info: dict):
+    """NPBench's validate for one value of the program: np.allclose at the bench_info's rtol and
+    atol, else a relative error of the norm under its norm_error (non-float values: the runner's
+    exact rule)."""
+    rtol, atol, norm_error = info.get("rtol", 1e-5), info.get("atol", 1e-8), info.get("norm_error", 1e-5)
+
+    def close(g, w) -> bool:
+        g, w = np.asarray(g), np.asarray(w)
+        if g.shape != w.shape or g.dtype.kind not in "fc":
+            return external.runner.mismatch(g, w) is None
+        return np.allclose(w, g, rtol=rtol, atol=atol) or np.linalg.norm(w - g) / np.linalg.norm(w) < norm_error
+    return close
 
 
 def main(argv=None) -> None:

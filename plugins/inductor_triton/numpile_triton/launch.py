@@ -163,9 +163,11 @@ class Launch:
         pointer = self.arrays.pointer
         pointers = [pointer(a) for a in arrays]
         values = (*sizes, *blocks.values())   # blocks are in the kernel's parameter order (kernel.py)
-        # the block sizes (constexprs) as they are, the integers' specialisation (with fixed sizes,
-        # the integers themselves); all addresses aligned (the rule) is one test
-        key = (warps, values if self.static is not None else
+        # the block sizes (constexprs) as they are, the integers' specialisation (with no integers,
+        # the block values themselves); all addresses aligned (the rule) is one test. Not the integers'
+        # values: in a static kernel too they can change call after call (a loop index's offsets,
+        # `A[:, k]`), and a key each would compile a kernel each (lu's first call took 23 s)
+        key = (warps, values if self.static is not None and not sizes else
                (tuple(v for k, v in blocks.items() if k != "CHUNK"), *((v == 1, v % 16 == 0, v >= 2 ** 31) for v in (*sizes, blocks.get("CHUNK", 1)))),
                any(p % 16 for p in pointers) and tuple(p % 16 == 0 for p in pointers))
         kernel = self.kernels.get(key)

@@ -7,7 +7,8 @@ pace (2.1 ms for 50 steps, 0.82 as one graph). `iterate` knows the trip count, s
 are captured once into one graph and replayed: one launch for the whole loop.
 
 A graph reads and writes fixed addresses with fixed sizes, so it is kept per key: the range, the
-carried and free arrays' addresses, shapes and dtypes. It is made the second time a key comes (the
+carried and free arrays' addresses, shapes and dtypes, and the values of the free numbers (the launches
+it holds were given the offsets and sizes made of them). It is made the second time a key comes (the
 loop's copies of its carried arrays come back at the same addresses from CuPy's pool call after
 call; a key seen once would cost a capture for nothing), and at most `KEPT` are kept. The first
 iteration, run before, compiled the kernels, so none is compiled while captured; a capture that
@@ -99,6 +100,10 @@ class LoopGraphs:
                 parts.append((v.data.ptr, v.shape, v.dtype.str))
             elif used:   # a number the runner copies onto the device: host memory a graph cannot read
                 return None
+            elif isinstance(v, cupy.ndarray):
+                parts.append(v.shape)
+            else:   # a number the runner makes kernel arguments of (an outer loop's index in a size or an
+                parts.append((type(v), v))   # offset): the graph holds its value (syrk's `C[i, :i + 1]`)
         return tuple(parts)
 
     def _capture(self, owning, start, step, count, carried, free):

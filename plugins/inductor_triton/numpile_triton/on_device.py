@@ -8,7 +8,7 @@ then on, said once under `perf`.
 
 from __future__ import annotations
 
-from numpile import logs
+from numpile import logs, ops
 from numpile.lowering import Kernel
 from numpile.lowering.reference import run_kernel
 
@@ -22,6 +22,15 @@ def _each(value, convert, is_array):
     return value
 
 
+def _defaults(op: str) -> dict:
+    """The keyword arguments of the op's NumPy signature that have plain defaults. A graph node spells
+    every one out; on the device those still at their default are left out, since CuPy's function
+    may predate them (`np.linalg.cholesky(a, upper=False)`: NumPy 2.0's keyword, not CuPy's)."""
+    plain = (bool, int, float, str, type(None))
+    return {p.name: p.default for p in ops.get(op).signature.parameters.values()
+            if p.default is not p.empty and isinstance(p.default, plain)}
+
+
 class DeviceExtern:
     """An extern run by its NumPy implementation on the device arrays. If its first run fails there
     (CuPy lacks the function, refuses the implicit conversion to NumPy, or is stricter than NumPy:
@@ -30,12 +39,15 @@ class DeviceExtern:
 
     def __init__(self, impl, op: str, arrays, graph_name: str):
         self.impl, self.op, self.arrays, self.graph_name = impl, op, arrays, graph_name
+        self.defaults = _defaults(op)
         self.state = "untried"   # then "device" or "host"
 
     def __call__(self, *args, **kwargs):
         if self.state != "host":
+            d = self.defaults
+            given = {k: v for k, v in kwargs.items() if not (k in d and type(v) is type(d[k]) and v == d[k])}
             try:
-                result = self._call(self.arrays.numpy_view, args, kwargs)
+                result = self._call(self.arrays.numpy_view, args, given)
             except Exception as e:
                 if self.state == "device":
                     raise

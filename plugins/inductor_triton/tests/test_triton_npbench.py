@@ -1,0 +1,116 @@
+"""NPBench's programs (github.com/spcl/npbench, BSD 3-clause licence) that benchmarks/gpu_npbench.py
+found wrong or failing on CuPy arrays, written here as NPBench writes them, at small sizes. Each runs
+on NumPy arrays through the backend (Triton's interpreter in CI) and, on a GPU, on CuPy arrays,
+called several times (what goes wrong may be a second call's: a CUDA graph replayed), every call
+against NumPy on fresh random inputs: values, dtypes, shapes, and the arguments updated in place."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import numpile
+from numpile.testing import assert_same_result
+
+rng = np.random.default_rng()
+
+
+def syrk(alpha, beta, C, A):
+    for i in range(A.shape[0]):
+        C[i, :i + 1] *= beta
+        for k in range(A.shape[1]):
+            C[i, :i + 1] += alpha * A[i, k] * A[:i + 1, k]
+
+
+def syr2k(alpha, beta, C, A, B):
+    for i in range(A.shape[0]):
+        C[i, :i + 1] *= beta
+        for k in range(A.shape[1]):
+            C[i, :i + 1] += (A[:i + 1, k] * alpha * B[i, k] +
+                             B[:i + 1, k] * alpha * A[i, k])
+
+
+@pytest.fixture(params=["numpy", "cupy"])
+def arrays(request):
+    """The array module the program is called with: NumPy (the interpreter, or the GPU through host
+    copies), or CuPy on a GPU."""
+    if request.param == "numpy":
+        return np
+    return request.getfixturevalue("cupy")
+
+
+def check_calls(fn, make, xp, calls: int = 3) -> None:
+    compiled = numpile.compile(fn, backend="triton")
+    for call in range(calls):
+        host = make()
+        want = [a.copy() if isinstance(a, np.ndarray) else a for a in host]
+        expected = fn(*want)
+        args = [xp.asarray(a) if isinstance(a, np.ndarray) else a for a in host]
+        got = compiled(*args)
+        if expected is None:
+            assert got is None, f"{fn.__name__}: {got!r} returned, NumPy gives None"
+        else:
+            gots, wants = (got, expected) if isinstance(expected, tuple) else ((got,), (expected,))
+            assert type(gots) is tuple and len(gots) == len(wants), f"{fn.__name__}: {got!r}"
+            for i, (g, w) in enumerate(zip(gots, wants)):
+                assert_same_result(g if isinstance(g, np.ndarray) else xp.asnumpy(g), w,
+                                   what=f"{fn.__name__}: result {i} of call {call}")
+        for i, (g, w) in enumerate(zip(args, want)):
+            if isinstance(w, np.ndarray):
+                g = g if isinstance(g, np.ndarray) else xp.asnumpy(g)
+                assert_same_result(g, w, what=f"{fn.__name__}: argument {i} after call {call}")
+
+
+@pytest.mark.parametrize("fn", [syrk, syr2k])
+def test_loops_nested_in_a_loop_whose_index_sizes_the_body(fn, arrays):
+    """syrk, syr2k: the inner loop's iterations are one CUDA graph on CuPy arrays; one captured at
+    one row `i` was replayed at the others, whose offsets and lengths differ (the key left out the
+    outer index, a number the runner makes kernel arguments of): 5 of 9 rows wrong."""
+    n, m = 9, 4
+    extra = (rng.random((n, m)),) if fn is syr2k else ()
+    check_calls(fn, lambda: (1.5, 1.2, rng.random((n, n)), rng.random((n, m)), *extra), arrays)
+
+
+def cholesky2(A):
+    A[:] = np.linalg.cholesky(A) + np.triu(A, k=1)
+
+
+def test_an_extern_with_a_keyword_cupy_lacks_at_its_default_runs_on_the_device(arrays, capsys):
+    """cholesky2: the graph spells out `np.linalg.cholesky(A, upper=False)`, NumPy 2's keyword, which
+    CuPy's cholesky does not take: it ran on host copies (30 ms against CuPy's 1.2). A keyword at its
+    default is left out on the device."""
+    def spd():
+        a = rng.random((12, 12))
+        return (a @ a.T + 12 * np.eye(12),)
+    numpile.set_logs("perf")
+    try:
+        check_calls(cholesky2, spd, arrays)
+    finally:
+        numpile.set_logs()
+    assert "host copies" not in capsys.readouterr().err or arrays is np
+
+
+def gramschmidt(A):
+    Q = np.zeros_like(A)
+    R = np.zeros((A.shape[1], A.shape[1]), dtype=A.dtype)
+    for k in range(A.shape[1]):
+        nrm = np.dot(A[:, k], A[:, k])
+        R[k, k] = np.sqrt(nrm)
+        Q[:, k] = A[:, k] / R[k, k]
+        for j in range(k + 1, A.shape[1]):
+            R[k, j] = np.dot(Q[:, k], A[:, j])
+            A[:, j] -= Q[:, k] * R[k, j]
+    return Q, R
+
+
+def test_a_loop_index_in_offsets_compiles_no_kernel_an_iteration(arrays, monkeypatch):
+    """gramschm (and lu, trmm, ludcmp, seidel2d): `A[:, k]`, `A[:, j]` are offsets of static kernels,
+    and a static kernel's compiled form was keyed by its integers' values: every (k, j) looked a kernel
+    up again (compiled, or loaded from the records), 19.5 s of gramschm's first call on the H200. Keyed
+    by their specialisation, the look-ups do not grow with the iterations."""
+    from numpile_triton import binaries
+    looked_up = []
+    load = binaries.Records.load
+    monkeypatch.setattr(binaries.Records, "load", lambda self, fn, key: looked_up.append(key) or load(self, fn, key))
+    check_calls(gramschmidt, lambda: (rng.random((14, 12)),), arrays, calls=2)
+    assert len(looked_up) < 60, f"{len(looked_up)} kernel look-ups for 12 columns"
