@@ -1,64 +1,73 @@
-"""A caching allocator for large buffers, so a kernel writes into memory the OS already mapped.
+"""A caching allocator for buffers of 64 KiB and more, so a kernel writes into memory the OS
+already mapped.
 
-A fresh 64 MiB `np.empty` costs as much as writing it: the C library maps new pages for it
-and the kernel zeroes every one on first touch (3 ms of a 4 ms layer norm on 4096x4096
-float32). Large buffers here are leases on raw blocks: an array's base is a `_Lease`, and
-when the last array (or view) of it dies, its block goes back to a free list for the next
-call of the same size. At most `MAX_CACHED_BYTES` stay cached. Blocks start on a cache line
-(`ALIGNMENT`), which kernels streaming rows out with non-temporal stores rely on. Threads share
-the free lists under `_lock` (re-entrant: a lease may die in a collection the locked code set off).
+A fresh `np.empty` of that size often costs as much as writing it: the C library maps new pages
+for it (or gave the last ones back) and the OS zeroes each on first touch (3 ms of a 4 ms layer
+norm on 4096x4096 float32; on the 2-core VM a fault took 1-2 µs, and the body of NPBench's
+mandelbrot2 on 40,000 points faulted 670 pages a call, NumPy's own 285). Buffers here are arrays
+over blocks the allocator keeps: a block is free again once no array made from it is alive, which
+its reference count says (NumPy makes every view, and every view of a view, refer to the block
+itself). Sizes come in classes, eight per power of two, so arrays whose sizes change from call to
+call (a mask's selection) reuse blocks too, at most an eighth of a block unused. At most
+`MAX_CACHED_BYTES` are kept, blocks in use included, and `MAX_BLOCKS` per class; past that,
+`np.empty`. Blocks start on a cache line (`ALIGNMENT`), which kernels streaming rows out with
+non-temporal stores rely on. Threads share the pools under `_lock`.
 """
 
 from __future__ import annotations
 
 import math
+import sys
 import threading
 
 import numpy as np
 
-MIN_BYTES = 1 << 20
+MIN_BYTES = 1 << 16
 ALIGNMENT = 64
 MAX_CACHED_BYTES = 1 << 30
-_free: dict[int, list[np.ndarray]] = {}
+MAX_BLOCKS = 16   # per size class: the blocks an allocation looks through
+# size class -> its blocks, free or in use: (the array owning the memory, where its aligned start is)
+_pools: dict[int, list[tuple[np.ndarray, int]]] = {}
 _cached = 0
-_lock = threading.RLock()
+_lock = threading.Lock()
 
 
-class _Lease:
-    __slots__ = ("block", "__array_interface__")
+def _unused_references() -> int:
+    """A free block's reference count as `empty` reads it: its pool entry's, the loop's, the call's."""
+    for block, _ in [(np.empty(1, np.uint8), 0)]:
+        return sys.getrefcount(block)
 
-    def __init__(self, block: np.ndarray):
-        self.block = block
-        self.__array_interface__ = {"shape": (block.nbytes,), "typestr": "|u1", "version": 3,
-                                    "data": (block.__array_interface__["data"][0], False)}
 
-    def __del__(self):
-        global _cached
-        with _lock:
-            if _cached + self.block.nbytes <= MAX_CACHED_BYTES:
-                _free.setdefault(self.block.nbytes, []).append(self.block)
-                _cached += self.block.nbytes
+_UNUSED = _unused_references()
 
 
 def empty(shape: tuple, dtype: np.dtype) -> np.ndarray:
-    """np.empty(shape, dtype) from a cached block; for buffers of MIN_BYTES or more."""
-    nbytes = math.prod(shape) * dtype.itemsize
+    """np.empty(shape, dtype) over a kept block; for buffers of MIN_BYTES or more. The array's base
+    is the block, which owns its memory, so that every view of it refers to the block too."""
     global _cached
+    size = _size_class(math.prod(shape) * dtype.itemsize)
     with _lock:
-        blocks = _free.get(nbytes)
-        block = blocks.pop() if blocks else None
-        if block is not None:
-            _cached -= nbytes
-    if block is None:
-        raw = np.empty(nbytes + ALIGNMENT, np.uint8)
-        skip = -raw.ctypes.data % ALIGNMENT
-        block = raw[skip:skip + nbytes]
-    return np.asarray(_Lease(block)).view(dtype).reshape(shape)
+        pool = _pools.setdefault(size, [])
+        for block, start in pool:
+            if sys.getrefcount(block) == _UNUSED:
+                return np.ndarray(shape, dtype, block, start)
+        if len(pool) >= MAX_BLOCKS or _cached + size > MAX_CACHED_BYTES:
+            return np.empty(shape, dtype)
+        block = np.empty(size + ALIGNMENT, np.uint8)
+        pool.append((block, -block.ctypes.data % ALIGNMENT))
+        _cached += size
+        return np.ndarray(shape, dtype, block, pool[-1][1])
+
+
+def _size_class(nbytes: int) -> int:
+    """The block size that serves nbytes: eight sizes per power of two."""
+    step = 1 << max(nbytes.bit_length() - 4, 0)
+    return -(-nbytes // step) * step
 
 
 def clear() -> None:
-    """Give every cached block back to the C library."""
+    """Keep no block: those in use go back to the C library with their last array."""
     global _cached
     with _lock:
-        _free.clear()
+        _pools.clear()
         _cached = 0

@@ -492,6 +492,28 @@ def test_large_outputs_reuse_blocks_only_after_every_view_died():
     allocator.clear()
 
 
+def test_outputs_of_changing_sizes_reuse_blocks_and_never_share_live_memory():
+    """Sizes change from call to call (a mask's selection): blocks come in size classes, reused
+    once free; an output still alive (or a view of it) never shares memory with a new one."""
+    from numpile_llvm import allocator
+    allocator.clear()
+    fn = numpile.compile(lambda a, m: a[m] * 2 + 1, backend="llvm")
+    x = rng.standard_normal(40_000)
+    kept, addresses = [], set()
+    for call in range(40):
+        m = rng.random(x.shape) < rng.uniform(0.3, 0.9)
+        out = fn(x, m)
+        assert_same(out, x[m] * 2 + 1)
+        assert not any(np.shares_memory(out, k) for k, _ in kept)
+        addresses.add(out.ctypes.data)
+        if call % 3 == 0:
+            kept.append((out[::2], x[m][::2] * 2 + 1))   # a view keeps its block
+    for view, want in kept:
+        assert_same(view, want)
+    assert len(addresses) < 40   # blocks were reused
+    allocator.clear()
+
+
 def test_temporaries_are_made_when_first_needed_and_dropped_after_their_last_use():
     """The runner makes a temporary just before the step that first uses it and drops it after
     the last (program outputs and inputs stay): temporaries take turns in the memory the C
