@@ -39,12 +39,15 @@ def _unused_references() -> int:
 
 
 _UNUSED = _unused_references()
+_COUNTS_EXACT = getattr(sys, "_is_gil_enabled", lambda: True)()   # a free-threaded Python defers them
 
 
 def empty(shape: tuple, dtype: np.dtype) -> np.ndarray:
     """np.empty(shape, dtype) over a kept block; for buffers of MIN_BYTES or more. The array's base
     is the block, which owns its memory, so that every view of it refers to the block too."""
     global _cached
+    if not _COUNTS_EXACT:
+        return np.empty(shape, dtype)
     size = _size_class(math.prod(shape) * dtype.itemsize)
     with _lock:
         pool = _pools.setdefault(size, [])
