@@ -170,3 +170,71 @@ def test_sums_and_means_of_selections(dtype, backend):
             np.testing.assert_allclose(g, e, rtol=tolerance, atol=tolerance * float(np.abs(x.astype(float)).sum()))
     targets = [n.target for n in decompose(compiled.entries[0].graph).calls]
     assert "nonzero" not in targets and "index" not in targets
+
+
+def grid(x):   # numpy-benchmarks' create_grid
+    z = np.zeros((x.shape[0], x.shape[0], 3))
+    z[:, :, 0] = x.reshape(-1, 1)
+    z[:, :, 1] = x
+    return z.reshape(-1, 3)
+
+
+def rows_of_ones(x):
+    a = np.ones((4, x.shape[0]), np.int32)
+    a[0] = x * 10          # floats stored into int32: truncated as setitem does
+    a[-1] = 7
+    total = a.sum()        # read between the updates
+    a[2, 1] = -5
+    a[0, 1] = a[0, 2] + 1  # later updates win, and read earlier ones
+    return a, total
+
+
+def filled_planes(x, y):
+    f = np.full((3, 5, x.shape[0]), 2.5, np.float32)
+    f[1] = y               # (5, n) stored into a plane
+    f[:, 2, :] = x         # then a row of every plane, overlapping it
+    f[-1, -1, 0] = np.float32(9.0)
+    return f
+
+
+FILLED = [grid, rows_of_ones, filled_planes]
+
+
+def _filled_inputs(rng, fn):
+    x = rng.standard_normal(6) * 3
+    return (x,) if fn is not filled_planes else (x, rng.standard_normal((5, 6)))
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("fn", FILLED, ids=lambda f: f.__name__)
+def test_updates_of_filled_arrays_as_numpy(fn, backend):
+    rng = np.random.default_rng()
+    compiled = numpile.compile(fn, backend=backend)
+    for _ in range(2):
+        args = _filled_inputs(rng, fn)
+        got, expected = compiled(*args), fn(*args)
+        for g, e in zip(got if isinstance(got, tuple) else (got,), expected if isinstance(expected, tuple) else (expected,)):
+            assert np.asarray(g).dtype == np.asarray(e).dtype and np.shape(g) == np.shape(e)
+            np.testing.assert_array_equal(g, e)
+
+
+@pytest.mark.parametrize("fn", FILLED, ids=lambda f: f.__name__)
+def test_updates_of_filled_arrays_are_one_select_and_no_creation(fn):
+    backend = Recording()
+    numpile.compile(fn, backend=backend)(*_filled_inputs(np.random.default_rng(), fn))
+    targets = [n.target for n in decompose(backend.graphs[0]).calls]
+    assert "setitem" not in targets and "where" in targets and not {"zeros", "ones", "full"} & set(targets), targets
+
+
+def one_point(x):
+    z = np.zeros((40, 50))
+    z[5, 7] = x[0]
+    return z
+
+
+def test_a_creation_updated_at_a_few_elements_stays_a_store():
+    backend = Recording()
+    x = np.random.default_rng().standard_normal(3)
+    np.testing.assert_array_equal(numpile.compile(one_point, backend=backend)(x), one_point(x))
+    targets = [n.target for n in decompose(backend.graphs[0]).calls]
+    assert "setitem" in targets and "where" not in targets, targets

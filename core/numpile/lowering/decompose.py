@@ -27,7 +27,7 @@ from ..ops.tiling import repeat_count, repeat_counts, tile_layout
 from ..shapes import replaying, sym_max
 from .einsum import einsum
 from .products import dot, matmul, outer
-from .selections import masked_total, masked_update, prune
+from .selections import masked_total, prune, update
 
 
 class Emitter:
@@ -417,7 +417,7 @@ ARG_EXTREMES = {"argmax": _arg_extreme("max"), "argmin": _arg_extreme("min")}
 DECOMPOSITIONS = {"mean": _mean, "sum": _sum, "var": _var, "std": _std, "divmod": _divmod, "meshgrid": _meshgrid,
                   "einsum": einsum, "matmul": matmul, "dot": dot, "outer": outer, "roll": _roll, "diff": _diff, "nonzero": _nonzero,
                   "fill_diagonal": _fill_diagonal, "indices": _indices, "stack": _stack, "concatenate": _concatenate,
-                  "setitem": masked_update, "tile": _tile, "repeat": _repeat, "triu": _triangle("greater_equal"),
+                  "setitem": update, "tile": _tile, "repeat": _repeat, "triu": _triangle("greater_equal"),
                   "tril": _triangle("less_equal"), "average": _np_average,
                   **{fn.__name__: _stacks(fn) for fn in STACKS}}
 

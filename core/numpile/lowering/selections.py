@@ -1,4 +1,5 @@
-"""Updates through a boolean mask as selects: `x[m] *= -1`, `x[m] = y[m] + 1` (m of x's shape).
+"""Updates as selects: through a boolean mask (`x[m] *= -1`, `x[m] = y[m] + 1`, m of x's shape),
+and of an array a creation filled (`z = np.zeros((n, n, 3)); z[:, :, 0] = x[:, None]; z[:, :, 1] = x`).
 
 The tracer captures `x[m] op= v` as NumPy runs it: the mask's nonzero() positions, a gather of
 x there, the op, a scatter back (sizes only the data knows, an extern to find them). Where the
@@ -7,12 +8,60 @@ scalars), the update is `where(m, f(x, y, ...), x)`: the same elements, each sel
 no positions computed at all, one kernel that fuses with its neighbours. `prune` then drops the
 positions and gathers nothing reads any more (they cannot raise: a mask's own positions are in
 bounds).
+
+An array np.zeros, np.ones or np.full made, updated at integers and whole slices, is
+`where(positions, value, fill)`: each element written once, in one kernel with the creation and
+every such update after it, where the updates in place wrote the array and then each part again
+(numpy-benchmarks' create_grid, 15 MB: three passes and fresh pages each call, now one pass).
 """
 
 from __future__ import annotations
 
+import math
+
+import numpy as np
+
 from .. import ops
 from ..graph import Graph, Node, symbols_of
+
+
+CREATIONS = {"zeros": lambda n: 0, "ones": lambda n: 1, "full": lambda n: n.args[1]}   # a filled array's value
+FILLED_PART = 8   # a creation's first update is a select where it writes at least 1/8 of it (a channel, a row of a few)
+
+
+def update(emit, a, index, value):
+    """setitem(a, index, value) as a select (filled_update, masked_update), or None (kept)."""
+    return filled_update(emit, a, index, value) or masked_update(emit, a, index, value)
+
+
+def filled_update(emit, a, index, value):
+    """setitem(a, index, value) as `where(positions, value, a)` where a is a creation's filled
+    array (or such a select) and index holds integers and whole slices; None otherwise."""
+    filled = isinstance(a, Node) and (a.target in CREATIONS or a.meta.get("filled"))
+    items = index if isinstance(index, tuple) else (index,)
+    if not filled or len(items) > len(a.shape) \
+            or not all(type(i) is int or i == slice(None) for i in items):
+        return None
+    ndim = len(a.shape)
+    at = {d: i % a.shape[d] for d, i in enumerate(items) if type(i) is int}
+    if not at or any(not isinstance(a.shape[d], int) for d in at) \
+            or a.target in CREATIONS and math.prod(a.shape[d] for d in at) > FILLED_PART:
+        return None   # a creation updated at few of its elements: NumPy's pages stay untouched, stores are cheaper
+    positions = None
+    for d, i in at.items():
+        along = emit("getitem", emit("arange", a.shape[d]), tuple(slice(None) if j == d else None for j in range(ndim)))
+        here = emit("equal", along, i)
+        positions = here if positions is None else emit("logical_and", positions, here)
+    if isinstance(value, Node):
+        rest = tuple(n for d, n in enumerate(a.shape) if d not in at)
+        value = emit("expand_dims", emit("broadcast_to", value, rest), tuple(at))
+        value = value if value.dtype == a.dtype else emit("astype", value, a.dtype)
+    else:   # a constant, cast as setitem casts it
+        value = emit("full_like", a, value)
+    fill = a.dtype.type(CREATIONS[a.target](a)) if a.target in CREATIONS and np.ndim(CREATIONS[a.target](a)) == 0 else a
+    result = emit("where", positions, value, fill)
+    result.meta["filled"] = True   # a later update of it is a select too
+    return result
 
 
 def masked_update(emit, a, index, value):
@@ -76,10 +125,11 @@ def _at_full_shape(emit, v, index, shape):
 
 def prune(graph: Graph) -> None:
     """Drop what nothing reads of the nonzero() positions, the gathers at them and the element-wise
-    values of those gathers (what masked_update made again on whole arrays)."""
+    values of those gathers (what masked_update made again on whole arrays), and of creations (the
+    np.zeros a filled_update no longer reads)."""
     while True:
         used = {id(i) for n in graph.nodes for i in (n.inputs if n.op != "output" else _outputs(n))}
-        of_positions = _of_positions(graph)
+        of_positions = _droppable(graph)
         # a node binding a size that something else uses (`len(np.nonzero(m)[0])` in arithmetic) stays
         sizes = symbols_of(n for n in graph.nodes if id(n) not in of_positions)
         used |= {id(graph.symbols[k][0]) for k in sizes if k < len(graph.symbols) and graph.symbols[k] is not None}
@@ -95,14 +145,15 @@ def _outputs(n: Node) -> list:
     return [v for v in n.args[0] if isinstance(v, Node)]
 
 
-def _of_positions(graph: Graph) -> set:
-    """The nodes that only positions of masks, gathers at them and element-wise ops of those make
-    (none of them raises: the positions are in bounds)."""
+def _droppable(graph: Graph) -> set:
+    """The nodes that only creations, positions of masks, gathers at them and element-wise ops of
+    those make (none of them raises: the positions are in bounds)."""
     found: set = set()
     for n in graph.nodes:
         if n.op != "call":
             continue
-        if n.target == "nonzero" or n.target == ops.TUPLE_GETITEM and _positions(n.args[0]) \
+        if ops.get(n.target).kind == ops.CREATION and not n.inputs \
+                or n.target == "nonzero" or n.target == ops.TUPLE_GETITEM and _positions(n.args[0]) \
                 or n.target == "index" and isinstance(n.args[1], tuple) and all(id(i) in found for i in n.args[1]) \
                 or _element_wise(n) and any(id(i) in found for i in n.inputs):
             found.add(id(n))
