@@ -204,8 +204,10 @@ GUARD_KINDS: dict[str, GuardKind] = {
         describe=lambda _: "is writeable",
         mismatch=lambda n, val, _: None if val.flags.writeable else f"{n} is read-only now",
     ),
-    "disjoint": GuardKind(  # an array updated in place shares no memory with another input
-        code=lambda v, const, other: f"not {const(np.may_share_memory)}({v}, {other.expr()})",
+    "disjoint": GuardKind(  # an array updated in place shares no memory with another input: two
+        # arrays that own their memory are two allocations (a test 3x faster than may_share_memory's)
+        code=lambda v, const, other: f"({v}.flags.owndata and {other.expr()}.flags.owndata and {v} is not {other.expr()} "
+                                     f"or not {const(np.may_share_memory)}({v}, {other.expr()}))",
         describe=lambda other: f"shares no memory with {other.name()}",
         mismatch=lambda n, vals, other: f"{n} now shares memory with {other.name()}" if np.may_share_memory(*vals) else None,
         related=lambda other: other,
