@@ -21,6 +21,7 @@ symbols it uses, and decides on threads (and their ranges) at run time.
 
 from __future__ import annotations
 
+import math
 import time
 
 import numpy as np
@@ -31,7 +32,7 @@ from numpile.lowering.reference import symbol_values
 from numpile.ops.control import CompiledCond, CompiledLoop, CompiledWhile
 from numpile.shapes import NewGuard
 
-from . import jit, pycall, runner, sizes
+from . import allocator, jit, pycall, runner, sizes
 from .irbuilder import Module, Unlowerable
 from .kernels import chain, iterations, plan
 from .kernels.step import KernelStep
@@ -39,6 +40,16 @@ from .nests import nest
 
 # the externs of conds and while loops: their bodies compiled when first run (a loop's: `_loop`)
 _CONTROL = {"cond": CompiledCond, "while_loop": CompiledWhile}
+
+
+def _empty(shape, dtype=None, order="C", **kwargs):
+    """np.empty, from the allocator's blocks where it is large (allocator.py): memory the OS
+    already mapped, whatever the C library did with the last one's."""
+    dtype = np.dtype(np.float64 if dtype is None else dtype)
+    shape = (shape,) if isinstance(shape, int) else tuple(shape)
+    if order != "C" or kwargs or math.prod(shape) * dtype.itemsize < allocator.MIN_BYTES:
+        return np.empty(shape, dtype, order, **kwargs)
+    return allocator.empty(shape, dtype)
 
 
 def _assign(a, index, value):
@@ -173,6 +184,8 @@ class CompiledProgram:
             return _CONTROL[step.op](self.compile_body)
         if step.op == "setitem" and step.output == step.args[0].name:   # in place (lowering/in_place.py)
             return _assign
+        if step.op == "empty":
+            return _empty
         return ops.get(step.op).impl
 
     def _loop(self, step: Extern, owned: tuple):

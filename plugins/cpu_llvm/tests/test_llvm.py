@@ -514,6 +514,29 @@ def test_outputs_of_changing_sizes_reuse_blocks_and_never_share_live_memory():
     allocator.clear()
 
 
+def _repeating(x, n):   # numpy-benchmarks' repeating: an np.empty the function fills and returns
+    y = np.empty(x.shape[0] * (1 + n))
+    y[:x.shape[0]] = x
+    y[x.shape[0]:] = np.repeat(x, n)
+    return y
+
+
+def test_an_empty_the_program_fills_comes_from_the_allocator():
+    from numpile_llvm import allocator
+    allocator.clear()
+    fn = numpile.compile(_repeating, backend="llvm")
+    x = rng.standard_normal(10_000)
+    kept = [fn(x, 20) for _ in range(3)]   # alive at once: three blocks
+    assert all(k.base is not None for k in kept)
+    assert not any(np.shares_memory(a, b) for i, a in enumerate(kept) for b in kept[i + 1:])
+    for k in kept:
+        assert_same(k, _repeating(x, 20))
+    address = kept[0].ctypes.data
+    del kept
+    assert fn(x, 20).ctypes.data == address   # the first block back
+    allocator.clear()
+
+
 def test_temporaries_are_made_when_first_needed_and_dropped_after_their_last_use():
     """The runner makes a temporary just before the step that first uses it and drops it after
     the last (program outputs and inputs stay): temporaries take turns in the memory the C
