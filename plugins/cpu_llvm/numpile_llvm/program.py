@@ -42,6 +42,12 @@ from .nests import nest
 _CONTROL = {"cond": CompiledCond, "while_loop": CompiledWhile}
 
 
+def _small(buf) -> bool:
+    """Whether a buffer is of a static size under the allocator's (np.empty's, then, as it is)."""
+    nbytes = math.prod(buf.shape) * buf.dtype.itemsize
+    return isinstance(nbytes, int) and nbytes < allocator.MIN_BYTES
+
+
 def _empty(shape, dtype=None, order="C", **kwargs):
     """np.empty, from the allocator's blocks where it is large (allocator.py): memory the OS
     already mapped, whatever the C library did with the last one's."""
@@ -184,7 +190,7 @@ class CompiledProgram:
             return _CONTROL[step.op](self.compile_body)
         if step.op == "setitem" and step.output == step.args[0].name:   # in place (lowering/in_place.py)
             return _assign
-        if step.op == "empty":
+        if step.op == "empty" and not _small(self.program.buffers[step.output]):
             return _empty
         return ops.get(step.op).impl
 
