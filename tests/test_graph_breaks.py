@@ -602,3 +602,22 @@ def test_a_nested_function_made_on_every_call_is_not_traced_on_every_call(rng):
         x = rand(rng, (3, 4))
         assert_same(compiled(x, float(k)), scaled_rows(x, float(k)))
     assert compiled.compiles() <= 8
+
+
+def _setup_then_break(x):
+    grid = np.outer(x, x)          # read only before the break: dead after it
+    total = grid.sum() + 1.0
+    if total > 0:                  # a data-dependent jump: the rest resumes
+        y = x * 2.0
+    else:
+        y = x - 1.0
+    return y / total
+
+
+def test_a_local_nothing_reads_after_a_break_is_not_passed_on(rng):
+    compiled = numpile.compile(_setup_then_break, backend="eager")
+    for sign in (1.0, -1.0):
+        x = rand(rng, (6,)) * sign
+        assert_same(compiled(x), _setup_then_break(x))
+    described = " ".join(str(e.guards.describe()) for e in compiled.all_entries() if e.graph_break is None)
+    assert "grid" not in described and "total" in described, described

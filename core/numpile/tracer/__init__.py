@@ -16,6 +16,7 @@ from ..dynamic import DynamicInputs
 from . import bytecode_compat as bc
 from .entry_code import CodeNamespace, Reconstructor, signature_params
 from .control import for_backend
+from .control.liveness import live_at
 from .guards import GuardSet
 from ..exc import Retrace
 from .output_graph import OutputGraph
@@ -170,23 +171,12 @@ def _resumes(tx: InstructionTranslator, rc: Reconstructor) -> list[Resume]:
     """The residual exits of a trace that stopped at `tx.break_inst`."""
     code, shift = resume.origin(tx.code)
     stack = [NULL_SLOT if v is NULL else rc.expr(v) for v in tx.stack]
-    local_args, unbound = [], []
-    # the locals by slot: a resume function's own names for the original's (pytest's `@py_assert1`
-    # is its `_local__py_assert1`), which a break inside it passes on to the original's next resume
-    for name, own in zip(code.co_varnames, tx.code.co_varnames):
-        value = tx.locals.get(own)
-        if isinstance(value, CellVariable):
-            value = value.contents
-        if value is None or value is NULL:
-            unbound.append(name)
-            local_args.append("None")
-        else:
-            local_args.append(rc.expr(value))
     cells = [c for c in code.co_cellvars if c not in code.co_varnames
              and isinstance(tx.locals.get(c), CellVariable) and tx.locals[c].contents is not None]
     cell_args = [rc.expr(tx.locals[c].contents) for c in cells]
     out = []
     for b in branches_at(tx, tx.break_inst, stack, bc.user_protected_offsets(tx.code)):
+        local_args, unbound = _locals_passed(tx, rc, code, tx.index_of[b.offset])
         layout = ResumeLayout(b.offset - shift, tuple(e is not NULL_SLOT for e in b.stack), tuple(unbound), tuple(cells))
         values = [e for e in b.stack if e is not NULL_SLOT]
         if b.raised_at is not None:  # the handler's RERAISE points tracebacks at this code unit
@@ -194,6 +184,24 @@ def _resumes(tx: InstructionTranslator, rc: Reconstructor) -> list[Resume]:
             values[values.index(LASTI_SLOT)] = str((b.raised_at - shift + prologue) // 2)
         out.append(Resume(b.test, b.lines, layout, [*local_args, *values, *cell_args], b.native))
     return out
+
+
+def _locals_passed(tx: InstructionTranslator, rc: Reconstructor, code, k: int) -> tuple[list, list]:
+    """(the resume function's local arguments, the locals it starts unbound): the locals by slot,
+    a resume function's own names for the original's (pytest's `@py_assert1` is its
+    `_local__py_assert1`, which a break inside it passes on to the original's next resume); one
+    nothing reads from instruction k on is passed unbound (no argument, no guard on it)."""
+    local_args, unbound = [], []
+    for name, own in zip(code.co_varnames, tx.code.co_varnames):
+        value = tx.locals.get(own)
+        if isinstance(value, CellVariable):
+            value = value.contents
+        if value is None or value is NULL or not live_at(tx, own, k):
+            unbound.append(name)
+            local_args.append("None")
+        else:
+            local_args.append(rc.expr(value))
+    return local_args, unbound
 
 
 __all__ = ["trace", "Trace", "TraceFailed", "GraphBreak", "Resume", "Branch", "for_backend"]

@@ -416,12 +416,15 @@ class OutputGraph:
         arrays are guarded alike (np.may_share_memory dispatches to CuPy's): without it an entry
         traced with two arrays would run when one array is passed as both."""
         order = {s: i for i, s in enumerate(self.input_sources)}
+        guarded = set()   # pairs of sources: two updated inputs are tested once
         for var in self.mutated_arrays:
             mine = self.read_source(var.source)
             for source, other in zip(self.input_sources, self.example_inputs):
                 kind = array_kinds.kind_of(other)
-                if source == var.source or not (isinstance(other, np.ndarray) or kind is not None and kind.numpy_views):
+                if source == var.source or not (isinstance(other, np.ndarray) or kind is not None and kind.numpy_views) \
+                        or frozenset((var.source, source)) in guarded:
                     continue
+                guarded.add(frozenset((var.source, source)))
                 if np.may_share_memory(mine, other):
                     reason = f"{var.source.name()} is updated in place and shares memory with {source.name()}"
                     values = {var.source: mine, source: other}
