@@ -1,9 +1,10 @@
 """Which gathers a Triton kernel loads directly: positions that are arithmetic of loop indices
 (np.roll's `(i - k) mod n` as the scheduler writes it, `at(i - k, n)`) or read from a temporary
 that only argmin and argmax stages write (`symbols[np.argmin(d)]`: positions in [0, n) of rows of n)
-always inside the dimension, which NumPy never refuses. Other positions read from data can be out
-of range, where NumPy raises IndexError: those kernels stay with the reference renderer, which
-raises it."""
+always inside the dimension, or read from a temporary only a slice_positions extern writes (the
+positions of `a[a_row[i]:a_row[i + 1]]`, inside by Python's slice rules), which NumPy never refuses.
+Other positions read from data can be out of range, where NumPy raises IndexError: the kernel checks
+them (checks.py)."""
 
 from __future__ import annotations
 
@@ -43,9 +44,24 @@ def _arg_rows(program: Program | None, buffer: str) -> int | None:
     return longest
 
 
+def _sliced(program: Program | None, buffer: str) -> int | None:
+    """The dimension's size where `buffer` is a temporary only a slice_positions extern writes
+    (`a[a_row[i]:a_row[i + 1]]`'s positions, in [0, that size)), or None."""
+    if program is None or program.buffers[buffer].kind != "temp":
+        return None
+    writers = [s for s in program.steps if buffer in s.outputs]
+    if len(writers) != 1 or isinstance(writers[0], Kernel) or writers[0].op != "slice_positions":
+        return None
+    size = writers[0].args[0]
+    return int(size) if _integer(size) else None
+
+
 def _bounds(e, extents: tuple, program: Program | None = None) -> tuple | None:
     """The least and greatest value of an integer expression of loop indices, or None."""
     if isinstance(e, Load) and not any(isinstance(i, Indirect) for i in e.index):
+        sliced = _sliced(program, e.buffer)
+        if sliced is not None:
+            return (0, sliced - 1)
         rows = _arg_rows(program, e.buffer)
         return None if not rows else (0, rows - 1)
     if isinstance(e, Const):

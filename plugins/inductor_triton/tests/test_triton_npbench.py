@@ -114,3 +114,67 @@ def test_a_loop_index_in_offsets_compiles_no_kernel_an_iteration(arrays, monkeyp
     monkeypatch.setattr(binaries.Records, "load", lambda self, fn, key: looked_up.append(key) or load(self, fn, key))
     check_calls(gramschmidt, lambda: (rng.random((14, 12)),), arrays, calls=2)
     assert len(looked_up) < 60, f"{len(looked_up)} kernel look-ups for 12 columns"
+
+
+def spmv(A_row, A_col, A_val, x):
+    y = np.empty(A_row.size - 1, A_val.dtype)
+    for i in range(A_row.size - 1):
+        cols = A_col[A_row[i]:A_row[i + 1]]
+        vals = A_val[A_row[i]:A_row[i + 1]]
+        y[i] = vals @ x[cols]
+    return y
+
+
+def csr(rows: int, columns: int, nnz: int):
+    """A random matrix in NPBench's CSR form (uint32 row starts and columns, float64 values), empty rows included."""
+    starts = np.uint32(np.concatenate([[0], np.cumsum(rng.multinomial(nnz, [1 / rows] * rows))]))
+    return starts, np.uint32(rng.integers(0, columns, nnz)), rng.random(nnz), rng.random(columns)
+
+
+def test_a_gather_through_positions_from_data_is_a_checked_kernel(arrays):
+    """spmv: each row's `x[cols]` through columns read from the data, at positions a slice with bounds
+    from the data picks, ran through about thirty CuPy operations and two range checks a row (0.13x
+    CuPy eager on the H200); it is one Triton kernel now, whose positions are checked after it
+    (checks.py), and the slice's positions are known to be inside (positions.py)."""
+    from numpile_triton import program as triton_program
+    made = []
+    init = triton_program.CompiledProgram.__init__
+
+    def record(self, *a, **k):
+        init(self, *a, **k)
+        made.append(self)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(triton_program.CompiledProgram, "__init__", record)
+        check_calls(spmv, lambda: csr(5, 7, 9), arrays, calls=2)
+    assert all(not p.fallbacks for p in made), [p.fallbacks for p in made]
+    assert [k.kp.unproven for p in made for k in p.launches.values() if k.kp.checked] == \
+        [frozenset({"at(A_col_1[at(slice_positions[i0], 9)], 7)"})] * 2
+
+
+@pytest.mark.parametrize("bad", [7, -8, 40])
+def test_a_position_out_of_range_raises_numpys_index_error(arrays, bad):
+    """A checked gather whose data holds a position outside the dimension: NumPy's IndexError, its
+    message, and the caller's arrays as NumPy leaves them (the output not written)."""
+    def gather(x, idx, out):
+        out[:] = x[idx] * 2.0
+    x, idx, out = rng.random(7), rng.integers(-7, 7, 5), rng.random(5)
+    idx[3] = bad
+    with pytest.raises(IndexError) as want:
+        gather(x, idx, out.copy())
+    args = [arrays.asarray(a) for a in (x, idx, out)]
+    with pytest.raises(IndexError) as got:
+        numpile.compile(gather, backend="triton")(*args)
+    assert str(got.value) == str(want.value)
+    kept = args[2] if isinstance(args[2], np.ndarray) else arrays.asnumpy(args[2])
+    np.testing.assert_array_equal(kept, out)
+
+
+def test_a_column_out_of_range_in_a_row_loop_raises_numpys_index_error(arrays):
+    """spmv with the last column past x's end: IndexError as NumPy raises it, nothing returned."""
+    A_row, A_col, A_val, x = csr(5, 7, 9)
+    A_col[-1] = 9
+    with pytest.raises(IndexError) as want:
+        spmv(A_row, A_col, A_val, x)
+    with pytest.raises(IndexError) as got:
+        numpile.compile(spmv, backend="triton")(*[arrays.asarray(a) for a in (A_row, A_col, A_val, x)])
+    assert str(got.value) == str(want.value)
