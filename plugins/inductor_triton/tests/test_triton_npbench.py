@@ -178,3 +178,40 @@ def test_a_column_out_of_range_in_a_row_loop_raises_numpys_index_error(arrays):
     with pytest.raises(IndexError) as got:
         numpile.compile(spmv, backend="triton")(*[arrays.asarray(a) for a in (A_row, A_col, A_val, x)])
     assert str(got.value) == str(want.value)
+
+
+def get_acc(pos, mass, G, softening):   # NPBench nbody's getAcc
+    x, y, z = pos[:, 0:1], pos[:, 1:2], pos[:, 2:3]
+    dx, dy, dz = x.T - x, y.T - y, z.T - z
+    inv_r3 = (dx**2 + dy**2 + dz**2 + softening**2)
+    inv_r3[inv_r3 > 0] = inv_r3[inv_r3 > 0]**(-1.5)
+    ax = G * (dx * inv_r3) @ mass
+    ay = G * (dy * inv_r3) @ mass
+    az = G * (dz * inv_r3) @ mass
+    return np.hstack((ax, ay, az))
+
+
+def leapfrog(mass, pos, vel, dt, G, softening):
+    for _ in range(8):
+        vel += get_acc(pos, mass, G, softening) * dt / 2.0
+        pos += vel * dt
+
+
+def test_hstack_positions_clipped_inside_are_loads(arrays):
+    """nbody: `np.hstack((ax, ay, az))` gathers each piece at positions clipped to constants inside
+    it; added into `vel` in place, the kernel ran through CuPy's operations at every step (a gather
+    not proven inside, in a kernel updating a buffer in place, cannot be checked after its launch).
+    positions.py bounds clip: a Triton kernel."""
+    from numpile_triton import program as triton_program
+    made = []
+    init = triton_program.CompiledProgram.__init__
+
+    def record(self, *a, **k):
+        init(self, *a, **k)
+        made.append(self)
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(triton_program.CompiledProgram, "__init__", record)
+        check_calls(leapfrog, lambda: (20.0 * np.ones((6, 1)) / 6, rng.random((6, 3)), rng.random((6, 3)), 0.05, 1.0, 0.1),
+                    arrays, calls=2)
+    reasons = [r for p in made for r in p.fallbacks.values()]
+    assert not any("index array" in r for r in reasons), reasons
