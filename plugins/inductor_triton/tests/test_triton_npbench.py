@@ -215,3 +215,27 @@ def test_hstack_positions_clipped_inside_are_loads(arrays):
                     arrays, calls=2)
     reasons = [r for p in made for r in p.fallbacks.values()]
     assert not any("index array" in r for r in reasons), reasons
+
+
+@pytest.mark.parametrize("m, n, k, template", [
+    (8, 2000, 30000, False), (8, 2000, 2000, False),   # NPBench mlp's second and third layers: cuBLAS splits K
+    (8, 30000, 3, True), (16, 4096, 4096, True), (128, 128, 128, True), (512, 512, 512, True),
+    (4096, 4096, 1024, False)])
+def test_a_product_whose_tiles_leave_sms_idle_along_a_long_k_stays_cublas(m, n, k, template):
+    """mlp (float32, 8 rows): the template's 63 tiles walked K=30000 one block after another, 0.72x
+    CuPy eager on the H200; cuBLAS splits K over the SMs (matmul.py's Note)."""
+    from numpile_triton import matmul
+    assert matmul.use_template(m, n, k) is template
+
+
+def mlp(input, w1, b1, w2, b2, w3, b3):   # NPBench's, relu and softmax inlined
+    x = np.maximum(input @ w1 + b1, 0)
+    x = np.maximum(x @ w2 + b2, 0)
+    x = x @ w3 + b3
+    e = np.exp(x - np.max(x, axis=-1, keepdims=True))
+    return e / np.sum(e, axis=-1, keepdims=True)
+
+
+def test_mlp(arrays):
+    f32 = lambda *s: rng.random(s).astype(np.float32)   # noqa: E731
+    check_calls(mlp, lambda: (f32(8, 3), f32(3, 40), f32(40), f32(40, 24), f32(24), f32(24, 24), f32(24)), arrays, calls=2)
