@@ -39,6 +39,19 @@ def arrays(request):
     return request.getfixturevalue("cupy")
 
 
+@pytest.fixture
+def made(monkeypatch):
+    """The CompiledPrograms the test makes, loop bodies' included."""
+    from numpile_triton.program import CompiledProgram
+    programs, init = [], CompiledProgram.__init__
+
+    def record(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        programs.append(self)
+    monkeypatch.setattr(CompiledProgram, "__init__", record)
+    return programs
+
+
 def check_calls(fn, make, xp, calls: int = 3) -> None:
     compiled = numpile.compile(fn, backend="triton")
     for call in range(calls):
@@ -131,21 +144,12 @@ def csr(rows: int, columns: int, nnz: int):
     return starts, np.uint32(rng.integers(0, columns, nnz)), rng.random(nnz), rng.random(columns)
 
 
-def test_a_gather_through_positions_from_data_is_a_checked_kernel(arrays):
+def test_a_gather_through_positions_from_data_is_a_checked_kernel(arrays, made):
     """spmv: each row's `x[cols]` through columns read from the data, at positions a slice with bounds
     from the data picks, ran through about thirty CuPy operations and two range checks a row (0.13x
     CuPy eager on the H200); it is one Triton kernel now, whose positions are checked after it
     (checks.py), and the slice's positions are known to be inside (positions.py)."""
-    from numpile_triton import program as triton_program
-    made = []
-    init = triton_program.CompiledProgram.__init__
-
-    def record(self, *a, **k):
-        init(self, *a, **k)
-        made.append(self)
-    with pytest.MonkeyPatch.context() as m:
-        m.setattr(triton_program.CompiledProgram, "__init__", record)
-        check_calls(spmv, lambda: csr(5, 7, 9), arrays, calls=2)
+    check_calls(spmv, lambda: csr(5, 7, 9), arrays, calls=2)
     assert all(not p.fallbacks for p in made), [p.fallbacks for p in made]
     assert [k.kp.unproven for p in made for k in p.launches.values() if k.kp.checked] == \
         [frozenset({"at(A_col_1[at(slice_positions[i0], 9)], 7)"})] * 2
@@ -197,22 +201,13 @@ def leapfrog(mass, pos, vel, dt, G, softening):
         pos += vel * dt
 
 
-def test_hstack_positions_clipped_inside_are_loads(arrays):
+def test_hstack_positions_clipped_inside_are_loads(arrays, made):
     """nbody: `np.hstack((ax, ay, az))` gathers each piece at positions clipped to constants inside
     it; added into `vel` in place, the kernel ran through CuPy's operations at every step (a gather
     not proven inside, in a kernel updating a buffer in place, cannot be checked after its launch).
     positions.py bounds clip: a Triton kernel."""
-    from numpile_triton import program as triton_program
-    made = []
-    init = triton_program.CompiledProgram.__init__
-
-    def record(self, *a, **k):
-        init(self, *a, **k)
-        made.append(self)
-    with pytest.MonkeyPatch.context() as m:
-        m.setattr(triton_program.CompiledProgram, "__init__", record)
-        check_calls(leapfrog, lambda: (20.0 * np.ones((6, 1)) / 6, rng.random((6, 3)), rng.random((6, 3)), 0.05, 1.0, 0.1),
-                    arrays, calls=2)
+    check_calls(leapfrog, lambda: (20.0 * np.ones((6, 1)) / 6, rng.random((6, 3)), rng.random((6, 3)), 0.05, 1.0, 0.1),
+                arrays, calls=2)
     reasons = [r for p in made for r in p.fallbacks.values()]
     assert not any("index array" in r for r in reasons), reasons
 
