@@ -48,8 +48,9 @@ def guard(renderer, position: str, size: str, mask: str | None) -> str:
     the position to load from, 0 in those lanes."""
     flag = renderer.pointers[renderer.kp.checked]
     bad = renderer.let(f"({position} < -{size}) | ({position} >= {size})", np.bool_).text
-    flagged = bad if mask is None else f"{bad} & ({mask})"
-    renderer.emit(f"tl.store({flag} + {position} * 0, ({position} * 0 + 1).to(tl.int32), mask={flagged})")
+    # the mask's shape, which a row's positions ([XBLOCK, 1]) may not have
+    flagged = bad if mask is None else renderer.let(f"{bad} & ({mask})", np.bool_).text
+    renderer.emit(f"tl.store({flag} + {flagged}.to(tl.int32) * 0, {flagged}.to(tl.int32), mask={flagged})")
     return renderer.let(f"tl.where({bad}, 0, {position})", renderer.index_dtype).text
 
 

@@ -201,6 +201,7 @@ def leapfrog(mass, pos, vel, dt, G, softening):
         pos += vel * dt
 
 
+@pytest.mark.filterwarnings("error::RuntimeWarning")   # a backend error run past as Python fails
 def test_hstack_positions_clipped_inside_are_loads(arrays, made):
     """nbody: `np.hstack((ax, ay, az))` gathers each piece at positions clipped to constants inside
     it; added into `vel` in place, the kernel ran through CuPy's operations at every step (a gather
@@ -234,3 +235,16 @@ def mlp(input, w1, b1, w2, b2, w3, b3):   # NPBench's, relu and softmax inlined
 def test_mlp(arrays):
     f32 = lambda *s: rng.random(s).astype(np.float32)   # noqa: E731
     check_calls(mlp, lambda: (f32(8, 3), f32(3, 40), f32(40), f32(40, 24), f32(24), f32(24, 24), f32(24)), arrays, calls=2)
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")   # a backend error run past as Python fails
+@pytest.mark.parametrize("name", ["1-d", "rows", "columns", "summed rows", "two index arrays"])
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8"])
+def test_checked_gathers_of_every_layout_give_numpys_values(name, dtype, arrays, made):
+    """Gathers through index arrays the caller passes (negative positions too, where signed), as checked
+    Triton kernels: NumPy's values, dtypes and shapes."""
+    fn = {"1-d": lambda x, i: x.ravel()[i] * 2.0, "rows": lambda x, i: x[i] + 1.0, "columns": lambda x, i: x[:, i] - x[:, 0:1],
+          "summed rows": lambda x, i: (x[i] * x[i]).sum(axis=1), "two index arrays": lambda x, i: x[i, i[::-1]] * 3.0}[name]
+    low = -5 if np.dtype(dtype).kind == "i" else 0
+    check_calls(fn, lambda: (rng.standard_normal((5, 5)), rng.integers(low, 5, 7).astype(dtype)), arrays, calls=2)
+    assert all(not p.fallbacks for p in made), [p.fallbacks for p in made]
