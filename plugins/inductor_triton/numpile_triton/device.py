@@ -160,6 +160,10 @@ class TorchArrays:
         import torch
         return torch.empty(shape, dtype=torch_dtype(dtype), device=name())
 
+    def zeros(self, shape: tuple, dtype: np.dtype):
+        import torch
+        return torch.zeros(shape, dtype=torch_dtype(dtype), device=name())
+
     @staticmethod
     def copy(tensor):
         return tensor.clone()
@@ -214,6 +218,9 @@ class CupyArrays:
 
     def empty(self, shape: tuple, dtype: np.dtype):
         return self.cupy.ndarray(shape, dtype)   # cupy.empty's own call of it, without its Python frame
+
+    def zeros(self, shape: tuple, dtype: np.dtype):
+        return self.cupy.zeros(shape, dtype)
 
     def asarray(self, value):
         return self.cupy.asarray(value)

@@ -112,6 +112,9 @@ class _Capture:
     def __init__(self, cupy, compiled, inputs, in_place: frozenset):
         if compiled.fallbacks:
             raise RuntimeError(f"kernels run on the host: {', '.join(compiled.fallbacks)}")
+        checked = [name for name, launch in compiled.launches.items() if launch.kp.checked]
+        if checked:
+            raise RuntimeError(f"kernels whose gathers are checked on the host: {', '.join(checked)}")
         self.cupy = cupy
         self.held = [(i, inputs[i]) for i in sorted(in_place)]   # read where they are: kept alive
         self.pool = cupy.cuda.MemoryPool()   # see [Note: the capture's memory]

@@ -32,7 +32,7 @@ import numpy as np
 from numpile.lowering import Affine, Call, Const, Indirect, Kernel, Load, LoopIndex, Program, RowValue, Stage, walk
 from numpile.shapes import SymInt, identical
 
-from . import scalar
+from . import checks, scalar
 from .argreduce import ARG, ArgReduction, arg_dtype
 from .positions import gathers_inside
 from .plans import (INT32_MAX, LOOP_RBLOCK, PERSISTENT_MAX, POINTWISE_BLOCK, ROW_TILE, SPLIT_MIN,  # noqa: F401  (the
@@ -67,8 +67,18 @@ def accumulator(stage: Stage) -> np.dtype:
 
 def plan(kernel: Kernel, program: Program, splits: bool = True) -> KernelPlan:
     """How a kernel runs (see the note above); a split reduction's partials buffer is added to
-    the program. `splits`: whether a whole-array reduction may split (not the combining one)."""
-    _check_renderable(kernel, program)
+    the program, and a checked gather's flag (checks.py). `splits`: whether a whole-array
+    reduction may split (not the combining one)."""
+    unproven = _check_renderable(kernel, program)
+    kp = _layout(kernel, program, splits)
+    if unproven:
+        kp.checked = checks.flag_buffer(kernel, program)
+        kp.arrays.append(kp.checked)
+        kp.unproven = unproven
+    return kp
+
+
+def _layout(kernel: Kernel, program: Program, splits: bool) -> KernelPlan:
     if any(s.scan for s in kernel.stages):
         return scan_plan(kernel, program, SPLIT_MIN if splits else math.inf)
     inputs = kernel.inputs
@@ -102,19 +112,22 @@ def plan(kernel: Kernel, program: Program, splits: bool = True) -> KernelPlan:
     return KernelPlan(kernel, "persistent" if fits else "looped", arrays, rows=rows, cols=cols)
 
 
-def _check_renderable(kernel: Kernel, program: Program) -> None:
-    """Unlowerable for what this renderer has no Triton form of yet: stores through
-    an index array (scatters) and loads through one (gathers) except where the positions are loop
-    indices' arithmetic always inside the dimension (np.roll's), which NumPy never refuses. Those
-    kernels run through the lowering's reference renderer (program.py says where)."""
+def _check_renderable(kernel: Kernel, program: Program) -> frozenset:
+    """Unlowerable for what this renderer has no Triton form of yet: stores through an index array
+    (scatters). The loads through one (gathers) whose positions may be out of range, which the
+    kernel then checks (checks.py), as their text; those that are loop indices' arithmetic always
+    inside the dimension (np.roll's) NumPy never refuses. Unlowerable kernels run through the
+    lowering's reference renderer (program.py says where)."""
+    unproven = set()
     for stage in kernel.stages:
         if stage.reduce and stage.reduce not in _REDUCE and stage.reduce not in ARG:
             raise Unlowerable(f"the reduction {stage.reduce}")
+        if any(isinstance(i, Indirect) for i in stage.output_index):
+            raise Unlowerable("a store through an index array")
         extents = (*kernel.outer, *stage.inner)
         gathers = [i for e in walk(stage.value) if isinstance(e, Load) for i in e.index if isinstance(i, Indirect)]
-        if any(isinstance(i, Indirect) for i in stage.output_index) or \
-                not all(gathers_inside(i, extents, program) for i in gathers):
-            raise Unlowerable("a load or store through an index array")
+        unproven |= {str(i) for i in gathers if not gathers_inside(i, extents, program)}
+    return frozenset(unproven)
 
 
 def _combining(stage: Stage) -> str:
@@ -394,7 +407,7 @@ class Renderer(ArgReduction, Scans):
         const = 0
         gathered = []
         for a, s in zip(index, strides):
-            if isinstance(a, Indirect):   # a position inside the dimension (_check_renderable)
+            if isinstance(a, Indirect):   # a position inside the dimension (_check_renderable, checks.py)
                 gathered.append(f"{self._position(a, space)} * {self.size(s)}")
                 continue
             for v, c in a.terms:
@@ -416,6 +429,8 @@ class Renderer(ArgReduction, Scans):
             raise Unlowerable(f"a constant position {value}")
         p = scalar.cast(self, value, self.index_dtype).text
         size, scale, shift = (self.size(x) for x in (a.size, a.scale, a.shift))
+        if str(a) in self.kp.unproven:
+            p = checks.guard(self, p, size, space.mask)
         return self.let(f"(tl.where({p} < 0, {p} + {size}, {p}) * {scale} + {shift})", self.index_dtype).text
 
     def _mask_for(self, index: tuple, space: IndexSpace) -> str | None:

@@ -17,7 +17,7 @@ fails anyway runs the loop as before.
 Only a body of launches alone is captured: no extern or fallback (host work, cuBLAS), no buffer of
 its own (an allocation would be the graph's memory, reused by others), no split reduction (its
 partials), no number it reads (copied onto the device at each iteration, from host memory a replay
-would not read again), no Python number it returns, and iterations that update the carried arrays
+would not read again; nor a checked gather's flag, read after its launch), no Python number it returns, and iterations that update the carried arrays
 in place (each returns the arrays it was given). Else it runs as before, said once under `perf`.
 """
 
@@ -47,6 +47,8 @@ def why_not(compiled) -> str:
         return "it returns Python numbers (a copy to the host)"
     if program.inputs[0] in _used(program):
         return "its kernels read the loop's index (a copy onto the device at each iteration)"
+    if any(launch.kp.checked for launch in compiled.launches.values()):
+        return "a gather's positions are checked after its launch (checks.py: a number read)"
     if any(launch.combine is not None for launch in compiled.launches.values()):
         return "a split reduction (its partials are allocated at each launch)"
     return ""

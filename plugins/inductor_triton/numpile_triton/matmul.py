@@ -22,7 +22,10 @@ epilogue kernel; 512^3: 17-21 against 85-110; 16x4096x4096: 74 against 94; 1024^
 68-102; 1024x2048x1024: 105 against 108-113) and lost from 2**32 on (2048x2048x1024: 205 against
 186; the MLP's layers, 4096x1024x4096 and 4096x4096x1024: 788 and 803 against 685 and 736). There
 cuBLAS's sgemm runs at 46-50 TFLOP/s and Triton's float32 FMA dot at 42-44 whatever the tiles
-(max-autotune found nothing faster), more than fusing the epilogue saves.
+(max-autotune found nothing faster), more than fusing the epilogue saves. A product whose tiles
+fill less than half the SMs (few rows and columns) along a long K (NPBench mlp's 8x30000 @
+30000x2000: 63 tiles, each walking K in 938 steps of 32) stays cuBLAS's too, which splits K over
+the SMs: the template ran mlp at 0.72x CuPy eager on the H200.
 """
 
 from __future__ import annotations
@@ -56,9 +59,15 @@ class MatmulKernel(Kernel):
         return "\n".join([head] + super().__str__().splitlines()[1:])
 
 
+# the longest product along K a template takes while its tiles leave SMs idle (the Note)
+SHORT_K = 1024
+
+
 def use_template(m: int, n: int, k: int) -> bool:
     """Whether the template beats cuBLAS and a separate epilogue kernel at this shape (the Note)."""
-    return m * n * k <= 1 << 31
+    blocks, _ = heuristic(m, n, k)
+    filled = grid(m, n, blocks)[0] >= SMS // 2
+    return m * n * k <= 1 << 31 and (filled or k <= SHORT_K)
 
 
 def with_templates(program: Program, renders) -> Program:

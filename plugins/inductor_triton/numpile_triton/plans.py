@@ -29,6 +29,8 @@ class KernelPlan:
     partial: str | None = None    # split: the buffer of partial results
     positions: str | None = None  # split argmin/argmax: the buffer of their positions (the combining kernel's too)
     combine: "KernelPlan | None" = None        # split: the kernel that combines the partials
+    checked: str | None = None    # the flag of gathers through positions read from data (checks.py)
+    unproven: frozenset = frozenset()          # ... those gathers (their Indirects' text)
 
 
 def partials_buffer(name: str, dtype: np.dtype) -> Buffer:

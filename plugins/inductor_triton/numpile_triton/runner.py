@@ -13,6 +13,7 @@ from numpile.lowering.reference import run_kernel
 from numpile.ops.control import CompiledCond, CompiledLoop, CompiledWhile
 from numpile.shapes import SYMBOL_PATTERN, SymInt, read_symbol
 
+from . import checks
 from .launch import Launch, hooked
 from .on_device import DeviceExtern, DeviceFallback
 from .reuse import Reused
@@ -40,7 +41,7 @@ class RunnerWriter:
         self.program = program = compiled.program
         self.index = {n: i for i, n in enumerate(program.buffers)}
         arrays = compiled.arrays
-        self.env = {"to_device": arrays.to_device, "to_host": arrays.to_host, "empty": arrays.empty,
+        self.env = {"to_device": arrays.to_device, "to_host": arrays.to_host, "empty": arrays.empty, "zeros": arrays.zeros,
                     "host_empty": np.empty, "asarray": np.asarray, "current_stream": arrays.stream, "hooked": hooked}
         if arrays.numpy_api:
             self.env["device_asarray"], self.env["as_dtype"] = arrays.asarray, arrays.as_dtype
@@ -177,6 +178,9 @@ class RunnerWriter:
             if name in self.on_host or name in self.on_device:   # it holds a value (an input, an update)
                 arrays.append(self.on_device_now(name))
                 self.own(name, written=name in step.outputs)
+            elif name == kp.checked:   # no position out of range yet
+                self.lines.append(f"    d{self.index[name]} = zeros((1,), {self.constant(checks.FLAG_DTYPE)})")
+                arrays.append(f"d{self.index[name]}")
             else:   # a new buffer
                 self.allocate(name)
                 arrays.append(f"d{self.index[name]}")
@@ -188,6 +192,10 @@ class RunnerWriter:
         direct = self.direct(launch, arrays) if self.binding and not sizes else None
         self.lines += [f"    {call}"] if direct is None else direct(call)
         self.wrote(step.outputs, self.on_device, self.on_host)
+        if kp.checked:   # NumPy's IndexError where a position was out of range (checks.py)
+            self.env[f"check{i}"] = checks.Check(step, self.compiled.arrays, self.compiled.graph_name)
+            buffers = ", ".join(f"{name!r}: {d}" for name, d in zip(kp.arrays, arrays) if name != kp.checked)
+            self.lines.append(f"    check{i}(d{self.index[kp.checked]}, {{{buffers}}}, [{self.symbols()}])")
 
     def own(self, name: str, written: bool) -> None:
         """An extern's device result made what a kernel takes: C-ordered (kernels index buffers by

@@ -291,7 +291,10 @@ FLOAT = {
     "equal": "{0} == {1}", "not_equal": "{0} != {1}",
     "maximum": "tl.maximum({0}, {1}, propagate_nan=tl.PropagateNan.ALL)",
     "minimum": "tl.minimum({0}, {1}, propagate_nan=tl.PropagateNan.ALL)",
-    "fmax": "tl.maximum({0}, {1})", "fmin": "tl.minimum({0}, {1})",
+    # NaN only where both are (NumPy's fmax, fmin), spelled out: what tl.maximum does with a NaN
+    # unasked is the target's (the H200's compiled kernels gave NaN, the interpreter the number)
+    "fmax": "tl.where({0} != {0}, {1}, tl.where({1} != {1}, {0}, tl.maximum({0}, {1})))",
+    "fmin": "tl.where({0} != {0}, {1}, tl.where({1} != {1}, {0}, tl.minimum({0}, {1})))",
     "logical_and": "({0} != {z}) & ({1} != {z})", "logical_or": "({0} != {z}) | ({1} != {z})",
     "logical_xor": "({0} != {z}) != ({1} != {z})", "logical_not": "{0} == {z}",
 }

@@ -39,6 +39,19 @@ def arrays(request):
     return request.getfixturevalue("cupy")
 
 
+@pytest.fixture
+def made(monkeypatch):
+    """The CompiledPrograms the test makes, loop bodies' included."""
+    from numpile_triton.program import CompiledProgram
+    programs, init = [], CompiledProgram.__init__
+
+    def record(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        programs.append(self)
+    monkeypatch.setattr(CompiledProgram, "__init__", record)
+    return programs
+
+
 def check_calls(fn, make, xp, calls: int = 3) -> None:
     compiled = numpile.compile(fn, backend="triton")
     for call in range(calls):
@@ -114,3 +127,124 @@ def test_a_loop_index_in_offsets_compiles_no_kernel_an_iteration(arrays, monkeyp
     monkeypatch.setattr(binaries.Records, "load", lambda self, fn, key: looked_up.append(key) or load(self, fn, key))
     check_calls(gramschmidt, lambda: (rng.random((14, 12)),), arrays, calls=2)
     assert len(looked_up) < 60, f"{len(looked_up)} kernel look-ups for 12 columns"
+
+
+def spmv(A_row, A_col, A_val, x):
+    y = np.empty(A_row.size - 1, A_val.dtype)
+    for i in range(A_row.size - 1):
+        cols = A_col[A_row[i]:A_row[i + 1]]
+        vals = A_val[A_row[i]:A_row[i + 1]]
+        y[i] = vals @ x[cols]
+    return y
+
+
+def csr(rows: int, columns: int, nnz: int):
+    """A random matrix in NPBench's CSR form (uint32 row starts and columns, float64 values), empty rows included."""
+    starts = np.uint32(np.concatenate([[0], np.cumsum(rng.multinomial(nnz, [1 / rows] * rows))]))
+    return starts, np.uint32(rng.integers(0, columns, nnz)), rng.random(nnz), rng.random(columns)
+
+
+def test_a_gather_through_positions_from_data_is_a_checked_kernel(arrays, made):
+    """spmv: each row's `x[cols]` through columns read from the data, at positions a slice with bounds
+    from the data picks, ran through about thirty CuPy operations and two range checks a row (0.13x
+    CuPy eager on the H200); it is one Triton kernel now, whose positions are checked after it
+    (checks.py), and the slice's positions are known to be inside (positions.py)."""
+    check_calls(spmv, lambda: csr(5, 7, 9), arrays, calls=2)
+    assert all(not p.fallbacks for p in made), [p.fallbacks for p in made]
+    checked = {k.kp.unproven for p in made for k in p.launches.values() if k.kp.checked}
+    assert checked == {frozenset({"at(A_col_1[at(slice_positions[i0], 9)], 7)"})}, checked
+
+
+@pytest.mark.parametrize("bad", [7, -8, 40])
+def test_a_position_out_of_range_raises_numpys_index_error(arrays, bad):
+    """A checked gather whose data holds a position outside the dimension: NumPy's IndexError, its
+    message, and the caller's arrays as NumPy leaves them (the output not written)."""
+    def gather(x, idx, out):
+        out[:] = x[idx] * 2.0
+    x, idx, out = rng.random(7), rng.integers(-7, 7, 5), rng.random(5)
+    idx[3] = bad
+    with pytest.raises(IndexError) as want:
+        gather(x, idx, out.copy())
+    args = [arrays.asarray(a) for a in (x, idx, out)]
+    with pytest.raises(IndexError) as got:
+        numpile.compile(gather, backend="triton")(*args)
+    assert str(got.value) == str(want.value)
+    kept = args[2] if isinstance(args[2], np.ndarray) else arrays.asnumpy(args[2])
+    np.testing.assert_array_equal(kept, out)
+
+
+def test_a_column_out_of_range_in_a_row_loop_raises_numpys_index_error(arrays):
+    """spmv with the last column past x's end: IndexError as NumPy raises it, nothing returned."""
+    A_row, A_col, A_val, x = csr(5, 7, 9)
+    A_col[-1] = 9
+    with pytest.raises(IndexError) as want:
+        spmv(A_row, A_col, A_val, x)
+    with pytest.raises(IndexError) as got:
+        numpile.compile(spmv, backend="triton")(*[arrays.asarray(a) for a in (A_row, A_col, A_val, x)])
+    assert str(got.value) == str(want.value)
+
+
+def get_acc(pos, mass, G, softening):   # NPBench nbody's getAcc
+    x, y, z = pos[:, 0:1], pos[:, 1:2], pos[:, 2:3]
+    dx, dy, dz = x.T - x, y.T - y, z.T - z
+    inv_r3 = (dx**2 + dy**2 + dz**2 + softening**2)
+    inv_r3[inv_r3 > 0] = inv_r3[inv_r3 > 0]**(-1.5)
+    ax = G * (dx * inv_r3) @ mass
+    ay = G * (dy * inv_r3) @ mass
+    az = G * (dz * inv_r3) @ mass
+    return np.hstack((ax, ay, az))
+
+
+def leapfrog(mass, pos, vel, dt, G, softening):
+    for _ in range(8):
+        vel += get_acc(pos, mass, G, softening) * dt / 2.0
+        pos += vel * dt
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")   # a backend error run past as Python fails
+def test_hstack_positions_clipped_inside_are_loads(arrays, made):
+    """nbody: `np.hstack((ax, ay, az))` gathers each piece at positions clipped to constants inside
+    it; added into `vel` in place, the kernel ran through CuPy's operations at every step (a gather
+    not proven inside, in a kernel updating a buffer in place, cannot be checked after its launch).
+    positions.py bounds clip: a Triton kernel."""
+    check_calls(leapfrog, lambda: (20.0 * np.ones((6, 1)) / 6, rng.random((6, 3)), rng.random((6, 3)), 0.05, 1.0, 0.1),
+                arrays, calls=2)
+    reasons = [r for p in made for r in p.fallbacks.values()]
+    assert not any("index array" in r for r in reasons), reasons
+
+
+@pytest.mark.parametrize("m, n, k, template", [
+    (8, 2000, 30000, False), (8, 2000, 2000, False),   # NPBench mlp's second and third layers: cuBLAS splits K
+    (8, 30000, 3, True), (16, 4096, 4096, True), (128, 128, 128, True), (512, 512, 512, True),
+    (4096, 4096, 1024, False)])
+def test_a_product_whose_tiles_leave_sms_idle_along_a_long_k_stays_cublas(m, n, k, template):
+    """mlp (float32, 8 rows): the template's 63 tiles walked K=30000 one block after another, 0.72x
+    CuPy eager on the H200; cuBLAS splits K over the SMs (matmul.py's Note)."""
+    from numpile_triton import matmul
+    assert matmul.use_template(m, n, k) is template
+
+
+def mlp(input, w1, b1, w2, b2, w3, b3):   # NPBench's, relu and softmax inlined
+    x = np.maximum(input @ w1 + b1, 0)
+    x = np.maximum(x @ w2 + b2, 0)
+    x = x @ w3 + b3
+    e = np.exp(x - np.max(x, axis=-1, keepdims=True))
+    return e / np.sum(e, axis=-1, keepdims=True)
+
+
+def test_mlp(arrays):
+    f32 = lambda *s: rng.random(s).astype(np.float32)   # noqa: E731
+    check_calls(mlp, lambda: (f32(8, 3), f32(3, 40), f32(40), f32(40, 24), f32(24), f32(24, 24), f32(24)), arrays, calls=2)
+
+
+@pytest.mark.filterwarnings("error::RuntimeWarning")   # a backend error run past as Python fails
+@pytest.mark.parametrize("name", ["1-d", "rows", "columns", "summed rows", "two index arrays"])
+@pytest.mark.parametrize("dtype", ["int64", "int32", "uint8"])
+def test_checked_gathers_of_every_layout_give_numpys_values(name, dtype, arrays, made):
+    """Gathers through index arrays the caller passes (negative positions too, where signed), as checked
+    Triton kernels: NumPy's values, dtypes and shapes."""
+    fn = {"1-d": lambda x, i: x.ravel()[i] * 2.0, "rows": lambda x, i: x[i] + 1.0, "columns": lambda x, i: x[:, i] - x[:, 0:1],
+          "summed rows": lambda x, i: (x[i] * x[i]).sum(axis=1), "two index arrays": lambda x, i: x[i, i[::-1]] * 3.0}[name]
+    low = -5 if np.dtype(dtype).kind == "i" else 0
+    check_calls(fn, lambda: (rng.standard_normal((5, 5)), rng.integers(low, 5, 7).astype(dtype)), arrays, calls=2)
+    assert all(not p.fallbacks for p in made), [p.fallbacks for p in made]
