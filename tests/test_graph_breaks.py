@@ -621,3 +621,25 @@ def test_a_local_nothing_reads_after_a_break_is_not_passed_on(rng):
         assert_same(compiled(x), _setup_then_break(x))
     described = " ".join(str(e.guards.describe()) for e in compiled.all_entries() if e.graph_break is None)
     assert "grid" not in described and "total" in described, described
+
+
+def _closure_then_break(x, a):
+    scaled = lambda: x * a          # a and x are cells: only the lambda reads them after the break
+    if x.sum() > 0:
+        return scaled() + 1.0
+    return scaled() - 1.0
+
+
+def _locals_after_break(x):
+    unused = x * 3.0
+    if x.sum() > 0:
+        return locals()["unused"] + 1.0
+    return x
+
+
+def test_locals_a_closure_or_locals_reads_after_a_break_are_passed_on(rng):
+    for fn, args in ((_closure_then_break, lambda s: (rand(rng, (5,)) * s, 2.5)), (_locals_after_break, lambda s: (rand(rng, (5,)) * s,))):
+        compiled = numpile.compile(fn, backend="eager")
+        for sign in (1.0, -1.0):
+            a = args(sign)
+            assert_same(compiled(*a), fn(*a))

@@ -186,17 +186,23 @@ def _resumes(tx: InstructionTranslator, rc: Reconstructor) -> list[Resume]:
     return out
 
 
+_READS_LOCALS = frozenset({"locals", "vars", "eval", "exec"})   # builtins that read a frame's locals by name
+
+
 def _locals_passed(tx: InstructionTranslator, rc: Reconstructor, code, k: int) -> tuple[list, list]:
     """(the resume function's local arguments, the locals it starts unbound): the locals by slot,
     a resume function's own names for the original's (pytest's `@py_assert1` is its
     `_local__py_assert1`, which a break inside it passes on to the original's next resume); one
-    nothing reads from instruction k on is passed unbound (no argument, no guard on it)."""
+    nothing reads from instruction k on is passed unbound (no argument, no guard on it), unless a
+    closure may read it (a cell) or the code reads its frame's locals by name (`locals()`, `eval`)."""
     local_args, unbound = [], []
+    every = bool(_READS_LOCALS & set(code.co_names))
     for name, own in zip(code.co_varnames, tx.code.co_varnames):
         value = tx.locals.get(own)
+        dead = not (every or isinstance(value, CellVariable) or live_at(tx, own, k))
         if isinstance(value, CellVariable):
             value = value.contents
-        if value is None or value is NULL or not live_at(tx, own, k):
+        if value is None or value is NULL or dead:
             unbound.append(name)
             local_args.append("None")
         else:
