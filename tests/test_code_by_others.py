@@ -164,3 +164,20 @@ def test_a_method_of_a_class_from_another_module_is_inlined_and_its_globals_guar
     assert numpile.explain(forward)(layer, x).graph_break_count == 0
     monkeypatch.setattr(acts, "SCALE", 3.0)   # the guard on the other module's global sees it
     assert_same(compiled(layer, x), forward(layer, x))
+
+
+def _nearest(d, k):   # k nearest neighbours by rows, as kNN code writes it
+    out = np.empty((d.shape[0], k), np.int64)
+    for i in range(d.shape[0]):
+        out[i] = np.argsort(d[i])[:k]
+    return out, np.median(d, axis=1), np.percentile(d, [25, 75], axis=0), np.searchsorted(np.sort(d[0]), d[1])
+
+
+@pytest.mark.parametrize("backend", ["eager", "llvm"])
+def test_orderings_and_order_statistics_stay_in_the_graph(rng, backend):
+    d = rng.random((30, 9))
+    compiled = numpile.compile(_nearest, backend=backend)
+    got, want = compiled(d, 4), _nearest(d, 4)
+    for g, w in zip(got, want):
+        assert g.dtype == w.dtype and np.array_equal(g, w)
+    assert numpile.explain(_nearest, backend=backend)(d, 4).graph_break_count == 0

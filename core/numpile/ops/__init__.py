@@ -1,8 +1,8 @@
 """The op registry (see registry.py); importing this package fills the table."""
 
 from . import (  # noqa: F401  (each registers its rows)
-    control, creation, draws, einsum, histograms, indexing, numpy_linalg, pointwise, products, reductions, results, scans,
-    selection, shape, statistics, tiling,
+    control, creation, draws, einsum, histograms, indexing, numpy_linalg, ordering, pointwise, products, reductions, results,
+    scans, selection, shape, statistics, tiling,
 )
 from .registry import (
     CONTROL, CREATION, INDEXING, KINDS, LINALG, MATMUL, POINTWISE, REDUCTION, REGISTRY, RESULT, SCAN, SHAPE, VIEW,

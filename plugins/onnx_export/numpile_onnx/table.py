@@ -28,6 +28,10 @@ UNSUPPORTED = {
     # Concat of reshaped pieces, Expand and Reshape for repeat, a weighted ReduceSum), not written yet
     **dict.fromkeys(("tile", "repeat", "triu", "tril", "hstack", "vstack", "column_stack", "average"),
                     "not exported yet (ONNX has the operators to express it: not written)"),
+    # orderings and order statistics (numpile.ops.ordering): TopK over a whole axis sorts
+    **dict.fromkeys(("sort", "argsort", "median", "percentile", "quantile"),
+                    "not exported yet (ONNX TopK over the whole axis would express it: not written)"),
+    "searchsorted": "no ONNX operator searches a sorted array (a comparison with every element and a ReduceSum would)",
     "random_bits": "numpile's random stream (a random draw in a loop) is not exported yet (splitmix64 in uint64 "
                    "Mul, BitwiseXor and BitShift would write it)",
 }
