@@ -166,11 +166,13 @@ def test_a_method_of_a_class_from_another_module_is_inlined_and_its_globals_guar
     assert_same(compiled(layer, x), forward(layer, x))
 
 
-def _nearest(d, k):   # k nearest neighbours by rows, as kNN code writes it
+def _nearest(d, k):   # k nearest neighbours by rows, as kNN code writes it, and the long tail's helpers
     out = np.empty((d.shape[0], k), np.int64)
     for i in range(d.shape[0]):
         out[i] = np.argsort(d[i])[:k]
-    return out, np.median(d, axis=1), np.percentile(d, [25, 75], axis=0), np.searchsorted(np.sort(d[0]), d[1])
+    return (out, np.median(d, axis=1), np.percentile(d, [25, 75], axis=0), np.searchsorted(np.sort(d[0]), d[1]),
+            np.isclose(d[0], d[1], atol=0.2), np.interp(d[2], np.sort(d[3]), d[4]), np.convolve(d[5], d[6, :3]),
+            np.trace(np.diag(d[7]) @ d[:9]))
 
 
 @pytest.mark.parametrize("backend", ["eager", "llvm"])

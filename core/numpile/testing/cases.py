@@ -17,6 +17,7 @@ from .complex_cases import complex_cases
 from .loop_cases import cond_cases, loop_cases, while_cases
 from .product_cases import matmul_cases, numpy_linalg_cases, product_cases
 from .specs import DTYPES, Arr, Case, describe_case
+from .numerics_cases import numerics_cases
 from .ordering_cases import ordering_cases
 from .tiling_cases import tiling_cases
 
@@ -479,4 +480,4 @@ def _selection_cases() -> list[Case]:
 
 _BUILDERS = (_ufunc_cases, _pointwise_cases, _reduction_cases, _scan_cases, matmul_cases, product_cases,
              numpy_linalg_cases, _statistics_cases, _shape_cases, _indexing_cases, _creation_cases, _results_cases,
-             _selection_cases, tiling_cases, ordering_cases, complex_cases, loop_cases, cond_cases, while_cases)
+             _selection_cases, tiling_cases, ordering_cases, numerics_cases, complex_cases, loop_cases, cond_cases, while_cases)

@@ -1,0 +1,29 @@
+"""Conformance cases of the numerical helpers (ops/numerics.py): isclose, interp, convolve, diag,
+trace."""
+
+from __future__ import annotations
+
+from .specs import DTYPES, Arr, Case
+
+
+def numerics_cases() -> list[Case]:
+    cases = [Case("isclose", (Arr((3, 4), dt), Arr((3, 4), dt))) for dt in DTYPES]
+    cases += [Case("isclose", (Arr((3, 4)), Arr((4,))), dict(atol=0.5)), Case("isclose", (Arr((3, 4)), 1.0), dict(rtol=0.3)),
+              Case("isclose", (Arr((3, 4), special=True), Arr((3, 4), special=True)), dict(equal_nan=True)),
+              Case("isclose", (Arr((3, 4), layout="T"), Arr((3, 4), "float32", layout="rev")))]
+    cases += [Case("interp", (Arr((5,), dt), Arr((6,), increasing=True), Arr((6,)))) for dt in DTYPES]
+    cases += [Case("interp", (Arr((2, 3)), Arr((6,), increasing=True), Arr((6,), "int32")), dict(left=-1.0, right=9.0)),
+              Case("interp", (0.5, Arr((4,), increasing=True), Arr((4,)))),
+              Case("interp", (Arr((5,)), Arr((6,), increasing=True), Arr((6,))), dict(period=3.0)),
+              Case("interp", (Arr((3, 2), layout="T"), Arr((6,), increasing=True), Arr((6,), layout="rev")))]
+    cases += [Case("convolve", (Arr((6,), dt), Arr((3,), dt))) for dt in DTYPES]
+    cases += [Case("convolve", (Arr((6,)), Arr((3,), "int32")), dict(mode=m)) for m in ("same", "valid")]
+    cases += [Case("convolve", (Arr((2,)), Arr((5,))), dict(mode="valid")), Case("convolve", (Arr((6,), layout="rev"), Arr((4,), layout="step")))]
+    cases += [Case("diag", (Arr((4,), dt),)) for dt in DTYPES]
+    cases += [Case("diag", (Arr((4,)), k)) for k in (1, -2)]
+    cases += [Case("diag", (Arr((4, 5)), k)) for k in (0, 2, -3, 7)]
+    cases += [Case("diag", (Arr((4, 5), layout="T"),)), Case("diag", (Arr((3, 3), layout="rev", special=True), -1))]
+    cases += [Case("trace", (Arr((4, 5), dt),)) for dt in DTYPES]
+    cases += [Case("trace", (Arr((4, 5)),), kw) for kw in (dict(offset=1), dict(offset=-2), dict(dtype="float32"))]
+    cases += [Case("trace", (Arr((2, 3, 4)),), dict(axis1=1, axis2=2)), Case("trace", (Arr((4, 4), layout="T"),))]
+    return cases
