@@ -172,7 +172,7 @@ def _nearest(d, k):   # k nearest neighbours by rows, as kNN code writes it, and
         out[i] = np.argsort(d[i])[:k]
     return (out, np.median(d, axis=1), np.percentile(d, [25, 75], axis=0), np.searchsorted(np.sort(d[0]), d[1]),
             np.isclose(d[0], d[1], atol=0.2), np.interp(d[2], np.sort(d[3]), d[4]), np.convolve(d[5], d[6, :3]),
-            np.trace(np.diag(d[7]) @ d[:9]))
+            np.trace(np.diag(d[7]) @ d[:9]), np.pad(d[:3, :3], ((1, 0), (2, 2)), mode="edge"))
 
 
 @pytest.mark.parametrize("backend", ["eager", "llvm"])

@@ -1,5 +1,6 @@
 """Copies of an array's elements laid out again: np.tile (the whole array, along each axis) and
-np.repeat (each element, along one axis); np.triu and np.tril (a triangle kept, the rest zeros).
+np.repeat (each element, along one axis); np.triu and np.tril (a triangle kept, the rest zeros);
+np.pad (the array with a border of constants, its edges, reflections or wrap-arounds).
 
 Each is a new array in the input's dtype. np.repeat with repeats computed in the graph has a
 length only the data knows (an unbacked symbol, as np.nonzero's).
@@ -101,3 +102,34 @@ def _triangle_meta(fn):
 for _fn in (np.triu, np.tril):
     register(_fn.__name__, SHAPE, impl=_fn, meta=_triangle_meta(_fn), signature=_triangle_sig, numpy=(_fn,),
              convert={"k": params.integer}, doc=f"np.{_fn.__name__}")
+
+
+# -- pad -------------------------------------------------------------------------------------
+
+def _pad_sig(array, pad_width, mode="constant", options=()): ...
+
+
+def _pad_call(array, pad_width, mode="constant", **kwargs):
+    """np.pad's keywords of its mode (constant_values=, stat_length=, ...) as one canonical
+    `options`, the pairs given in order of their names (NumPy refuses those of other modes)."""
+    return (array, pad_width), {"mode": mode, "options": tuple(sorted(kwargs.items()))}
+
+
+def _pad(array, pad_width, mode="constant", options=()):
+    return np.pad(array, pad_width, mode, **dict(options))
+
+
+def _pad_meta(array, pad_width, mode="constant", options=()):
+    """Each dim widened by its (before, after) widths; NumPy's call on a probe checks the widths'
+    form, the mode and its keywords. A mode given as a function stays NumPy's (a break)."""
+    a = as_meta(array)
+    if callable(mode):
+        raise NotImplementedError("np.pad with a function as mode is not supported")
+    widths = np.broadcast_to(np.asarray(pad_width, dtype=object), (a.ndim, 2)) if a.ndim else ()
+    if any(not isinstance(w, int) or w < 0 for pair in widths for w in pair):
+        raise ValueError("index can't contain negative values")
+    _pad(np.ones((3,) * a.ndim, a.dtype), pad_width, mode, options)
+    return ArrayMeta(tuple(d + before + after for d, (before, after) in zip(a.shape, widths)), a.dtype)
+
+
+register("pad", SHAPE, impl=_pad, meta=_pad_meta, signature=_pad_sig, numpy=(np.pad,), adapter=_pad_call, doc="np.pad")

@@ -1,5 +1,5 @@
 """Conformance cases of the long tail of NumPy functions (ops/tiling.py, np.average and the
-stacks): tile, repeat, triu, tril, hstack, vstack, column_stack, average."""
+stacks): tile, repeat, triu, tril, pad, hstack, vstack, column_stack, average."""
 
 from __future__ import annotations
 
@@ -31,6 +31,15 @@ def tiling_cases() -> list[Case]:
         cases += [Case(name, (Arr((4, 5)), k)) for k in (1, -2, 7, -9)]
         cases += [Case(name, (Arr((5,), "int32"), 1)), Case(name, (Arr((2, 3, 4)), -1)), Case(name, (Arr((0, 3)),)),
                   Case(name, (Arr((4, 4), layout="T"),)), Case(name, (Arr((3, 4), layout="rev", special=True), 1))]
+
+    cases += [Case("pad", (Arr((3, 4), dt), 1)) for dt in DTYPES]
+    cases += [Case("pad", (Arr((3, 4)), width), dict(mode=mode)) for width, mode in (
+        (((1, 2), (0, 3)), "constant"), (2, "edge"), ((2, 1), "reflect"), (1, "wrap"), ((1, 3), "symmetric"),
+        (((0, 0), (2, 2)), "linear_ramp"), (1, "mean"), (0, "edge"))]
+    cases += [Case("pad", (Arr((5,)), (1, 2)), dict(constant_values=(-1.5, 2.5))),
+              Case("pad", (Arr((3, 4), layout="T"), 1), dict(mode="edge")),
+              Case("pad", (Arr((3, 4), layout="rev", special=True), 2), dict(mode="reflect", reflect_type="odd")),
+              Case("pad", (Arr(()), 0)), Case("pad", (Arr((0, 3)), 1))]
 
     pairs = ((Arr((3,)), Arr((3,), "int32")), (Arr((2, 3)), Arr((2, 3), "float32")), (Arr(()), Arr((), "bool", nonzero=True)))
     for name in ("hstack", "vstack", "column_stack"):

@@ -218,9 +218,20 @@ def _unique(ar, return_index=False, return_inverse=False, return_counts=False, a
                      **given)
 
 
+def _pad(array, pad_width, mode="constant", options=()):
+    """np.pad; an odd reflection as NumPy's on the array in one chunk (dask.array's gives other
+    values at inf and NaN)."""
+    options = dict(options)
+    if options.get("reflect_type") != "odd" or not isinstance(array, da.Array):
+        return np.pad(array, pad_width, mode, **options)
+    widths = np.broadcast_to(np.asarray(pad_width, dtype=object), (array.ndim, 2))
+    return array.rechunk(-1).map_blocks(lambda block: np.pad(block, pad_width, mode, **options), dtype=array.dtype,
+                                        chunks=tuple((n + before + after,) for n, (before, after) in zip(array.shape, widths)))
+
+
 # ops whose dask.array implementation differs from NumPy's where NumPy's can be kept
 AS_NUMPY_DOES = {"argmax": _flat_arg(np.argmax), "argmin": _flat_arg(np.argmin), "histogram": _histogram,
-                 "unique": _unique}
+                 "unique": _unique, "pad": _pad}
 
 
 def _as_numpy_gives(value, n: Node):
