@@ -1,7 +1,7 @@
 """The op registry (see registry.py); importing this package fills the table."""
 
 from . import (  # noqa: F401  (each registers its rows)
-    control, creation, draws, einsum, histograms, indexing, numerics, numpy_linalg, ordering, pointwise, products, reductions, results,
+    control, creation, draws, einsum, histograms, indexing, nanfunctions, numerics, numpy_linalg, ordering, pointwise, products, reductions, results,
     scans, selection, shape, statistics, tiling,
 )
 from .registry import (

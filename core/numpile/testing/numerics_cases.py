@@ -1,5 +1,5 @@
 """Conformance cases of the numerical helpers (ops/numerics.py): isclose, interp, convolve, diag,
-trace."""
+trace; and of the reductions that leave NaN out (ops/nanfunctions.py)."""
 
 from __future__ import annotations
 
@@ -26,4 +26,13 @@ def numerics_cases() -> list[Case]:
     cases += [Case("trace", (Arr((4, 5), dt),)) for dt in DTYPES]
     cases += [Case("trace", (Arr((4, 5)),), kw) for kw in (dict(offset=1), dict(offset=-2), dict(dtype="float32"))]
     cases += [Case("trace", (Arr((2, 3, 4)),), dict(axis1=1, axis2=2)), Case("trace", (Arr((4, 4), layout="T"),))]
+    for name in ("nansum", "nanprod", "nanmean", "nanmax", "nanmin", "nanstd", "nanvar", "nanargmax", "nanargmin",
+                 "nanmedian"):
+        cases += [Case(name, (Arr((4, 5), dt),)) for dt in DTYPES if dt != "bool"]
+        cases += [Case(name, (Arr((4, 5), special=True),), dict(axis=1)), Case(name, (Arr((4, 5), layout="T"),), dict(axis=0)),
+                  Case(name, (Arr((6,), "float32", special=True),))]
+        if not name.startswith("nanarg"):
+            cases += [Case(name, (Arr((3, 4, 2)),), dict(axis=(0, 2), keepdims=True))]
+    cases += [Case("nanstd", (Arr((4, 5)),), dict(ddof=1)), Case("nanvar", (Arr((4, 5), "int32"),), dict(dtype="float32")),
+              Case("nansum", (Arr((4, 5), "int32"),), dict(dtype="int64"))]
     return cases

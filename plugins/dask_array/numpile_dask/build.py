@@ -190,7 +190,7 @@ RUN = {"numpy": Program._numpy, "blockwise": Program._blockwise, "tree": Program
 def _flat_arg(fn):
     """np.argmax over all axes of an n-d Dask array: of its ravel, whose ties Dask breaks in
     NumPy's order (over the n-d blocks it takes the first block's, not the first element's)."""
-    def call(a, axis=None, *, keepdims=False):
+    def call(a, axis=None, out=None, *, keepdims=False):   # out: None (meta rules refuse others)
         if axis is not None or isinstance(a, np.ndarray) or a.ndim < 2:
             return fn(a, axis=axis, keepdims=keepdims)
         found = fn(a.ravel())
@@ -230,8 +230,8 @@ def _pad(array, pad_width, mode="constant", options=()):
 
 
 # ops whose dask.array implementation differs from NumPy's where NumPy's can be kept
-AS_NUMPY_DOES = {"argmax": _flat_arg(np.argmax), "argmin": _flat_arg(np.argmin), "histogram": _histogram,
-                 "unique": _unique, "pad": _pad}
+AS_NUMPY_DOES = {"argmax": _flat_arg(np.argmax), "argmin": _flat_arg(np.argmin), "nanargmax": _flat_arg(np.nanargmax),
+                 "nanargmin": _flat_arg(np.nanargmin), "histogram": _histogram, "unique": _unique, "pad": _pad}
 
 
 def _as_numpy_gives(value, n: Node):

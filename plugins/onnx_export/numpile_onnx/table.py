@@ -34,6 +34,8 @@ UNSUPPORTED = {
     **dict.fromkeys(("interp", "convolve", "diag", "trace"), "not exported yet (no ONNX rule written for it)"),
     "pad": "not exported yet (ONNX Pad has the constant, edge, reflect and wrap modes: not written)",
     "isclose": "not exported yet (Abs, Sub, LessOrEqual and IsNaN would express it: not written)",
+    **dict.fromkeys(("nansum", "nanprod", "nanmean", "nanmax", "nanmin", "nanstd", "nanvar", "nanargmax", "nanargmin",
+                     "nanmedian"), "not exported yet (IsNaN and Where before the reduction would express it: not written)"),
     "searchsorted": "no ONNX operator searches a sorted array (a comparison with every element and a ReduceSum would)",
     "random_bits": "numpile's random stream (a random draw in a loop) is not exported yet (splitmix64 in uint64 "
                    "Mul, BitwiseXor and BitShift would write it)",
