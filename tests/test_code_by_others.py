@@ -173,7 +173,9 @@ def _nearest(d, k):   # k nearest neighbours by rows, as kNN code writes it, and
     return (out, np.median(d, axis=1), np.percentile(d, [25, 75], axis=0), np.searchsorted(np.sort(d[0]), d[1]),
             np.isclose(d[0], d[1], atol=0.2), np.interp(d[2], np.sort(d[3]), d[4]), np.convolve(d[5], d[6, :3]),
             np.trace(np.diag(d[7]) @ d[:9]), np.pad(d[:3, :3], ((1, 0), (2, 2)), mode="edge"),
-            np.nanmean(np.where(d > 0.9, np.nan, d), axis=0), np.nanargmax(np.where(d < 0.1, np.nan, d), axis=1))
+            np.nanmean(np.where(d > 0.9, np.nan, d), axis=0), np.nanargmax(np.where(d < 0.1, np.nan, d), axis=1),
+            np.take_along_axis(d, np.argpartition(d, 2, axis=1)[:, :2], axis=1), np.count_nonzero(d > 0.5, axis=0),
+            np.digitize(d[8], np.array([0.25, 0.5])), np.corrcoef(d[:4]), np.linalg.det(d[:3, :3]))
 
 
 @pytest.mark.parametrize("backend", ["eager", "llvm"])

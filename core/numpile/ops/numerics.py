@@ -1,5 +1,6 @@
 """Numerical helpers NumPy programs call beside the ufuncs: np.isclose, np.interp, np.convolve,
-np.diag and np.trace.
+np.diag, np.trace, np.count_nonzero, np.ptp, np.trapezoid, np.polyval, np.digitize, np.isin,
+np.cross, np.kron and np.nan_to_num.
 
 Each is NumPy's own call on the op's buffers (an extern), captured at its own level so that the
 function or loop using it stays one graph. Shapes follow from the operands; dtypes and NumPy's
@@ -10,8 +11,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .meta import as_meta, broadcast_shapes, probe_call
-from .registry import INDEXING, LINALG, REDUCTION, ArrayMeta, register
+from . import params
+from .meta import as_meta, broadcast_shapes, normalize_axis_index, probe_call
+from .reductions import reduced_axes, reduced_shape
+from .registry import INDEXING, LINALG, MATMUL, REDUCTION, ArrayMeta, register
 
 
 def _isclose_sig(a, b, rtol=1e-05, atol=1e-08, equal_nan=False): ...
@@ -107,3 +110,141 @@ def _trace_meta(a, offset=0, axis1=0, axis2=1, dtype=None, out=None):
 
 register("trace", REDUCTION, impl=np.trace, meta=_trace_meta, signature=_trace_sig, numpy=(np.trace,),
          methods={"trace": None}, doc="np.trace, ndarray.trace")
+
+
+# -- reductions: count_nonzero, ptp, trapezoid -------------------------------------------------
+
+def _count_nonzero_sig(a, axis=None, *, keepdims=False): ...
+def _ptp_sig(a, axis=None, out=None, keepdims=False): ...
+
+
+def _reduced_meta(fn):
+    """A reduction's shape over axis=, keepdims=; dtype and refusals from the probe."""
+    def meta(a, axis=None, out=None, keepdims=False):
+        a = as_meta(a)
+        if out is not None:
+            raise NotImplementedError(f"np.{fn.__name__} with out= is not supported")
+        result = probe_call(fn, a, axis=axis, keepdims=keepdims)
+        shape = reduced_shape(a.shape, reduced_axes(axis, a.ndim), keepdims)
+        return ArrayMeta(shape, np.asarray(result).dtype, scalar=not shape)
+    return meta
+
+
+register("count_nonzero", REDUCTION, impl=np.count_nonzero, meta=_reduced_meta(np.count_nonzero),
+         signature=_count_nonzero_sig, numpy=(np.count_nonzero,), convert={"axis": params.axis, "keepdims": bool},
+         doc="np.count_nonzero")
+register("ptp", REDUCTION, impl=np.ptp, meta=_reduced_meta(np.ptp), signature=_ptp_sig, numpy=(np.ptp,),
+         convert={"axis": params.axis, "keepdims": bool}, doc="np.ptp")
+
+
+def _trapezoid_sig(y, x=None, dx=1.0, axis=-1): ...
+
+
+def _trapezoid_meta(y, x=None, dx=1.0, axis=-1):
+    """y integrated along `axis`: y's shape without it."""
+    y = as_meta(y)
+    result = probe_call(np.trapezoid, y, None if x is None else as_meta(x), dx, axis)
+    axis = normalize_axis_index(axis, y.ndim)
+    shape = tuple(d for i, d in enumerate(y.shape) if i != axis)
+    return ArrayMeta(shape, np.asarray(result).dtype, scalar=not shape)
+
+
+register("trapezoid", REDUCTION, impl=np.trapezoid, meta=_trapezoid_meta, signature=_trapezoid_sig,
+         numpy=(np.trapezoid,), doc="np.trapezoid")
+
+
+# -- polyval, digitize, isin: a value per element of the operand --------------------------------
+
+def _polyval_sig(p, x): ...
+
+
+def _polyval_meta(p, x):
+    if as_meta(p).ndim != 1:
+        raise NotImplementedError("np.polyval of other than a 1-D array of coefficients")
+    x = as_meta(x)
+    return ArrayMeta(x.shape, np.asarray(probe_call(np.polyval, as_meta(p), x)).dtype, scalar=not x.shape)
+
+
+register("polyval", LINALG, impl=np.polyval, meta=_polyval_meta, signature=_polyval_sig, numpy=(np.polyval,),
+         doc="np.polyval (coefficients an array)")
+
+
+def _digitize_sig(x, bins, right=False): ...
+
+
+def _digitize_meta(x, bins, right=False):
+    x, bins = as_meta(x), as_meta(bins)
+    if bins.ndim != 1:
+        raise ValueError("object too deep for desired array" if bins.ndim > 1 else "object of too small depth for desired array")
+    result = probe_call(np.digitize, x, bins, right)
+    return ArrayMeta(x.shape, np.asarray(result).dtype, scalar=not x.shape)
+
+
+register("digitize", LINALG, impl=np.digitize, meta=_digitize_meta, signature=_digitize_sig, numpy=(np.digitize,),
+         convert={"right": bool}, doc="np.digitize")
+
+
+def _isin_sig(element, test_elements, assume_unique=False, invert=False, *, kind=None): ...
+
+
+def _isin_meta(element, test_elements, assume_unique=False, invert=False, *, kind=None):
+    element = as_meta(element)
+    probe_call(np.isin, element, as_meta(test_elements), assume_unique, invert, kind=kind)
+    return ArrayMeta(element.shape, np.dtype(bool), scalar=not element.shape)
+
+
+register("isin", LINALG, impl=np.isin, meta=_isin_meta, signature=_isin_sig, numpy=(np.isin,),
+         convert={"assume_unique": bool, "invert": bool}, doc="np.isin")
+
+
+# -- cross, kron -----------------------------------------------------------------------------
+
+def _cross_sig(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None): ...
+
+
+def _cross_meta(a, b, axisa=-1, axisb=-1, axisc=-1, axis=None):
+    """Vectors of 2 or 3 along the last axes: the broadcast of the rest, then 3 (none for two
+    2-vectors, whose cross product is a number)."""
+    a, b = as_meta(a), as_meta(b)
+    if (axisa, axisb, axisc, axis) != (-1, -1, -1, None):
+        raise NotImplementedError("np.cross along other than the last axes")
+    if not a.ndim or not b.ndim or a.shape[-1] not in (2, 3) or b.shape[-1] not in (2, 3):
+        raise ValueError("incompatible dimensions for cross product\n(dimension must be 2 or 3)")
+    result = probe_call(np.cross, np.ones((*(1,) * (a.ndim - 1), a.shape[-1]), a.dtype),
+                        np.ones((*(1,) * (b.ndim - 1), b.shape[-1]), b.dtype))
+    rest = broadcast_shapes(a.shape[:-1], b.shape[:-1])
+    shape = rest if a.shape[-1] == b.shape[-1] == 2 else rest + (3,)
+    return ArrayMeta(shape, result.dtype, scalar=not shape)
+
+
+register("cross", LINALG, impl=np.cross, meta=_cross_meta, signature=_cross_sig, numpy=(np.cross,),
+         doc="np.cross (vectors along the last axes)")
+
+
+def _kron_sig(a, b): ...
+
+
+def _kron_meta(a, b):
+    a, b = as_meta(a), as_meta(b)
+    ndim = max(a.ndim, b.ndim)
+    sa, sb = (1,) * (ndim - a.ndim) + tuple(a.shape), (1,) * (ndim - b.ndim) + tuple(b.shape)
+    return ArrayMeta(tuple(x * y for x, y in zip(sa, sb)), probe_call(np.kron, a, b).dtype)
+
+
+register("kron", MATMUL, impl=np.kron, meta=_kron_meta, signature=_kron_sig, numpy=(np.kron,), doc="np.kron")
+
+
+# -- nan_to_num ------------------------------------------------------------------------------
+
+def _nan_to_num_sig(x, copy=True, nan=0.0, posinf=None, neginf=None): ...
+
+
+def _nan_to_num_meta(x, copy=True, nan=0.0, posinf=None, neginf=None):
+    x = as_meta(x)
+    if not copy:
+        raise NotImplementedError("np.nan_to_num with copy=False (an update in place) is not supported")
+    return ArrayMeta(x.shape, probe_call(np.nan_to_num, x, True, nan, posinf, neginf).dtype, scalar=not x.shape)
+
+
+register("nan_to_num", LINALG, impl=np.nan_to_num, meta=_nan_to_num_meta, signature=_nan_to_num_sig,
+         numpy=(np.nan_to_num,), convert={"copy": bool}, doc="np.nan_to_num")

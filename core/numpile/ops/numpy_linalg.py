@@ -1,4 +1,4 @@
-"""np.linalg: solve, inv and cholesky, and eigh, slogdet, qr and svd, which return several
+"""np.linalg: solve, inv, cholesky, det and matrix_power, and eigh, slogdet, qr and svd, which return several
 results in NumPy's named tuples (LAPACK calls through NumPy, over stacks of matrices), and norm
 (a reduction, vector or matrix by its axes).
 
@@ -155,3 +155,37 @@ def _norm_meta(x, ord=None, axis=None, keepdims=False):
 
 register("norm", REDUCTION, impl=np.linalg.norm, meta=_norm_meta, signature=_norm_sig,
          numpy=(np.linalg.norm,), convert={"axis": params.axis}, doc="np.linalg.norm")
+
+
+# -- det, matrix_power ---------------------------------------------------------------------
+
+def _det_sig(a): ...
+
+
+def _det_meta(a):
+    """A determinant per matrix of the stack: a's shape less its last two dims."""
+    a = as_meta(a)
+    dtype = probe_call(np.linalg.det, a).dtype
+    _square(a)
+    return ArrayMeta(a.shape[:-2], dtype, scalar=a.ndim == 2)
+
+
+register("det", LINALG, impl=np.linalg.det, meta=_det_meta, signature=_det_sig, numpy=(np.linalg.det,),
+         doc="np.linalg.det")
+
+
+def _matrix_power_sig(a, n): ...
+
+
+def _matrix_power_meta(a, n):
+    """a's shape; NumPy's dtype for the power n (an integer: its sign decides an inverse)."""
+    a = as_meta(a)
+    if not isinstance(n, int):
+        raise TypeError("exponent must be an integer")
+    dtype = probe_call(np.linalg.matrix_power, a, n).dtype
+    _square(a)
+    return ArrayMeta(a.shape, dtype)
+
+
+register("matrix_power", LINALG, impl=np.linalg.matrix_power, meta=_matrix_power_meta, signature=_matrix_power_sig,
+         numpy=(np.linalg.matrix_power,), doc="np.linalg.matrix_power (n a Python int)")

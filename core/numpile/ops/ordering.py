@@ -1,4 +1,5 @@
-"""Orderings and order statistics: np.sort, np.argsort, np.searchsorted, np.median, np.percentile,
+"""Orderings and order statistics: np.sort, np.argsort, np.partition, np.argpartition,
+np.searchsorted, np.take_along_axis (gathers at the positions they give), np.median, np.percentile,
 np.quantile.
 
 Each is NumPy's own call on the op's buffers (an extern on every backend) captured at its own
@@ -15,7 +16,7 @@ import math
 import numpy as np
 
 from . import params
-from .meta import as_meta, normalize_axis_index, probe_call
+from .meta import as_meta, broadcast_shapes, normalize_axis_index, probe_call
 from .reductions import reduced_axes, reduced_shape
 from .registry import INDEXING, REDUCTION, SHAPE, ArrayMeta, register
 
@@ -94,3 +95,50 @@ def _quantile_meta(fn):
 for _fn in (np.percentile, np.quantile):
     register(_fn.__name__, REDUCTION, impl=_fn, meta=_quantile_meta(_fn), signature=_quantile_sig, numpy=(_fn,),
              convert={"axis": params.axis, "keepdims": bool}, doc=f"np.{_fn.__name__}")
+
+
+def _partition_sig(a, kth, axis=-1, kind="introselect", order=None): ...
+
+
+def _partitioned_meta(fn):
+    """np.partition's or np.argpartition's meta: the operand's shape (flattened with axis=None)."""
+    def meta(a, kth, axis=-1, kind="introselect", order=None):
+        a = as_meta(a)
+        if order is not None:
+            raise NotImplementedError(f"{fn.__name__} with order= (structured arrays) is not supported")
+        length = math.prod(a.shape) if axis is None else a.shape[normalize_axis_index(axis, a.ndim)] if a.ndim else 1
+        kths = np.asarray(kth)
+        if kths.dtype.kind not in "iu" or isinstance(length, int) and (kths.size and (kths.max() >= length or kths.min() < -length)):
+            raise ValueError(f"kth(={kth}) out of bounds ({length})")
+        result = probe_call(fn, a, 0, axis, kind)
+        return ArrayMeta((length,) if axis is None else a.shape, result.dtype)
+    return meta
+
+
+register("partition", SHAPE, impl=np.partition, meta=_partitioned_meta(np.partition), signature=_partition_sig,
+         numpy=(np.partition,), convert={"axis": params.axis}, doc="np.partition (kth constant)")
+register("argpartition", SHAPE, impl=np.argpartition, meta=_partitioned_meta(np.argpartition), signature=_partition_sig,
+         numpy=(np.argpartition,), methods={"argpartition": None}, convert={"axis": params.axis},
+         doc="np.argpartition, ndarray.argpartition (kth constant)")
+
+
+def _take_along_axis_sig(arr, indices, axis=-1): ...
+
+
+def _take_along_axis_meta(arr, indices, axis=-1):
+    """indices' shape along `axis`, the broadcast of both elsewhere (NumPy's rule); arr's dtype."""
+    arr, indices = as_meta(arr), as_meta(indices)
+    if indices.dtype.kind not in "iu":
+        raise IndexError("`indices` must be an integer array")
+    if axis is None:
+        return ArrayMeta(indices.shape, arr.dtype)
+    if arr.ndim != indices.ndim:
+        raise ValueError("`indices` and `arr` must have the same number of dimensions")
+    axis = normalize_axis_index(axis, arr.ndim)
+    others = broadcast_shapes(tuple(1 if i == axis else d for i, d in enumerate(arr.shape)),
+                              tuple(1 if i == axis else d for i, d in enumerate(indices.shape)))
+    return ArrayMeta(tuple(indices.shape[i] if i == axis else d for i, d in enumerate(others)), arr.dtype)
+
+
+register("take_along_axis", INDEXING, impl=np.take_along_axis, meta=_take_along_axis_meta,
+         signature=_take_along_axis_sig, numpy=(np.take_along_axis,), doc="np.take_along_axis")

@@ -1,4 +1,4 @@
-"""Statistics over observations: np.cov, np.average.
+"""Statistics over observations: np.cov, np.corrcoef, np.average.
 
 np.cov is a composite (centre the variables, one product of the matrix with its
 transpose, scaled), captured at its own level; so is np.average (a mean, or a weighted one).
@@ -52,6 +52,20 @@ def _cov_meta(m, y=None, rowvar=True, bias=False, ddof=None, fweights=None, awei
 
 register("cov", MATMUL, impl=np.cov, meta=_cov_meta, signature=_cov_sig, numpy=(np.cov,),
          convert={"dtype": params.dtype}, doc="np.cov")
+
+
+def _corrcoef_sig(x, y=None, rowvar=True, *, dtype=None): ...
+
+
+def _corrcoef_meta(x, y=None, rowvar=True, *, dtype=None):
+    """np.cov's shape (the correlations of the same variables); dtype from np.corrcoef's probe."""
+    shape = _cov_meta(x, y, rowvar).shape
+    result = probe_call(np.corrcoef, as_meta(x), None if y is None else as_meta(y), rowvar, dtype=dtype)
+    return ArrayMeta(shape, result.dtype, scalar=not shape)
+
+
+register("corrcoef", MATMUL, impl=np.corrcoef, meta=_corrcoef_meta, signature=_corrcoef_sig, numpy=(np.corrcoef,),
+         convert={"dtype": params.dtype}, doc="np.corrcoef")
 
 
 def _average_sig(a, axis=None, weights=None, returned=False, *, keepdims=False): ...

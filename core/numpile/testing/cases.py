@@ -389,7 +389,10 @@ def _scan_cases() -> list[Case]:
 
 
 def _statistics_cases() -> list[Case]:
-    cases = [Case("cov", (Arr((3, 6), dt),)) for dt in DTYPES]
+    cases = [Case("corrcoef", (Arr((3, 6), dt),)) for dt in DTYPES if dt != "bool"]
+    cases += [Case("corrcoef", (Arr((6, 3)),), dict(rowvar=False)), Case("corrcoef", (Arr((2, 6)),), dict(y=Arr((6,)))),
+              Case("corrcoef", (Arr((3, 6), "float32"),), dict(dtype="float32")), Case("corrcoef", (Arr((3, 6), layout="T"),))]
+    cases += [Case("cov", (Arr((3, 6), dt),)) for dt in DTYPES]
     cases += [Case("cov", (Arr((6,)),)), Case("cov", (Arr((6,), "float32"),)), Case("cov", (Arr((1, 6)),)),
               Case("cov", (Arr((6, 3)),), dict(rowvar=False)), Case("cov", (Arr((1, 6)),), dict(rowvar=False)),
               Case("cov", (Arr((3, 6)),), dict(bias=True)), Case("cov", (Arr((3, 6)),), dict(ddof=2)),

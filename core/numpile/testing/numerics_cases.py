@@ -1,5 +1,6 @@
 """Conformance cases of the numerical helpers (ops/numerics.py): isclose, interp, convolve, diag,
-trace; and of the reductions that leave NaN out (ops/nanfunctions.py)."""
+trace, count_nonzero, ptp, trapezoid, polyval, digitize, isin, cross, kron, nan_to_num; and of the
+reductions that leave NaN out (ops/nanfunctions.py)."""
 
 from __future__ import annotations
 
@@ -35,4 +36,29 @@ def numerics_cases() -> list[Case]:
             cases += [Case(name, (Arr((3, 4, 2)),), dict(axis=(0, 2), keepdims=True))]
     cases += [Case("nanstd", (Arr((4, 5)),), dict(ddof=1)), Case("nanvar", (Arr((4, 5), "int32"),), dict(dtype="float32")),
               Case("nansum", (Arr((4, 5), "int32"),), dict(dtype="int64"))]
+    for name in ("count_nonzero", "ptp"):
+        cases += [Case(name, (Arr((4, 5), dt),)) for dt in DTYPES if (name, dt) != ("ptp", "bool")]
+        cases += [Case(name, (Arr((4, 5)),), kw) for kw in (dict(axis=0), dict(axis=1, keepdims=True), dict(axis=(0, 1)))]
+        cases += [Case(name, (Arr((5, 4), layout="T", special=True),), dict(axis=0))]
+    cases += [Case("trapezoid", (Arr((4, 5), dt),)) for dt in DTYPES if dt != "bool"]
+    cases += [Case("trapezoid", (Arr((4, 5)),), kw) for kw in (dict(axis=0), dict(dx=0.5), dict(x=Arr((5,), increasing=True)))]
+    cases += [Case("trapezoid", (Arr((5, 4), layout="rev"),), dict(axis=-2))]
+    cases += [Case("polyval", (Arr((3,), dt), Arr((4,), dt))) for dt in DTYPES if dt != "bool"]
+    cases += [Case("polyval", (Arr((3,)), 1.5)), Case("polyval", (Arr((2,), "int32"), Arr((2, 3)))),
+              Case("polyval", (Arr((4,), layout="rev"), Arr((3, 2), layout="T")))]
+    cases += [Case("digitize", (Arr((5,), dt), Arr((4,), increasing=True))) for dt in DTYPES]
+    cases += [Case("digitize", (Arr((2, 3)), Arr((4,), increasing=True)), dict(right=True)),
+              Case("digitize", (0.5, Arr((3,), increasing=True))), Case("digitize", (Arr((4, 2), layout="T", special=True), Arr((3,), increasing=True)))]
+    cases += [Case("isin", (Arr((3, 4), dt, ilow=0, ihigh=5), Arr((3,), dt, ilow=0, ihigh=5))) for dt in DTYPES]
+    cases += [Case("isin", (Arr((6,), "int64", ilow=0, ihigh=5), Arr((2, 2), "int64", ilow=0, ihigh=5)), dict(invert=True)),
+              Case("isin", (Arr((2, 3), "int32", ilow=0, ihigh=3, layout="T"), Arr((3,), "int64", ilow=0, ihigh=3)))]
+    cases += [Case("cross", (Arr((4, 3), dt), Arr((4, 3), dt))) for dt in DTYPES if dt != "bool"]
+    cases += [Case("cross", (Arr((3,)), Arr((2, 3)))), Case("cross", (Arr((2, 3), layout="T"), Arr((3,), "int32"))),
+              Case("cross", (Arr((4, 3), layout="rev", special=True), Arr((4, 3))))]
+    cases += [Case("kron", (Arr((2, 3), dt), Arr((2, 2), dt))) for dt in DTYPES]
+    cases += [Case("kron", (Arr((3,)), Arr((2, 2)))), Case("kron", (Arr((2, 2), layout="T"), Arr((3,), "int32"))),
+              Case("kron", (Arr(()), Arr((2,))))]
+    cases += [Case("nan_to_num", (Arr((3, 4), dt),)) for dt in DTYPES]
+    cases += [Case("nan_to_num", (Arr((3, 4), special=True),), kw) for kw in ({}, dict(nan=-1.0, posinf=9.0, neginf=-9.0))]
+    cases += [Case("nan_to_num", (Arr((3, 4), "float32", special=True, layout="T"),))]
     return cases

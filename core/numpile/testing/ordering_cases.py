@@ -1,5 +1,5 @@
 """Conformance cases of orderings and order statistics (ops/ordering.py): sort, argsort,
-searchsorted, median, percentile, quantile."""
+partition, argpartition, searchsorted, take_along_axis, median, percentile, quantile."""
 
 from __future__ import annotations
 
@@ -24,4 +24,12 @@ def ordering_cases() -> list[Case]:
         cases += [Case(name, (Arr((4, 5), dt), q)) for dt in DTYPES if dt != "bool"]
         cases += [Case(name, (Arr((4, 5)), [q, q / 3]), dict(axis=0)), Case(name, (Arr((4, 5)), q), dict(axis=1, keepdims=True)),
                   Case(name, (Arr((6,)), q), dict(method="nearest")), Case(name, (Arr((4, 5), layout="rev"), q), dict(axis=-1))]
+    for name in ("partition", "argpartition"):
+        cases += [Case(name, (Arr((3, 6), dt), 2)) for dt in DTYPES if dt != "bool"]
+        cases += [Case(name, (Arr((3, 6)), kth), kw) for kth, kw in ((1, dict(axis=0)), (4, dict(axis=None)), ([0, 5], {}), (-1, {}))]
+        cases += [Case(name, (Arr((6, 3), layout="T", special=True), 1), dict(axis=0))]
+    cases += [Case("take_along_axis", (Arr((3, 5), dt), Arr((3, 2), "int64", ilow=0, ihigh=4)), dict(axis=1)) for dt in DTYPES]
+    cases += [Case("take_along_axis", (Arr((3, 5)), Arr((1, 5), "int32", ilow=-3, ihigh=2)), dict(axis=0)),
+              Case("take_along_axis", (Arr((6,)), Arr((4,), "int64", ilow=0, ihigh=5)), dict(axis=None)),
+              Case("take_along_axis", (Arr((4, 3), layout="T"), Arr((4, 1), "int64", ilow=0, ihigh=2)), dict(axis=-1))]
     return cases

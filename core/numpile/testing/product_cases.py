@@ -74,7 +74,7 @@ def product_cases() -> list[Case]:
 
 
 def numpy_linalg_cases() -> list[Case]:
-    """np.linalg: solve, inv, cholesky, eigh, slogdet, qr, svd, norm."""
+    """np.linalg: solve, inv, cholesky, eigh, slogdet, qr, svd, norm, det, matrix_power."""
     cases = [Case("solve", (Arr(a, spd=True), Arr(b))) for a, b in (
         ((3, 3), (3,)), ((3, 3), (3, 2)), ((2, 3, 3), (2, 3, 1)), ((2, 3, 3), (3,)), ((4, 1, 3, 3), (2, 3, 4)),
         ((3, 3), (2, 3, 5)), ((0, 2, 2), (0, 2, 1)), ((2, 2), (2, 0)))]
@@ -108,4 +108,9 @@ def numpy_linalg_cases() -> list[Case]:
               Case("norm", (Arr(()),)), Case("norm", (Arr((), scalar=True),)), Case("norm", (Arr((0, 3)),)),
               Case("norm", (Arr((3, 4), special=True),), dict(axis=1)), Case("norm", (Arr((3, 4), layout="T"), "fro")),
               Case("norm", (Arr((3, 4), "int32", layout="rev"), np.inf))]
+    cases += [Case("det", (Arr(s, dt, spd=True),)) for s in ((3, 3), (2, 4, 4)) for dt in ("float64", "float32", "int64")]
+    cases += [Case("det", (Arr((3, 3), layout="T"),)), Case("det", (Arr((1, 1)),)), Case("det", (Arr((0, 2, 2)),))]
+    cases += [Case("matrix_power", (Arr((3, 3), dt, spd=True), n)) for dt in ("float64", "float32", "int64") for n in (0, 3)]
+    cases += [Case("matrix_power", (Arr((3, 3), spd=True), -2)), Case("matrix_power", (Arr((2, 3, 3), layout="rev"), 2)),
+              Case("matrix_power", (Arr((4, 4), "bool"), 2))]
     return cases
