@@ -1,6 +1,6 @@
 """Numerical helpers NumPy programs call beside the ufuncs: np.isclose, np.interp, np.convolve,
 np.diag, np.trace, np.count_nonzero, np.ptp, np.trapezoid, np.polyval, np.digitize, np.isin,
-np.cross, np.kron and np.nan_to_num.
+np.cross, np.kron, np.nan_to_num and np.select.
 
 Each is NumPy's own call on the op's buffers (an extern), captured at its own level so that the
 function or loop using it stays one graph. Shapes follow from the operands; dtypes and NumPy's
@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import params
-from .meta import as_meta, broadcast_shapes, normalize_axis_index, probe_call
+from .meta import as_meta, broadcast_shapes, normalize_axis_index, probe, probe_call
 from .reductions import reduced_axes, reduced_shape
 from .registry import INDEXING, LINALG, MATMUL, REDUCTION, ArrayMeta, register
 
@@ -248,3 +248,23 @@ def _nan_to_num_meta(x, copy=True, nan=0.0, posinf=None, neginf=None):
 
 register("nan_to_num", LINALG, impl=np.nan_to_num, meta=_nan_to_num_meta, signature=_nan_to_num_sig,
          numpy=(np.nan_to_num,), convert={"copy": bool}, doc="np.nan_to_num")
+
+
+# -- select ----------------------------------------------------------------------------------
+
+def _select_sig(condlist, choicelist, default=0): ...
+
+
+def _select_meta(condlist, choicelist, default=0):
+    """The broadcast of every condition, choice and the default; NumPy's dtype and refusals
+    (lists of other lengths, conditions not bool) from the probes."""
+    if not (isinstance(condlist, tuple) and isinstance(choicelist, tuple)):
+        raise NotImplementedError("np.select of other than lists of arrays")
+    conds, choices = [as_meta(c) for c in condlist], [as_meta(c) for c in choicelist]
+    result = probe_call(np.select, [probe(c) for c in conds], [probe(c) for c in choices], default)
+    shape = broadcast_shapes(*(m.shape for m in conds + choices), as_meta(default).shape)
+    return ArrayMeta(shape, result.dtype, scalar=not shape)
+
+
+register("select", LINALG, impl=np.select, meta=_select_meta, signature=_select_sig, numpy=(np.select,),
+         convert={"condlist": params.sequence, "choicelist": params.sequence}, doc="np.select")

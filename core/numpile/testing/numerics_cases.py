@@ -1,5 +1,5 @@
 """Conformance cases of the numerical helpers (ops/numerics.py): isclose, interp, convolve, diag,
-trace, count_nonzero, ptp, trapezoid, polyval, digitize, isin, cross, kron, nan_to_num; and of the
+trace, count_nonzero, ptp, trapezoid, polyval, digitize, isin, cross, kron, nan_to_num, select; and of the
 reductions that leave NaN out (ops/nanfunctions.py)."""
 
 from __future__ import annotations
@@ -61,4 +61,9 @@ def numerics_cases() -> list[Case]:
     cases += [Case("nan_to_num", (Arr((3, 4), dt),)) for dt in DTYPES]
     cases += [Case("nan_to_num", (Arr((3, 4), special=True),), kw) for kw in ({}, dict(nan=-1.0, posinf=9.0, neginf=-9.0))]
     cases += [Case("nan_to_num", (Arr((3, 4), "float32", special=True, layout="T"),))]
+    conds = (Arr((3, 4), "bool"), Arr((3, 4), "bool"))
+    cases += [Case("select", (conds, (Arr((3, 4), dt), Arr((3, 4), dt)))) for dt in DTYPES]
+    cases += [Case("select", (conds, (Arr((3, 4)), Arr((4,), "int32"))), dict(default=-1.5)),
+              Case("select", ((Arr((3, 1), "bool"),), (Arr((1, 4), "float32"),)), dict(default=Arr((3, 4), "float32"))),
+              Case("select", ((Arr((3, 4), "bool", layout="T"),), (Arr((3, 4), layout="rev", special=True),)))]
     return cases
