@@ -12,9 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import params
-from .meta import as_meta, probe_call
-from .reductions import reduced_axes, reduced_shape
-from .registry import REDUCTION, ArrayMeta, register
+from .reductions import reduction_meta
+from .registry import REDUCTION, register
 
 
 def _sum_sig(a, axis=None, dtype=None, out=None, keepdims=False): ...
@@ -29,17 +28,6 @@ SIGNATURES = {np.nansum: _sum_sig, np.nanprod: _sum_sig, np.nanmean: _sum_sig, n
               np.nanargmin: _arg_sig, np.nanmedian: _median_sig}
 
 
-def _nan_meta(fn):
-    def meta(a, axis=None, out=None, overwrite_input=False, keepdims=False, **rest):
-        a = as_meta(a)
-        if out is not None or overwrite_input:
-            raise NotImplementedError(f"np.{fn.__name__} with out= or overwrite_input=True is not supported")
-        result = probe_call(fn, a, axis=axis, keepdims=keepdims, **rest)
-        shape = reduced_shape(a.shape, reduced_axes(axis, a.ndim), keepdims)
-        return ArrayMeta(shape, result.dtype, scalar=not shape)
-    return meta
-
-
 for _fn, _sig in SIGNATURES.items():
-    register(_fn.__name__, REDUCTION, impl=_fn, meta=_nan_meta(_fn), signature=_sig, numpy=(_fn,),
+    register(_fn.__name__, REDUCTION, impl=_fn, meta=reduction_meta(_fn, None), signature=_sig, numpy=(_fn,),
              convert={"axis": params.axis, "keepdims": bool}, doc=f"np.{_fn.__name__}")

@@ -13,7 +13,7 @@ import numpy as np
 
 from . import params
 from .meta import as_meta, broadcast_shapes, normalize_axis_index, probe, probe_call
-from .reductions import reduced_axes, reduced_shape
+from .reductions import reduction_meta
 from .registry import INDEXING, LINALG, MATMUL, REDUCTION, ArrayMeta, register
 
 
@@ -118,22 +118,10 @@ def _count_nonzero_sig(a, axis=None, *, keepdims=False): ...
 def _ptp_sig(a, axis=None, out=None, keepdims=False): ...
 
 
-def _reduced_meta(fn):
-    """A reduction's shape over axis=, keepdims=; dtype and refusals from the probe."""
-    def meta(a, axis=None, out=None, keepdims=False):
-        a = as_meta(a)
-        if out is not None:
-            raise NotImplementedError(f"np.{fn.__name__} with out= is not supported")
-        result = probe_call(fn, a, axis=axis, keepdims=keepdims)
-        shape = reduced_shape(a.shape, reduced_axes(axis, a.ndim), keepdims)
-        return ArrayMeta(shape, np.asarray(result).dtype, scalar=not shape)
-    return meta
-
-
-register("count_nonzero", REDUCTION, impl=np.count_nonzero, meta=_reduced_meta(np.count_nonzero),
+register("count_nonzero", REDUCTION, impl=np.count_nonzero, meta=reduction_meta(np.count_nonzero, None),
          signature=_count_nonzero_sig, numpy=(np.count_nonzero,), convert={"axis": params.axis, "keepdims": bool},
          doc="np.count_nonzero")
-register("ptp", REDUCTION, impl=np.ptp, meta=_reduced_meta(np.ptp), signature=_ptp_sig, numpy=(np.ptp,),
+register("ptp", REDUCTION, impl=np.ptp, meta=reduction_meta(np.ptp, None), signature=_ptp_sig, numpy=(np.ptp,),
          convert={"axis": params.axis, "keepdims": bool}, doc="np.ptp")
 
 

@@ -17,7 +17,7 @@ import numpy as np
 
 from . import params
 from .meta import as_meta, broadcast_shapes, normalize_axis_index, probe_call
-from .reductions import reduced_axes, reduced_shape
+from .reductions import reduced_axes, reduced_shape, reduction_meta
 from .registry import INDEXING, REDUCTION, SHAPE, ArrayMeta, register
 
 
@@ -64,16 +64,7 @@ register("searchsorted", INDEXING, impl=np.searchsorted, meta=_searchsorted_meta
 def _median_sig(a, axis=None, out=None, overwrite_input=False, keepdims=False): ...
 
 
-def _median_meta(a, axis=None, out=None, overwrite_input=False, keepdims=False):
-    a = as_meta(a)
-    if out is not None or overwrite_input:
-        raise NotImplementedError("np.median with out= or overwrite_input=True is not supported")
-    result = probe_call(np.median, a, axis, keepdims=keepdims)
-    shape = reduced_shape(a.shape, reduced_axes(axis, a.ndim), keepdims)
-    return ArrayMeta(shape, result.dtype, scalar=not shape)
-
-
-register("median", REDUCTION, impl=np.median, meta=_median_meta, signature=_median_sig, numpy=(np.median,),
+register("median", REDUCTION, impl=np.median, meta=reduction_meta(np.median, None), signature=_median_sig, numpy=(np.median,),
          convert={"axis": params.axis, "keepdims": bool}, doc="np.median")
 
 

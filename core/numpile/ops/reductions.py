@@ -57,10 +57,13 @@ def reduced_axes(axis, ndim: int) -> tuple[int, ...]:
 def reduction_meta(fn, empty_error: str | None):
     """Meta of np.<reduction>: the shape from the axes and keepdims, the dtype as NumPy picks
     it for this input (the same reduction of a probe, which also raises NumPy's errors for
-    a bad axis or dtype). A 0-d result is a NumPy scalar, with keepdims too."""
+    a bad axis or dtype). A 0-d result is a NumPy scalar, with keepdims too. An `out=` array or
+    `overwrite_input=True` (NumPy's leave to scribble on the input) is refused: a break."""
     def meta(a, axis=None, *, keepdims=False, **params):
         a = as_meta(a)
-        dtype = probe_call(fn, a, axis=axis, keepdims=keepdims, **params).dtype
+        if params.get("out") is not None or params.get("overwrite_input"):
+            raise NotImplementedError(f"np.{fn.__name__} with out= or overwrite_input=True is not supported")
+        dtype = np.asarray(probe_call(fn, a, axis=axis, keepdims=keepdims, **params)).dtype
         axes = reduced_axes(axis, a.ndim)
         if empty_error and 0 in (a.shape[i] for i in axes):
             raise ValueError(empty_error)
