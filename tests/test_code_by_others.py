@@ -176,7 +176,7 @@ def _nearest(d, k):   # k nearest neighbours by rows, as kNN code writes it, and
             np.nanmean(np.where(d > 0.9, np.nan, d), axis=0), np.nanargmax(np.where(d < 0.1, np.nan, d), axis=1),
             np.take_along_axis(d, np.argpartition(d, 2, axis=1)[:, :2], axis=1), np.count_nonzero(d > 0.5, axis=0),
             np.digitize(d[8], np.array([0.25, 0.5])), np.corrcoef(d[:4]), np.linalg.det(d[:3, :3]),
-            np.select([d < 0.2, d > 0.8], [d * 10, -d], default=0.0))
+            np.select([d < 0.2, d > 0.8], [d * 10, -d], default=0.0), *np.gradient(d[:5], 0.5))
 
 
 @pytest.mark.parametrize("backend", ["eager", "llvm"])

@@ -1,6 +1,6 @@
 """Numerical helpers NumPy programs call beside the ufuncs: np.isclose, np.interp, np.convolve,
 np.diag, np.trace, np.count_nonzero, np.ptp, np.trapezoid, np.polyval, np.digitize, np.isin,
-np.cross, np.kron, np.nan_to_num and np.select.
+np.cross, np.kron, np.nan_to_num, np.select and np.gradient.
 
 Each is NumPy's own call on the op's buffers (an extern), captured at its own level so that the
 function or loop using it stays one graph. Shapes follow from the operands; dtypes and NumPy's
@@ -13,7 +13,7 @@ import numpy as np
 
 from . import params
 from .meta import as_meta, broadcast_shapes, normalize_axis_index, probe, probe_call
-from .reductions import reduction_meta
+from .reductions import reduced_axes, reduction_meta
 from .registry import INDEXING, LINALG, MATMUL, REDUCTION, ArrayMeta, register
 
 
@@ -256,3 +256,39 @@ def _select_meta(condlist, choicelist, default=0):
 
 register("select", LINALG, impl=np.select, meta=_select_meta, signature=_select_sig, numpy=(np.select,),
          convert={"condlist": params.sequence, "choicelist": params.sequence}, doc="np.select")
+
+
+# -- gradient --------------------------------------------------------------------------------
+
+def _gradient_sig(f, *varargs, axis=None, edge_order=1): ...
+
+
+def _gradient_meta(f, *varargs, axis=None, edge_order=1):
+    """f's shape per axis differentiated (one array for one axis, else a tuple of them); dtype
+    from NumPy's call on probes long enough for `edge_order`, spacings of the same kinds."""
+    f = as_meta(f)
+    axes = reduced_axes(axis, f.ndim)
+    if len(varargs) not in (0, 1, len(axes)):
+        raise TypeError("invalid number of arguments")
+    if edge_order not in (1, 2):
+        raise ValueError("'edge_order' greater than 2 not supported")
+    for ax in axes:
+        if isinstance(f.shape[ax], int) and f.shape[ax] < edge_order + 1:
+            raise ValueError("Shape of array too small to calculate a numerical gradient, at least (edge_order + 1) "
+                             "elements are required.")
+    spacings = [as_meta(v) for v in varargs]
+    if len(spacings) == len(axes):
+        for ax, v in zip(axes, spacings):
+            if v.ndim > 1 or v.ndim == 1 and v.shape[0] != f.shape[ax]:
+                raise ValueError("when 1d, distances must match the length of the corresponding dimension"
+                                 if v.ndim == 1 else "distances must be either scalars or 1d")
+    length = edge_order + 1
+    probes = [np.arange(length, dtype=v.dtype) + 1 if v.ndim else probe(v) for v in spacings]
+    probed = probe_call(np.gradient, np.ones((length,) * f.ndim, f.dtype), *probes, axis=axis, edge_order=edge_order)
+    dtype = (probed[0] if isinstance(probed, tuple) else probed).dtype
+    metas = tuple(ArrayMeta(f.shape, dtype) for _ in axes)
+    return metas[0] if len(metas) == 1 else metas
+
+
+register("gradient", LINALG, impl=np.gradient, meta=_gradient_meta, signature=_gradient_sig, numpy=(np.gradient,),
+         convert={"axis": params.axis}, doc="np.gradient")

@@ -1,5 +1,5 @@
 """Conformance cases of the numerical helpers (ops/numerics.py): isclose, interp, convolve, diag,
-trace, count_nonzero, ptp, trapezoid, polyval, digitize, isin, cross, kron, nan_to_num, select; and of the
+trace, count_nonzero, ptp, trapezoid, polyval, digitize, isin, cross, kron, nan_to_num, select, gradient; and of the
 reductions that leave NaN out (ops/nanfunctions.py)."""
 
 from __future__ import annotations
@@ -66,4 +66,9 @@ def numerics_cases() -> list[Case]:
     cases += [Case("select", (conds, (Arr((3, 4)), Arr((4,), "int32"))), dict(default=-1.5)),
               Case("select", ((Arr((3, 1), "bool"),), (Arr((1, 4), "float32"),)), dict(default=Arr((3, 4), "float32"))),
               Case("select", ((Arr((3, 4), "bool", layout="T"),), (Arr((3, 4), layout="rev", special=True),)))]
+    cases += [Case("gradient", (Arr((4, 5), dt),)) for dt in DTYPES if dt != "bool"]
+    cases += [Case("gradient", (Arr((6,)),)), Case("gradient", (Arr((4, 5)), 0.5), dict(axis=1)),
+              Case("gradient", (Arr((5,)), Arr((5,), increasing=True))), Case("gradient", (Arr((4, 5)), 2.0, 0.5), dict(edge_order=2)),
+              Case("gradient", (Arr((4, 5), "float32", layout="T"),), dict(axis=(1, 0))),
+              Case("gradient", (Arr((4, 5), layout="rev", special=True),), dict(axis=-1))]
     return cases

@@ -229,9 +229,17 @@ def _pad(array, pad_width, mode="constant", options=()):
                                         chunks=tuple((n + before + after,) for n, (before, after) in zip(array.shape, widths)))
 
 
+def _gradient(f, *varargs, axis=None, edge_order=1):
+    """np.gradient: dask.array's gives a list (of one array for one axis), NumPy's a tuple or the array."""
+    result = np.gradient(f, *varargs, axis=axis, edge_order=edge_order)
+    if not isinstance(result, list):
+        return result
+    return result[0] if len(result) == 1 else tuple(result)
+
+
 # ops whose dask.array implementation differs from NumPy's where NumPy's can be kept
 AS_NUMPY_DOES = {"argmax": _flat_arg(np.argmax), "argmin": _flat_arg(np.argmin), "nanargmax": _flat_arg(np.nanargmax),
-                 "nanargmin": _flat_arg(np.nanargmin), "histogram": _histogram, "unique": _unique, "pad": _pad}
+                 "nanargmin": _flat_arg(np.nanargmin), "histogram": _histogram, "unique": _unique, "pad": _pad, "gradient": _gradient}
 
 
 def _as_numpy_gives(value, n: Node):

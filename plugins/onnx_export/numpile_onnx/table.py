@@ -33,7 +33,7 @@ UNSUPPORTED = {
                     "not exported yet (ONNX TopK over the whole axis would express it: not written)"),
     **dict.fromkeys(("interp", "convolve", "diag", "trace"), "not exported yet (no ONNX rule written for it)"),
     **dict.fromkeys(("count_nonzero", "ptp", "trapezoid", "polyval", "digitize", "isin", "cross", "kron", "nan_to_num",
-                     "det", "matrix_power", "corrcoef", "partition", "argpartition", "take_along_axis", "select"),
+                     "det", "matrix_power", "corrcoef", "partition", "argpartition", "take_along_axis", "select", "gradient"),
                     "not exported yet (no ONNX rule written for it)"),
     "pad": "not exported yet (ONNX Pad has the constant, edge, reflect and wrap modes: not written)",
     "isclose": "not exported yet (Abs, Sub, LessOrEqual and IsNaN would express it: not written)",
