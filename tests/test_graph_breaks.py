@@ -529,7 +529,7 @@ def test_locals_that_are_not_identifiers_resume(rng):
 
 def copies_then_adds(x):
     y = x * 2
-    z = y.argsort()  # ndarray.argsort is not in the op table
+    z = y.getfield(y.dtype)  # ndarray.getfield is not in the op table
     return z + 1
 
 
@@ -539,7 +539,7 @@ def test_unsupported_ndarray_method_breaks_once_and_does_not_recompile(rng):
         compare(compiled, copies_then_adds, rand(rng, (4,)))
     assert len(compiled.all_entries()) == 2
     report = numpile.explain(copies_then_adds)(rand(rng, (4,)))
-    assert report.graph_break_count == 1 and "ndarray.argsort() is not supported" in str(report.break_reasons[0])
+    assert report.graph_break_count == 1 and "ndarray.getfield() is not supported" in str(report.break_reasons[0])
 
 
 @pytest.mark.parametrize("let_go", ["reset", "drop"])
@@ -549,7 +549,7 @@ def test_resume_code_goes_with_reset_or_its_function(rng, let_go):
     import gc
     from numpile.tracer import resume
     namespace = {}
-    exec("import numpy as np\ndef made(x):\n    y = x * 2\n    z = y.argsort()\n    return z + 1\n", namespace)
+    exec("import numpy as np\ndef made(x):\n    y = x * 2\n    z = y.getfield(y.dtype)\n    return z + 1\n", namespace)
     made = namespace.pop("made")
     compiled = numpile.compile(made, backend="eager")
     compare(compiled, made, rand(rng, (4,)))
