@@ -187,3 +187,22 @@ def test_orderings_and_order_statistics_stay_in_the_graph(rng, backend):
     for g, w in zip(got, want):
         assert g.dtype == w.dtype and np.array_equal(g, w)
     assert numpile.explain(_nearest, backend=backend)(d, 4).graph_break_count == 0
+
+
+def _kalman_shapes(x, P, z, R):   # filterpy's way: atleast_2d, isscalar on what came in
+    z = np.atleast_2d(z)
+    if np.isscalar(R):
+        R = np.eye(P.shape[0]) * R
+    y = z.T - x
+    S = P + R
+    return x + P @ np.linalg.solve(S, y), np.atleast_1d(S.trace()), np.atleast_3d(P).shape
+
+
+@pytest.mark.parametrize("backend", ["eager", "llvm"])
+def test_atleast_nd_and_isscalar_stay_in_the_graph(rng, backend):
+    x, P, z = rng.random((3, 1)), np.eye(3) + rng.random((3, 3)) * 0.1, rng.random(3)
+    for R in (0.5, rng.random((3, 3)) + np.eye(3)):
+        got, want = numpile.compile(_kalman_shapes, backend=backend)(x, P, z, R), _kalman_shapes(x, P, z, R)
+        for g, w in zip(got, want):
+            assert type(g) is type(w) and np.shape(g) == np.shape(w) and np.allclose(g, w)
+        assert numpile.explain(_kalman_shapes, backend=backend)(x, P, z, R).graph_break_count == 0

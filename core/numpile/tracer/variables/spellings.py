@@ -1,5 +1,6 @@
 """NumPy functions the tracer captures as other ops' calls, where NumPy defines one by the other:
-np.where(condition) is np.nonzero(condition); np.shape(a), np.ndim(a) and np.size(a) its attributes; np.asarray(x) of an array is x itself, np.array(x)
+np.where(condition) is np.nonzero(condition); np.shape(a), np.ndim(a) and np.size(a) its attributes;
+np.isscalar(a) what a is; np.atleast_1d/2d/3d(a) a itself or its view with new axes; np.asarray(x) of an array is x itself, np.array(x)
 a copy of it (an astype for another dtype=); np.array (np.asarray) of a list or tuple of arrays
 and numbers of one shape is their np.stack, nested lists stacked from the inside; np.take(a, i,
 axis) is a's integer indexing along axis (of a flattened a where axis is None). A handler
@@ -115,7 +116,34 @@ def _attribute(name: str):
     return handler
 
 
-SPELLINGS = {np.where: _where, np.array: _array(new=True), np.asarray: _array(new=False),
+# where np.atleast_<n>d puts the new axes of an array of each ndim below n (None: a new axis)
+_AT_LEAST = {1: {0: (None,)}, 2: {0: (None, None), 1: (None, slice(None))},
+             3: {0: (None, None, None), 1: (None, slice(None), None), 2: (slice(None), slice(None), None)}}
+
+
+def _at_least(ndim: int):
+    """np.atleast_<ndim>d(a, ...): each array as it is or the view NumPy makes with new axes; a
+    tuple of them for several."""
+    def handler(tx, args, kwargs):
+        if kwargs or not args or not all(isinstance(a, ArrayVariable) for a in args):
+            return None
+        made = [a.getitem(tx, _variables(_AT_LEAST[ndim][len(a.node.shape)])) if len(a.node.shape) < ndim else a
+                for a in args]
+        return made[0] if len(made) == 1 else TupleVariable(made)
+    return handler
+
+
+def _isscalar(tx, args, kwargs):
+    """np.isscalar(a): a NumPy scalar or a Python number is one, an array (0-d too) is not."""
+    if kwargs or len(args) != 1:
+        return None
+    if isinstance(args[0], ArrayVariable):
+        return ConstantVariable(bool(args[0].node.meta["scalar"]))
+    return ConstantVariable(np.isscalar(args[0].as_constant())) if args[0].is_constant() else None
+
+
+SPELLINGS = {np.where: _where, np.isscalar: _isscalar,
+             **{getattr(np, f"atleast_{n}d"): _at_least(n) for n in _AT_LEAST}, np.array: _array(new=True), np.asarray: _array(new=False),
              np.asanyarray: _array(new=False), np.take: _take,
              **{getattr(np, name): _attribute(name) for name in ("shape", "ndim", "size")}}
 
