@@ -1,4 +1,4 @@
-"""Numerical helpers NumPy programs call beside the ufuncs: np.isclose, np.interp, np.convolve,
+"""Numerical helpers NumPy programs call beside the ufuncs: np.isclose, np.interp, np.convolve, np.correlate,
 np.diag, np.trace, np.count_nonzero, np.ptp, np.trapezoid, np.polyval, np.digitize, np.isin,
 np.cross, np.kron, np.nan_to_num, np.select and np.gradient.
 
@@ -50,10 +50,17 @@ register("interp", LINALG, impl=np.interp, meta=_interp_meta, signature=_interp_
 
 
 def _convolve_sig(a, v, mode="full"): ...
+def _correlate_sig(a, v, mode="valid"): ...
 
 
-def _convolve_meta(a, v, mode="full"):
-    """The 1-D convolution's length for `mode`; dtype as NumPy's (probes)."""
+def _lengths_meta(fn):
+    """np.convolve's or np.correlate's meta: the 1-D result's length for `mode`; dtype as NumPy's (probes)."""
+    def meta(a, v, mode):
+        return _convolve_meta(fn, a, v, mode)
+    return meta
+
+
+def _convolve_meta(fn, a, v, mode):
     a, v = as_meta(a), as_meta(v)
     if a.ndim != 1 or v.ndim != 1:
         raise ValueError("object too deep for desired array")
@@ -62,15 +69,17 @@ def _convolve_meta(a, v, mode="full"):
     n, m = a.shape[0], v.shape[0]
     if isinstance(n, int) and n == 0 or isinstance(m, int) and m == 0:
         raise ValueError(f"{'a' if n == 0 else 'v'} cannot be empty")
-    result = probe_call(np.convolve, a, v, mode)
+    result = probe_call(fn, a, v, mode)
     if mode != "full" and not (isinstance(n, int) and isinstance(m, int)):
         raise NotImplementedError("np.convolve of symbolic lengths with mode='same' or 'valid'")
     length = {"full": lambda: n + m - 1, "same": lambda: max(n, m), "valid": lambda: abs(n - m) + 1}[mode]()
     return ArrayMeta((length,), result.dtype)
 
 
-register("convolve", LINALG, impl=np.convolve, meta=_convolve_meta, signature=_convolve_sig, numpy=(np.convolve,),
-         doc="np.convolve (1-D)")
+register("convolve", LINALG, impl=np.convolve, meta=_lengths_meta(np.convolve), signature=_convolve_sig,
+         numpy=(np.convolve,), doc="np.convolve (1-D)")
+register("correlate", LINALG, impl=np.correlate, meta=_lengths_meta(np.correlate), signature=_correlate_sig,
+         numpy=(np.correlate,), doc="np.correlate (1-D)")
 
 
 def _diag_sig(v, k=0): ...

@@ -1,4 +1,4 @@
-"""Conformance cases of the numerical helpers (ops/numerics.py): isclose, interp, convolve, diag,
+"""Conformance cases of the numerical helpers (ops/numerics.py): isclose, interp, convolve, correlate, diag,
 trace, count_nonzero, ptp, trapezoid, polyval, digitize, isin, cross, kron, nan_to_num, select, gradient; and of the
 reductions that leave NaN out (ops/nanfunctions.py)."""
 
@@ -20,6 +20,9 @@ def numerics_cases() -> list[Case]:
     cases += [Case("convolve", (Arr((6,), dt), Arr((3,), dt))) for dt in DTYPES]
     cases += [Case("convolve", (Arr((6,)), Arr((3,), "int32")), dict(mode=m)) for m in ("same", "valid")]
     cases += [Case("convolve", (Arr((2,)), Arr((5,))), dict(mode="valid")), Case("convolve", (Arr((6,), layout="rev"), Arr((4,), layout="step")))]
+    cases += [Case("correlate", (Arr((6,), dt), Arr((3,), dt))) for dt in DTYPES]
+    cases += [Case("correlate", (Arr((6,)), Arr((3,), "int32")), dict(mode=m)) for m in ("same", "full")]
+    cases += [Case("correlate", (Arr((6,), layout="rev", special=True), Arr((4,), layout="step")))]
     cases += [Case("diag", (Arr((4,), dt),)) for dt in DTYPES]
     cases += [Case("diag", (Arr((4,)), k)) for k in (1, -2)]
     cases += [Case("diag", (Arr((4, 5)), k)) for k in (0, 2, -3, 7)]

@@ -31,7 +31,7 @@ UNSUPPORTED = {
     # orderings and order statistics (numpile.ops.ordering): TopK over a whole axis sorts
     **dict.fromkeys(("sort", "argsort", "median", "percentile", "quantile"),
                     "not exported yet (ONNX TopK over the whole axis would express it: not written)"),
-    **dict.fromkeys(("interp", "convolve", "diag", "trace"), "not exported yet (no ONNX rule written for it)"),
+    **dict.fromkeys(("interp", "convolve", "correlate", "diag", "trace"), "not exported yet (no ONNX rule written for it)"),
     **dict.fromkeys(("count_nonzero", "ptp", "trapezoid", "polyval", "digitize", "isin", "cross", "kron", "nan_to_num",
                      "det", "matrix_power", "corrcoef", "partition", "argpartition", "take_along_axis", "select", "gradient"),
                     "not exported yet (no ONNX rule written for it)"),
