@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import params
+from ..shapes import sym_max
 from .meta import as_meta, broadcast_shapes, normalize_axis_index, probe, probe_call
 from .reductions import reduced_axes, reduction_meta
 from .registry import INDEXING, LINALG, MATMUL, REDUCTION, ArrayMeta, register
@@ -70,9 +71,8 @@ def _convolve_meta(fn, a, v, mode):
     if isinstance(n, int) and n == 0 or isinstance(m, int) and m == 0:
         raise ValueError(f"{'a' if n == 0 else 'v'} cannot be empty")
     result = probe_call(fn, a, v, mode)
-    if mode != "full" and not (isinstance(n, int) and isinstance(m, int)):
-        raise NotImplementedError("np.convolve of symbolic lengths with mode='same' or 'valid'")
-    length = {"full": lambda: n + m - 1, "same": lambda: max(n, m), "valid": lambda: abs(n - m) + 1}[mode]()
+    length = {"full": lambda: n + m - 1, "same": lambda: sym_max(n, m),
+              "valid": lambda: sym_max(n, m) - sym_max(n, m, min) + 1}[mode]()
     return ArrayMeta((length,), result.dtype)
 
 
@@ -95,9 +95,7 @@ def _diag_meta(v, k=0):
     if v.ndim != 2:
         raise ValueError("Input must be 1- or 2-d.")
     rows, columns = v.shape
-    if not (isinstance(rows, int) and isinstance(columns, int)):
-        raise NotImplementedError("np.diag of a matrix of symbolic size")
-    return ArrayMeta((max(0, min(rows + min(k, 0), columns - max(k, 0))),), v.dtype)
+    return ArrayMeta((sym_max(0, sym_max(rows + min(k, 0), columns - max(k, 0), min)),), v.dtype)
 
 
 register("diag", INDEXING, impl=np.diag, meta=_diag_meta, signature=_diag_sig, numpy=(np.diag,), doc="np.diag")
