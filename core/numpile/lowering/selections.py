@@ -58,7 +58,9 @@ def filled_update(emit, a, index, value):
         value = value if value.dtype == a.dtype else emit("astype", value, a.dtype)
     else:   # a constant, cast as setitem casts it
         value = emit("full_like", a, value)
-    fill = a.dtype.type(CREATIONS[a.target](a)) if a.target in CREATIONS and np.ndim(CREATIONS[a.target](a)) == 0 else a
+    constant = CREATIONS[a.target](a) if a.target in CREATIONS else None   # np.full's may be a graph value
+    fill = a.dtype.type(constant) if constant is not None and not isinstance(constant, Node) and np.ndim(constant) == 0 \
+        else a
     result = emit("where", positions, value, fill)
     result.meta["filled"] = True   # a later update of it is a select too
     return result
