@@ -18,7 +18,8 @@ reads the base's old value later:
   as in NumPy), or is one boolean mask with a scalar value (`x[x < 0] = 0`: a select over the
   whole array) (setitem_form);
 - every node that reads the base's old value, directly or through views and inlined pointwise
-  ops, is placed before the update (graph order is placement order). A small view read after
+  ops, is placed before the update (graph order is placement order, after sink_updates has
+  moved each update down to its first user). A small view read after
   the update (`prey = state[0]` used after `state[0] += ...`) is stored into a buffer of its own
   before it (early_reads), which makes that so.
 
@@ -46,7 +47,7 @@ NEVER_RAISE = frozenset({
 
 def in_place_setitems(graph: Graph, kind_of, materialized: set, users: dict) -> set[Node]:
     """The setitem nodes of `graph` that may store into their base's buffer."""
-    order = {n: i for i, n in enumerate(graph.nodes)}
+    order = placement(graph)
     outputs = set(graph.outputs)
     written_back = {node for _, node in graph.write_back}
     raising = _may_raise(graph, kind_of, materialized, order)
@@ -60,9 +61,52 @@ def in_place_setitems(graph: Graph, kind_of, materialized: set, users: dict) -> 
         else:
             owned = base in chosen or _made_here(base, kind_of, materialized)
         if owned and base not in outputs and \
-                all(order[r] < order[s] for r in _readers(base, s, kind_of, materialized, users, outputs)):
-            chosen.add(s)
+                all(order[r] <= order[s] for r in _readers(base, s, kind_of, materialized, users, outputs)):
+            chosen.add(s)   # (a reader at the same place is an update stored with s: its value is computed first)
     return chosen
+
+
+def sink_updates(graph: Graph) -> None:
+    """Move each update by views or a mask down to just before the first node that uses its
+    result (graph order is placement order), updates keeping their order among themselves.
+    Nodes that read the base's old value after the update in the trace (`uvv = u*v*v`, read by
+    `v += ...` after `u += ...`) then come before it, so it stores in place with no early copy;
+    updates that follow one another are stored together (schedule.py). A node reads an update's
+    new value only through its result, so every node keeps what it reads."""
+    order, pending = [], []
+    for n in graph.nodes:
+        if n.op == "call" and setitem_form(n) in ("basic", "mask"):
+            pending.append(n)
+            continue
+        read = {id(i) for i in n.inputs}
+        last = len(pending) if n.op == "output" else \
+            max((k + 1 for k, update in enumerate(pending) if id(update) in read), default=0)
+        order += pending[:last]
+        del pending[:last]
+        order.append(n)
+    graph.nodes[:] = order + pending
+
+
+def placement(graph: Graph) -> dict[Node, int]:
+    """Each node's place in graph order, except that updates by views or a mask that follow one
+    another share the first one's: the scheduler computes all their values before it stores any
+    (schedule._Scheduler._place_together), so each reads the arrays the others update at their old
+    value. An update takes a place of its own where it reads one of those before it or updates
+    the same base."""
+    place: dict[Node, int] = {}
+    members, bases, shared = set(), set(), None
+    for k, n in enumerate(graph.nodes):
+        if n.op == "call" and setitem_form(n) in ("basic", "mask"):
+            base = update_parts(n)[0]
+            if shared is None or base in bases or any(i in members for i in n.inputs):
+                members, bases, shared = set(), set(), k
+            members.add(n)
+            bases.add(base)
+            place[n] = shared
+        else:
+            shared = None
+            place[n] = k
+    return place
 
 
 def early_reads(graph: Graph, kind_of, materialized: set, users: dict) -> set[Node]:
@@ -70,7 +114,7 @@ def early_reads(graph: Graph, kind_of, materialized: set, users: dict) -> set[No
     after `state[0] += ...`): their values in the graph are the old elements, so computing them
     into buffers of their own before the update lets it store in place. Only views of fewer
     elements than their base, known sizes: a smaller copy than the update's whole one."""
-    order = {n: i for i, n in enumerate(graph.nodes)}
+    order = placement(graph)
     outputs = set(graph.outputs)
     found: set[Node] = set()
     for s in graph.calls:
@@ -95,7 +139,7 @@ def in_place_outputs(graph: Graph, kind_of, materialized: set, users: dict, in_p
     value, no setitem) that may be computed in that input's buffer: output node -> input node.
     The same conditions as an update in place, the output being the update, and the values the
     buffer held before (the input, then each update stored in place into it) all read before."""
-    order = {n: i for i, n in enumerate(graph.nodes)}
+    order = placement(graph)
     outputs = graph.outputs
     raising = _may_raise(graph, kind_of, materialized, order)
     chosen = {}

@@ -31,7 +31,10 @@ from ..ops.indexing import advanced_layout
 from ..ops.reductions import reduced_axes
 from ..shapes import SymInt, identical, no_new_guards, replaying
 from .decompose import decompose
-from .in_place import disjoint, early_reads, in_place_outputs, in_place_setitems, setitem_form, update_parts
+from .in_place import (
+    disjoint, early_reads, in_place_outputs, in_place_setitems, placement, setitem_form, sink_updates,
+    update_parts,
+)
 from .ir import (
     Affine, Buffer, BufferArg, Call, Const, Extern, Indirect, Kernel, Load, LoopIndex, Program, RowValue, Stage, walk,
 )
@@ -55,6 +58,7 @@ def schedule(graph: Graph, rewrites: dict | None = None) -> Program:
     decision the trace did not guard."""
     with no_new_guards():
         graph = decompose(graph, rewrites)
+        sink_updates(graph)
         shared: set[Node] = set()
         while True:  # materialise pointwise values that several kernels recompute, until none does
             program, recomputed = _Scheduler(graph, shared).run()
@@ -81,6 +85,7 @@ class _Scheduler:
         self.in_place = in_place_setitems(graph, kind_of, self.materialized, self.users)
         self.flattened = self._flattened_stores(outputs | shared)
         self.into_input = in_place_outputs(graph, kind_of, self.materialized, self.users, self.in_place)
+        self.place = placement(graph)
         self.buffers: dict[str, Buffer] = {}
         self.buffer_of: dict[Node, str] = {}
         self.steps: list = []
@@ -90,11 +95,16 @@ class _Scheduler:
 
     # -- driver --------------------------------------------------------------------------
     def run(self) -> tuple[Program, set]:
+        together: list[Node] = []   # materialised nodes of one place (in_place.placement)
         for n in self.graph:
             if n.op in ("input", "constant"):
                 self._buffer(n, "input")
             elif n.op == "call" and n in self.materialized:
-                self._place(n)
+                if together and self.place[n] != self.place[together[0]]:
+                    self._place_together(together)
+                    together = []
+                together.append(n)
+        self._place_together(together)
         self._close()
         outputs = []
         for n in self.graph.outputs:
@@ -119,6 +129,28 @@ class _Scheduler:
         if self.kernel is not None and self.kernel.stages:
             self.steps.append(self.kernel)
         self.kernel, self.in_kernel = None, {}
+
+    def _place_together(self, nodes: list) -> None:
+        """Nodes of one place: one node, or updates that follow one another (in_place.placement),
+        none reading another's result. For those, what each computes comes first (an update not
+        stored in place, then the values of those stored in place, the ones that read their base
+        elsewhere than they store into buffers), then every store; stages over the same outer
+        loops share a kernel: Gray-Scott's `u += ...; v += ...` is one kernel computing both, one
+        storing both."""
+        if len(nodes) == 1:
+            self._place(nodes[0])
+            return
+        stored = [n for n in nodes if n in self.in_place]
+        for n in nodes:
+            if n not in self.in_place:
+                self._place(n)
+        self._close()
+        buffers = {self.buffer_of[update_parts(n)[0]] for n in stored}
+        plans = [self._store_plan(n, buffers) for n in stored]
+        for phase in ([stage for plan in plans for stage in plan[:-1]], [plan[-1] for plan in plans if plan]):
+            for stage in phase:
+                self._store_stage(*stage)
+            self._close()
 
     def _place(self, n: Node) -> None:
         k = kind_of(n)
@@ -215,16 +247,25 @@ class _Scheduler:
     def _store_in_place(self, n: Node) -> None:
         """setitem(base, index, value) as kernels storing `value` into base's buffer at `index`
         (see in_place.py): at a view's positions, through index arrays (a scatter), or everywhere
-        a mask selects (a select between the value and the old element). A value that reads the
-        base elsewhere than where it is stored is computed into a buffer first, as NumPy computes
-        the right-hand side before assigning."""
-        base, items, value = update_parts(n)
+        a mask selects (a select between the value and the old element)."""
         form = setitem_form(n)
         if form == "numpy":   # NumPy's assignment into base's buffer: an extern whose output is its base
             self._extern(n)
             del self.buffers[self.buffer_of[n]]
-            self.steps[-1].output = self.buffer_of[n] = self.buffer_of[base]
+            self.steps[-1].output = self.buffer_of[n] = self.buffer_of[update_parts(n)[0]]
             return
+        for stage in self._store_plan(n):
+            self._store_stage(*stage)
+            self._close()
+
+    def _store_plan(self, n: Node, stored: set = frozenset()) -> list[tuple]:
+        """The stages that store update n in place, each (shape, value, buffer, where, used) for
+        _store_stage: none (`b[s] = b[s]`), the store, or a value computed into a buffer first,
+        then the store of that buffer: one that reads the base elsewhere than where it is stored
+        (NumPy computes the right-hand side before assigning), or reads a buffer among `stored`
+        (those that updates stored together with n write). ufunc.at's are stored here (_accumulate)."""
+        base, items, value = update_parts(n)
+        form = setitem_form(n)
         buffer = self.buffer_of[n] = self.buffer_of[base]
         through = form in ("scatter", "accumulate")   # the positions come from index arrays
         used: set[Node] = set()
@@ -245,7 +286,7 @@ class _Scheduler:
             where = index if form == "mask" else VIEW_INDEX["getitem"](n, index)
         if form == "accumulate":
             self._accumulate(n, base, value, buffer, target, index, where, used)
-            return
+            return []
         if isinstance(value, Node):
             expr = self._value(value, broadcast_index(value.shape, target, index), {}, used)
         elif isinstance(value, SymInt):   # a loop's index or a size, a Python int (the meta rule checked it fits)
@@ -260,14 +301,13 @@ class _Scheduler:
             mask = self._value(items[0], index[:len(items[0].shape)], {}, used)
             expr = Call("where", (mask, expr, Load(buffer, index, base.dtype)), (), base.dtype)
         if isinstance(expr, Load) and expr.buffer == buffer and expr.index == where:
-            return                     # b[s] = b[s] (what `b[s] op= v` stores back): nothing to do
-        if any(isinstance(e, Load) and e.buffer == buffer and e.index != where and not disjoint(e.index, where, target)
-               for e in walk(expr)):
+            return []                  # b[s] = b[s] (what `b[s] op= v` stores back): nothing to do
+        if any(isinstance(e, Load) and (e.buffer == buffer and e.index != where and not disjoint(e.index, where, target)
+                                        or e.buffer != buffer and e.buffer in stored) for e in walk(expr)):
             temp = f"{n.name}_value"
             self.buffers[temp] = Buffer(temp, target, base.dtype, "temp")
-            self._store_kernel(target, expr, temp, index, used)
-            expr, used = Load(temp, index, base.dtype), set()
-        self._store_kernel(target, expr, buffer, where, used)
+            return [(target, expr, temp, index, used), (target, Load(temp, index, base.dtype), buffer, where, set())]
+        return [(target, expr, buffer, where, used)]
 
     def _accumulate(self, n: Node, base: Node, value, buffer: str, target: tuple, index: tuple, where: tuple,
                     used: set) -> None:
@@ -282,7 +322,8 @@ class _Scheduler:
             if any(isinstance(e, Load) and e.buffer == buffer for e in walk(expr)):
                 temp = f"{n.name}_value"
                 self.buffers[temp] = Buffer(temp, target, value.dtype, "temp")
-                self._store_kernel(target, expr, temp, index, used)
+                self._store_stage(target, expr, temp, index, used)
+                self._close()
                 expr, used = Load(temp, index, value.dtype), set()
             operands.append(expr)
         elements = [dataclasses.replace(v.array_meta, shape=()) if isinstance(v, Node) else v
@@ -291,15 +332,19 @@ class _Scheduler:
         expr = Call(ufunc, (Load(buffer, where, base.dtype), *operands), (), dtype)
         if dtype != base.dtype:   # ufunc.at casts back into the array (unsafe)
             expr = Call("astype", (expr, Const(base.dtype, None)), (), base.dtype)
-        self._store_kernel(target, expr, buffer, where, used)
+        self._store_stage(target, expr, buffer, where, used)
+        self._close()
 
-    def _store_kernel(self, shape: tuple, value, buffer: str, where: tuple, used: set) -> None:
-        """A kernel of one stage storing `value` (an expression over `shape`) into buffer at `where`."""
-        kernel = Kernel(f"kernel{sum(isinstance(s, Kernel) for s in self.steps)}", shape[:-1])
-        kernel.stages.append(Stage(shape[-1:], value, output=buffer, output_index=where))
-        self.steps.append(kernel)
+    def _store_stage(self, shape: tuple, value, buffer: str, where: tuple, used: set) -> None:
+        """A stage storing `value` (an expression over `shape`) into buffer at `where`: in the open
+        kernel where its outer loops are the same (stages _place_together puts side by side), else
+        in a kernel of its own."""
+        if self.kernel is None or not identical(self.kernel.outer, shape[:-1]):
+            self._close()
+            self.kernel = Kernel(f"kernel{sum(isinstance(s, Kernel) for s in self.steps)}", shape[:-1])
+        self.kernel.stages.append(Stage(shape[-1:], value, output=buffer, output_index=where))
         for u in used:
-            self.kernels_using.setdefault(u, set()).add(kernel.name)
+            self.kernels_using.setdefault(u, set()).add(self.kernel.name)
 
     # -- stages --------------------------------------------------------------------------
     def _add_stage(self, n: Node) -> None:

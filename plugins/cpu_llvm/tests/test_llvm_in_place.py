@@ -99,13 +99,48 @@ def test_elementwise_read_modify_write_needs_no_temporary():
     assert set(program.buffers) == {"a", "b"}
 
 
-def test_a_read_of_the_old_value_after_the_update_keeps_it():
+def test_a_read_of_the_old_value_after_the_update_is_placed_before_it():
     def f(a):
-        old = a * 2             # inlined: read where `new` is computed, after the update
+        old = a * 2             # inlined where `old + 1` is computed: placed before the store
         a[1:] = 0.0
         return old + 1, a
     [program] = run_both(f, lambda: (rng.random(6),))
+    assert not any(isinstance(s, Extern) for s in program.steps)
+    assert [s.stages[0].output for s in program.steps] == ["add", "a"]
+
+
+def test_a_read_of_the_old_and_the_new_value_keeps_the_old():
+    def f(a):
+        old = a * 2             # read with the new `a`: after the update
+        a[1:] = 0.0
+        return old + a, a
+    [program] = run_both(f, lambda: (rng.random(6),))
     assert any(isinstance(s, Extern) and s.op == "setitem" for s in program.steps)
+
+
+def test_updates_that_follow_one_another_are_computed_then_stored_together():
+    """Gray-Scott's step: v's update reads u's old value (uvv), so u's store waits: one kernel
+    computes both new values, one stores both."""
+    def f(U, V):
+        u, v = U[1:-1, 1:-1], V[1:-1, 1:-1]
+        Lu = U[:-2, 1:-1] + U[1:-1, :-2] - 4 * u + U[1:-1, 2:] + U[2:, 1:-1]
+        Lv = V[:-2, 1:-1] + V[1:-1, :-2] - 4 * v + V[1:-1, 2:] + V[2:, 1:-1]
+        uvv = u * v * v
+        u += 0.16 * Lu - uvv + 0.04 * (1 - u)
+        v += 0.08 * Lv + uvv - 0.1 * v
+    [program] = run_both(f, lambda: (rng.random((9, 7)), rng.random((9, 7))))
+    assert [len(s.stages) for s in program.steps] == [2, 2]
+    assert [stage.output for stage in program.steps[1].stages] == ["U", "V"]
+
+
+def test_an_update_stored_together_with_one_whose_old_value_it_reads_reads_the_old_value():
+    def f(a, b):
+        old = a[1:] * 2
+        a[1:] = 5.0
+        b[1:] = old             # stored after a's store: computed into a buffer before it
+        return a, b
+    [program] = run_both(f, lambda: (rng.random(6), rng.random(6)))
+    assert not any(isinstance(s, Extern) for s in program.steps)
 
 
 def test_updates_of_fresh_arrays_and_copies_are_in_place():
@@ -211,8 +246,8 @@ def escape_step(N, Z, C, Xi, Yi, i):
 
 def test_selections_by_a_mask_after_an_update_leave_it_in_place():
     """x[mask] reads positions the tracer checked against x: it cannot raise, so the update before
-    it stores into the input (a selection by np.nonzero's positions of another array could: there
-    the update stays NumPy's, on a copy)."""
+    it stores into the input. A selection by np.nonzero's positions of another array could: an
+    update it does not read waits until after it, one it reads stays NumPy's, on a copy."""
     def make():
         Xi, Yi = np.divmod(rng.permutation(48), 8)
         return np.zeros((6, 8), np.int64), rng.standard_normal(48) + 1j * rng.standard_normal(48), \
@@ -224,6 +259,13 @@ def test_selections_by_a_mask_after_an_update_leave_it_in_place():
         x[m] = 0.0
         return y[np.nonzero(m)]
     [program] = run_both(by_positions, lambda: (rng.random(12), rng.random(12) > 0.5, rng.random(12)))
+    assert not any(isinstance(s, Extern) and s.op == "setitem" for s in program.steps)
+    assert isinstance(program.steps[-1], Kernel) and program.steps[-1].stages[-1].output == "x"
+
+    def by_positions_of_the_update(x, m, y):
+        x[m] = 0.0
+        return y[np.nonzero(x > 0.5)]
+    [program] = run_both(by_positions_of_the_update, lambda: (rng.random(12), rng.random(12) > 0.5, rng.random(12)))
     assert any(isinstance(s, Extern) and s.op == "setitem" for s in program.steps)
 
 
