@@ -201,8 +201,13 @@ def _computed(value):
 def _mask_positions(gather: Node) -> bool:
     """Whether a gather reads `x[mask]`'s elements: its index arrays the positions of a mask the
     tracer checked against x's dims (OutputGraph.data_index), in bounds whatever the data."""
-    return all(isinstance(item, Node) and item.target == ops.TUPLE_GETITEM
-               and item.args[0].meta.get("mask_positions", False) for item in gather.args[1] if item != slice(None))
+    return all(mask_positions(item) for item in gather.args[1] if item != slice(None))
+
+
+def mask_positions(item) -> bool:
+    """Whether an index array is one of the positions of a mask the tracer checked against the
+    dims of the array it selects from (OutputGraph.data_index): in bounds whatever the data."""
+    return isinstance(item, Node) and item.target == ops.TUPLE_GETITEM and item.args[0].meta.get("mask_positions", False)
 
 
 def disjoint(read: tuple, write: tuple, sizes: tuple) -> bool:

@@ -80,21 +80,24 @@ class Indirect:
     the integer `value` (an expression, usually a load of an index array) made a position as NumPy
     does: a negative value counts from the end of the dimension (`size`). A value outside
     [-size, size) is NumPy's IndexError: a renderer never reads there, and the program raises.
+    `inside`: the value is a position in [0, size) whatever the data (a mask's positions, which the
+    tracer checked against the array it selects from): a renderer reads it as it is, unchecked.
     `scaled` and `offset` are Affine's, so views of a gathered array fold into it as into any index."""
 
     value: "Expr"
     size: Any
     scale: Any = 1
     shift: Any = 0
+    inside: bool = False
 
     def scaled(self, k) -> "Indirect":
-        return Indirect(self.value, self.size, self.scale * k, self.shift * k)
+        return Indirect(self.value, self.size, self.scale * k, self.shift * k, self.inside)
 
     def offset(self, k) -> "Indirect":
-        return Indirect(self.value, self.size, self.scale, self.shift + k)
+        return Indirect(self.value, self.size, self.scale, self.shift + k, self.inside)
 
     def __str__(self) -> str:
-        text = f"at({self.value}, {self.size})"
+        text = f"{'inside' if self.inside else 'at'}({self.value}, {self.size})"
         if not identical(self.scale, 1):
             text = f"{self.scale}*{text}"
         return text if isinstance(self.shift, int) and not self.shift else f"{text} + {self.shift}"

@@ -32,8 +32,8 @@ from ..ops.reductions import reduced_axes
 from ..shapes import SymInt, identical, no_new_guards, replaying
 from .decompose import decompose
 from .in_place import (
-    disjoint, early_reads, in_place_outputs, in_place_setitems, placement, setitem_form, sink_updates,
-    update_parts,
+    disjoint, early_reads, in_place_outputs, in_place_setitems, mask_positions, placement, setitem_form,
+    sink_updates, update_parts,
 )
 from .ir import (
     Affine, Buffer, BufferArg, Call, Const, Extern, Indirect, Kernel, Load, LoopIndex, Program, RowValue, Stage, walk,
@@ -469,7 +469,7 @@ class _Scheduler:
             else:
                 array = next(arrays)
                 position = self._value(array, broadcast_index(array.shape, joint, joint_index), memo, used)
-                base_index.append(Indirect(position, size))
+                base_index.append(Indirect(position, size, inside=mask_positions(array)))
         return tuple(base_index)
 
     def _value_of_pointwise(self, n: Node, index: tuple, memo: dict, used: set):

@@ -228,3 +228,27 @@ def test_a_scatter_whose_positions_are_gathers_of_symbolic_sizes():
         xi, yi, z = rng.integers(0, 9, size), rng.integers(0, 6, size), rng.standard_normal(size)
         want = scatter_through_gathers(xi, yi, z, np.zeros((9, 6)))
         np.testing.assert_array_equal(compiled(xi, yi, z, np.zeros((9, 6))), want)
+
+
+def test_a_masks_positions_are_read_unchecked_and_other_index_arrays_checked():
+    """x[m]'s positions (np.nonzero of a mask the tracer checked against x) are inside x's dims
+    whatever the data: gathered and scattered with no bounds check. Positions computed from them
+    (x[idx[m]]) stay checked, and one out of bounds raises NumPy's IndexError."""
+    def reverse(x, m, y):
+        y[m] = x[m][::-1] * 2       # not element-wise: a gather and a scatter
+        return y
+
+    def gather(x, m, idx):
+        return x[idx[m]] + x[m]
+    [program] = run_both(reverse, lambda: (rng.standard_normal(12), rng.random(12) < 0.5, rng.standard_normal(12)))
+    loads = [i for e in gathered(program) for i in e.index if isinstance(i, Indirect)]
+    stores = [i for k in program.kernels for s in k.stages for i in s.output_index if isinstance(i, Indirect)]
+    assert loads and stores and all(i.inside for i in loads + stores), str(program)
+    make = lambda: (rng.standard_normal(12), rng.random(12) < 0.5, indices(12, 12))   # noqa: E731
+    [program] = run_both(gather, make)
+    assert {i.inside for e in gathered(program) for i in e.index if isinstance(i, Indirect) and e.buffer == "x"} \
+        == {True, False}, str(program)
+    x, m, idx = make()
+    m[:], idx[3] = True, 12
+    with pytest.raises(IndexError):
+        numpile.compile(gather, backend="llvm")(x, m, idx)

@@ -19,7 +19,7 @@ from .coalesce import coalesced_loops
 from .expressions import KernelExpressions
 from .pairwise import PairwiseSums
 from .plan import (
-    ARG_REDUCTIONS, BLOCK, OUT_OF_BOUNDS, PARTIALS, KernelPlan, buffer_bytes, element_offset, pairwise, scatters,
+    ARG_REDUCTIONS, BLOCK, OUT_OF_BOUNDS, PARTIALS, KernelPlan, buffer_bytes, checks_positions, element_offset, pairwise,
     size_parameters, total_dtype,
 )
 from ..sizes import Sizes
@@ -104,7 +104,7 @@ class KernelBody(KernelExpressions, StreamedStores, PairwiseSums):
             self._plan_streams()
         # a scatter checks every position it will store to before it stores any (a pass that
         # only computes them): a kernel that raises has changed nothing
-        for self.checking in ((True, False) if scatters(kernel) else (False,)):
+        for self.checking in ((True, False) if checks_positions(kernel) else (False,)):
             if self.kp.split == "outer" and self._side_by_side():
                 self._rows_side_by_side()
             elif self.kp.split == "outer":

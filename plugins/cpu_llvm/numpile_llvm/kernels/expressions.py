@@ -6,7 +6,8 @@ row's scratch where a later stage reads it.
 
 A gather (a load through an index array, ir.Indirect) reads each position NumPy would, after
 making a negative one count from the end; a position outside its dim is not read (element 0
-is, instead) but sets the kernel's out-of-bounds flag, and the kernel returns OUT_OF_BOUNDS
+is, instead) but sets the kernel's out-of-bounds flag (a mask's positions, `inside` their dim,
+are read as they are), and the kernel returns OUT_OF_BOUNDS
 when it is done: the runtime raises IndexError, and numpile runs the frame again with NumPy,
 which raises its own error.
 """
@@ -43,7 +44,7 @@ class KernelExpressions:
         for stage in self.kp.kernel.stages:
             indices = [e.index for e in walk(stage.value) if isinstance(e, Load)] + [stage.output_index] \
                 + [(e.index,) for e in walk(stage.value) if isinstance(e, LoopIndex)]
-            dims = [i.size for index in indices for i in index if isinstance(i, Indirect)]
+            dims = [i.size for index in indices for i in index if isinstance(i, Indirect) and not i.inside]
             if not dims:
                 continue
             if any(isinstance(n, int) and n == 0 for n in dims):
@@ -138,8 +139,10 @@ class KernelExpressions:
         """The position along its dim an ir.Indirect picks, as an i64 (see _indexed_offset)."""
         fn = self.fn
         value = self._eval(i.value, variables, rows, memo)
-        size = self.size(i.size)
         position = scalar.cast(fn, value, I64)   # uint64 keeps its bits: huge values stay out of bounds
+        if i.inside:   # a mask's positions: in bounds
+            return fn.binary("add", fn.binary("mul", position, self.size(i.scale)), self.size(i.shift))
+        size = self.size(i.size)
         if value.dtype.kind == "i":   # NumPy counts a negative index from the end
             position = fn.select(fn.compare("icmp", "slt", position, literal(0, I64)), fn.binary("add", position, size), position)
         inside = fn.compare("icmp", "ult", position, size)

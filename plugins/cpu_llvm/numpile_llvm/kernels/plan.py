@@ -126,6 +126,12 @@ def scatters(kernel: Kernel) -> bool:
     return any(isinstance(i, Indirect) for stage in kernel.stages for i in stage.output_index)
 
 
+def checks_positions(kernel: Kernel) -> bool:
+    """Whether a scatter's positions are checked in a first pass before anything is stored (an
+    error leaves the array as it was, as in NumPy): unless all are a mask's, `inside` their dims."""
+    return any(isinstance(i, Indirect) and not i.inside for stage in kernel.stages for i in stage.output_index)
+
+
 def sequential(stage: Stage) -> bool:
     """Whether a reduction must take its elements in order on one thread: a float product."""
     return stage.reduce == "prod" and np.dtype(stage.dtype).kind == "f"
