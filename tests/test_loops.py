@@ -287,6 +287,29 @@ def test_values_that_settle_after_one_iteration_are_peeled(rng):
     assert loop.args[1] == 1   # the first iteration made s a NumPy float64: unrolled before the loop
 
 
+def checksum(data):
+    crc = 0xFFFF                        # a Python int the first iteration makes a graph value
+    for b in data:
+        if (crc & 1) ^ (b & 1):
+            crc = (crc >> 1) ^ 0x8408
+        else:
+            crc >>= 1
+    return crc
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_an_int_the_first_iteration_makes_a_graph_value_is_carried_from_the_start(backend, rng):
+    """crc16's `crc`: no first iteration peeled before the loop (each peeled step costs a call)."""
+    data = rng.integers(0, 256, 40).astype(np.uint8)
+    recording = Recording()
+    recording.supports_conditionals = True
+    numpile.compile(checksum, backend=recording)(data)
+    (graph,) = recording.graphs
+    (loop,) = graph.loops()
+    assert loop.args[1:4] == (0, 40, 1) and not [n for n in graph.calls if n.target == "cond"]
+    like_numpy(checksum, backend, data)
+
+
 def two_sweeps(A):
     for j in range(1, A.shape[1]):
         A[:, j] += A[:, j - 1]

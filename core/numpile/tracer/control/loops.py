@@ -278,12 +278,17 @@ class LoopBody:
     def _changed(self, name: str, before, var):
         """A local holding another value after the iteration than before, not an array of the same
         meta: the meta to carry it as, or Unstable. A Python float that stays one (`t += dt`, a
-        simulation's clock) is carried as a weak float64; another Python value unrolls the loop (an
-        int counter is often an index or a size, which a graph value cannot be)."""
+        simulation's clock) is carried as a weak float64, and so is a Python int the iteration made
+        a graph value (crc16's `crc`, shifted and xor-ed by a branch on the data), which the next
+        iterations would carry anyway; another Python value unrolls the loop (an int counter is
+        often an index or a size, which a graph value cannot be)."""
         if before.is_constant() and type(before.as_constant()) is float and (
                 var.is_constant() and type(var.as_constant()) is float
                 or isinstance(var, ArrayVariable) and var.node.shape == () and var.python_type() is float):
             return ArrayMeta((), np.dtype(np.float64), True, True)
+        if before.is_constant() and type(before.as_constant()) is int and isinstance(var, ArrayVariable) \
+                and var.node.shape == () and var.python_type() is int:
+            return ArrayMeta((), np.dtype(np.int64), True, True)
         raise Unstable(f"{name} ({before.describe()} before the iteration, {var.describe()} after) "
                        "changes from one iteration to the next", peel=True)
 
