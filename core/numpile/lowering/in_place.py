@@ -168,19 +168,19 @@ def _may_raise(graph: Graph, kind_of, materialized: set, order: dict) -> list[in
     for n in graph.calls:
         kind = kind_of(n)
         if setitem_form(n) == "scatter":
-            positions = _positions(n)
+            positions = _position_key(n)
             if positions in stored:
                 continue
             stored.add(positions)
         if kind == "extern" and setitem_form(n) not in ("basic", "mask", "numpy") and n.target not in NEVER_RAISE \
-                or kind == "gather" and not _mask_positions(n) or inlined.intersection(n.inputs):
+                or kind == "gather" and not _selects_by_mask(n) or inlined.intersection(n.inputs):
             found.append(order[n])
             if kind != "extern" and n not in materialized:
                 inlined.add(n)
     return found
 
 
-def _positions(scatter: Node) -> tuple:
+def _position_key(scatter: Node) -> tuple:
     """What decides whether a scatter's positions are in bounds: its index items (by what computes
     them: the tracer makes `Xi[I]` anew for each use) and its base's shape."""
     base, items, _ = update_parts(scatter)
@@ -198,7 +198,7 @@ def _computed(value):
     return repr(value)
 
 
-def _mask_positions(gather: Node) -> bool:
+def _selects_by_mask(gather: Node) -> bool:
     """Whether a gather reads `x[mask]`'s elements: its index arrays the positions of a mask the
     tracer checked against x's dims (OutputGraph.data_index), in bounds whatever the data."""
     return all(mask_positions(item) for item in gather.args[1] if item != slice(None))

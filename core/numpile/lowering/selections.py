@@ -104,7 +104,7 @@ def _mask_of(a, index) -> Node | None:
     if len(sources) != 1 or None in sources:
         return None
     positions = index[0].args[0]
-    if not _positions(positions) or any(i.args[1] != k for k, i in enumerate(index)):
+    if not _is_nonzero(positions) or any(i.args[1] != k for k, i in enumerate(index)):
         return None
     mask = positions.args[0]
     return mask if isinstance(mask, Node) and mask.dtype.kind == "b" and tuple(mask.shape) == tuple(a.shape) else None
@@ -155,14 +155,14 @@ def _droppable(graph: Graph) -> set:
         if n.op != "call":
             continue
         if ops.get(n.target).kind == ops.CREATION and not n.inputs \
-                or n.target == "nonzero" or n.target == ops.TUPLE_GETITEM and _positions(n.args[0]) \
+                or n.target == "nonzero" or n.target == ops.TUPLE_GETITEM and _is_nonzero(n.args[0]) \
                 or n.target == "index" and isinstance(n.args[1], tuple) and all(id(i) in found for i in n.args[1]) \
                 or _element_wise(n) and any(id(i) in found for i in n.inputs):
             found.add(id(n))
     return found
 
 
-def _positions(n) -> bool:
+def _is_nonzero(n) -> bool:
     return isinstance(n, Node) and n.target == "nonzero"
 
 

@@ -44,7 +44,7 @@ _CONTROL = {"cond": CompiledCond, "while_loop": CompiledWhile}
 
 def _small(buf) -> bool:
     """Whether a buffer is of a static size under the allocator's (np.empty's, then, as it is)."""
-    nbytes = math.prod(buf.shape) * buf.dtype.itemsize
+    nbytes = plan.buffer_bytes(buf)
     return isinstance(nbytes, int) and nbytes < allocator.MIN_BYTES
 
 

@@ -8,7 +8,6 @@ the CompiledProgram `cp` whose runner it writes."""
 from __future__ import annotations
 
 import ctypes
-import math
 import re
 
 import numpy as np
@@ -158,7 +157,7 @@ class _Writer:
             self.waiting.remove((n, needs))
             buf = self.program.buffers[n]
             shape = f"({''.join(as_python(d) + ', ' for d in buf.shape)})"
-            nbytes = math.prod(buf.shape) * buf.dtype.itemsize
+            nbytes = plan.buffer_bytes(buf)
             if isinstance(nbytes, SymInt):
                 alloc = f"(cached_empty if {as_python(nbytes)} >= {allocator.MIN_BYTES} else empty)"
             else:
