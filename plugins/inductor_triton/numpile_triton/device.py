@@ -230,8 +230,12 @@ class CupyArrays:
 
     @staticmethod
     def as_dtype(array, dtype: np.dtype):
-        """An extern's result in the dtype NumPy gives (CuPy's function may give another)."""
-        return array.astype(dtype, copy=False)
+        """An extern's result in the dtype NumPy gives (CuPy's function may give another), by name
+        too: CuPy's nanargmax gives int64 as 'q' (long long), equal to NumPy's 'l' (long) but whose
+        scalars are another type (numpy.longlong, not numpy.int64); the same bits, so a view."""
+        if array.dtype != dtype:
+            return array.astype(dtype)
+        return array if array.dtype.char == dtype.char else array.view(dtype)
 
     @staticmethod
     def numpy_view(array):

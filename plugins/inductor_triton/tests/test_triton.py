@@ -482,6 +482,21 @@ def test_loops_run_as_loop_nodes(fn, make):
         assert_same_result(g, w, what=fn.__name__)
 
 
+def test_an_externs_result_on_cupy_takes_numpys_dtype_by_name():
+    """CupyArrays.as_dtype, on NumPy arrays (the methods it calls are CuPy's too): CuPy's nanargmax
+    gives int64 as 'q' (long long), equal to NumPy's int64 ('l' on Linux) but read back as
+    numpy.longlong scalars (the GPU conformance suite's nanargmax cases); a cast where the dtype differs."""
+    from numpile_triton.device import CupyArrays
+    int64, longlong = np.dtype(np.int64), np.dtype(np.longlong)
+    if int64.char == longlong.char:
+        pytest.skip("int64 is long long here")
+    got = CupyArrays.as_dtype(np.array([3, 1], longlong), int64)
+    assert got.dtype.char == int64.char and type(got[0]) is np.int64 and got.tolist() == [3, 1]
+    same = np.arange(3.0)
+    assert CupyArrays.as_dtype(same, np.dtype(np.float64)) is same
+    assert CupyArrays.as_dtype(np.arange(3, dtype=np.float32), np.dtype(np.float64)).dtype == np.float64
+
+
 def test_a_reused_slot_hands_back_only_a_buffer_no_one_else_holds():
     """reuse.py's slot, NumPy arrays as carriers (a view holds its base, as CuPy's do): the same
     buffer again only once the caller dropped it and every view of it, and on the same stream."""
