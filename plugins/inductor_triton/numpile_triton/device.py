@@ -264,6 +264,10 @@ class CupyArrays:
     def stream(self) -> int:
         return self.cupy.cuda.get_current_stream().ptr
 
+    def capturing(self) -> bool:
+        """Whether the current stream is being captured into a CUDA graph."""
+        return self.cupy.cuda.get_current_stream().is_capturing()
+
     def capability(self) -> str:
         """The current device's compute capability, as "90" (without starting torch's CUDA state)."""
         return self.cupy.cuda.Device().compute_capability

@@ -167,6 +167,35 @@ def test_externs_run_on_the_device_through_cupy():
     close(compiled(*on_gpu(a, b)), f(a, b), rtol=1e-10)
 
 
+def test_numbers_only_kernels_read_are_made_device_arrays_once_per_value(monkeypatch):
+    """Python numbers that only kernels read (NPBench's alpha, beta) become device arrays once per
+    value (reuse.HostScalar): the results are NumPy's for each value, -0.0 and NaN included, and a
+    repeated call copies no number to the device."""
+    from numpile_triton import device
+    numbers = []
+    to_device = device.CupyArrays.to_device
+
+    def counted(self, x, copy):
+        if not isinstance(x, cupy.ndarray):
+            numbers.append(x)
+        return to_device(self, x, copy)
+    monkeypatch.setattr(device.CupyArrays, "to_device", counted)
+
+    def f(alpha, beta, A, x):
+        return alpha * (A @ x) + beta * x, beta * x
+    compiled = numpile.compile(f, backend="triton")
+    A, x = rng.standard_normal((64, 64)), rng.standard_normal(64)
+    dA, dx = on_gpu(A, x)
+    for i, (alpha, beta) in enumerate(((1.5, -0.0), (2.0, 0.0), (float("nan"), 0.5)) * 3):
+        if i == 6:   # the third time round: every value kept
+            numbers.clear()
+        got, want = compiled(alpha, beta, dA, dx), f(alpha, beta, A, x)
+        for g, w in zip(got, want):
+            close(g, w, rtol=1e-12)
+        np.testing.assert_array_equal(np.signbit(cupy.asnumpy(got[1])), np.signbit(want[1]))   # -0.0 * x
+    assert numbers == [], numbers
+
+
 @pytest.mark.parametrize("kind", ["torch", "numpy"])
 def test_externs_of_tensors_run_through_cupy_of_numpy_inputs_with_numpy(kind, capsys):
     def f(a, b):
