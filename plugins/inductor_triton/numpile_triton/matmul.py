@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from numpile.lowering import Affine, BufferArg, Extern, Kernel, Load, Program, Stage, walk
 
 from .kernel import KernelPlan, Renderer, IndexSpace, next_power_of_2, plan
+from .plans import reads
 from .scalar import F32, Unlowerable, Val
 
 OPS = ("matmul", "dot")
@@ -118,21 +119,7 @@ def _is_epilogue(program: Program, product: str, step) -> bool:
     if not loads or any(tuple(e.index) != TILE for e in loads) or product in step.outputs:
         return False
     later = program.steps[program.steps.index(step) + 1:]
-    return not any(product in (s.inputs if isinstance(s, Kernel) else _buffer_args(s.args, s.kwargs)) for s in later)
-
-
-def _buffer_args(args, kwargs) -> set:
-    found = set()
-
-    def each(v):
-        if isinstance(v, BufferArg):
-            found.add(v.name)
-        elif isinstance(v, (tuple, list)):
-            for x in v:
-                each(x)
-    each(args)
-    each(list(kwargs.values()))
-    return found
+    return not any(product in reads(s) for s in later)
 
 
 def _template(program: Program, step: Extern, epilogue: Kernel | None, name: str) -> MatmulKernel:

@@ -35,14 +35,18 @@ class DeviceExtern:
     """An extern run by its NumPy implementation on the device arrays. If its first run fails there
     (CuPy lacks the function, refuses the implicit conversion to NumPy, or is stricter than NumPy:
     `min(axis=-1)` of a 0-d array), it runs on host copies: an error there is the op's own, NumPy's,
-    and propagates; else it runs there from then on. An error of a later device run is the op's own."""
+    and propagates; else it runs there from then on (through the arrays' own operator where they
+    have one: `arrays.operators`). An error of a later device run is the op's own."""
 
     def __init__(self, impl, op: str, arrays, graph_name: str):
         self.impl, self.op, self.arrays, self.graph_name = impl, op, arrays, graph_name
         self.defaults = _defaults(op)
         self.state = "untried"   # then "device" or "host"
+        self.operator = arrays.operators.get(op)   # once it ran on the device, a call with no keywords
 
     def __call__(self, *args, **kwargs):
+        if self.state == "device" and self.operator is not None and not kwargs:
+            return self.operator(*args)
         if self.state != "host":
             d = self.defaults
             given = {k: v for k, v in kwargs.items() if not (k in d and type(v) is type(d[k]) and v == d[k])}

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from numpile.lowering import Buffer, Kernel
+from numpile.lowering import Buffer, BufferArg, Kernel
 
 POINTWISE_BLOCK = 1024     # elements per program of a pointwise kernel
 PERSISTENT_MAX = 8192      # the longest row a program keeps whole in registers
@@ -36,3 +36,21 @@ class KernelPlan:
 def partials_buffer(name: str, dtype: np.dtype) -> Buffer:
     """The buffer of a split kernel's partial results, one per program."""
     return Buffer(name, (SPLIT_PROGRAMS,), dtype, "temp")
+
+
+def reads(step) -> set:
+    """The buffers a program step reads: a kernel's inputs, an extern's buffer arguments (in tuples
+    and lists too)."""
+    if isinstance(step, Kernel):
+        return set(step.inputs)
+    found = set()
+
+    def each(v):
+        if isinstance(v, BufferArg):
+            found.add(v.name)
+        elif isinstance(v, (tuple, list)):
+            for x in v:
+                each(x)
+    each(step.args)
+    each(list(step.kwargs.values()))
+    return found

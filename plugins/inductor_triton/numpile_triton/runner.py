@@ -16,7 +16,8 @@ from numpile.shapes import SYMBOL_PATTERN, SymInt, read_symbol
 from . import checks
 from .launch import Launch, hooked
 from .on_device import DeviceExtern, DeviceFallback
-from .reuse import Reused
+from .plans import reads
+from .reuse import HostScalar, Reused
 
 
 def _python(size) -> str:
@@ -61,9 +62,16 @@ class RunnerWriter:
         # inputs given as device arrays (and numbers, which go there too), made buffers where first
         # used: a loop body's unused index was copied onto the device at every iteration
         self.unconverted: set[str] = set()
+        # 0-d inputs kept on the device per value where they come as numbers: those only kernels read,
+        # of CuPy programs (see [Note: numbers kept on the device] in reuse.py)
+        self.host_scalars: set[str] = set()
         if compiled.resident:
             self.on_host, self.callers = set(), set()
             self.on_device, self.unconverted = set(program.inputs), set(program.inputs)
+            if getattr(arrays, "capturing", None) is not None:
+                handed_on = set().union(*(reads(s) for s in program.steps if isinstance(s, Extern)))
+                self.host_scalars = {n for n in program.inputs if program.buffers[n].shape == ()} - handed_on \
+                    - self.device_written - owned - set(program.outputs)
 
     def host(self, name: str) -> str:
         b = f"b{self.index[name]}"
@@ -76,7 +84,13 @@ class RunnerWriter:
         d = f"d{self.index[name]}"
         if name in self.unconverted:
             self.unconverted.discard(name)
-            self.lines.append(f"    {d} = to_device(b{self.index[name]}, {name in self.device_written})")
+            if name in self.host_scalars:
+                arrays = self.compiled.arrays
+                kept = self.constant(HostScalar(arrays.to_device, arrays.capturing))
+                self.lines.append(f"    {d} = {kept}(b{self.index[name]}, stream)")
+                self.streamed = True
+            else:
+                self.lines.append(f"    {d} = to_device(b{self.index[name]}, {name in self.device_written})")
         elif name not in self.on_device:
             self.lines.append(f"    {d} = to_device({self.host(name)}, {name in self.device_written})")
             self.on_device.add(name)

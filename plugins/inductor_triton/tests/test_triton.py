@@ -482,6 +482,49 @@ def test_loops_run_as_loop_nodes(fn, make):
         assert_same_result(g, w, what=fn.__name__)
 
 
+def test_an_externs_result_on_cupy_takes_numpys_dtype_by_name():
+    """CupyArrays.as_dtype, on NumPy arrays (the methods it calls are CuPy's too): CuPy's nanargmax
+    gives int64 as 'q' (long long), equal to NumPy's int64 ('l' on Linux) but read back as
+    numpy.longlong scalars (the GPU conformance suite's nanargmax cases); a cast where the dtype differs."""
+    from numpile_triton.device import CupyArrays
+    int64, longlong = np.dtype(np.int64), np.dtype(np.longlong)
+    if int64.char == longlong.char:
+        pytest.skip("int64 is long long here")
+    got = CupyArrays.as_dtype(np.array([3, 1], longlong), int64)
+    assert got.dtype.char == int64.char and type(got[0]) is np.int64 and got.tolist() == [3, 1]
+    same = np.arange(3.0)
+    assert CupyArrays.as_dtype(same, np.dtype(np.float64)) is same
+    assert CupyArrays.as_dtype(np.arange(3, dtype=np.float32), np.dtype(np.float64)).dtype == np.float64
+
+
+def test_a_number_kept_on_the_device_is_one_array_per_value_and_stream():
+    """reuse.HostScalar with NumPy arrays as device arrays: the same value on the same stream is the
+    same array; -0.0 and 0.0, 1 and True, float32 and float64, each NaN, another stream are not; an
+    array is never kept; none is kept while the stream is captured, nor past LIMIT values."""
+    from numpile_triton.reuse import HostScalar
+    made = []
+
+    def to_device(x, copy):
+        made.append(x)
+        return np.array(x)
+    capturing = [False]
+    kept = HostScalar(to_device, lambda: capturing[0])
+    values = [1.5, -0.0, 0.0, 1, True, np.float32(1.5), np.float64(1.5), float("nan"), 2 ** 40]
+    first = [kept(v, 7) for v in values]
+    assert all(a.shape == () for a in first) and [a.dtype for a in first] == [np.asarray(v).dtype for v in values]
+    assert [kept(v, 7) is a for v, a in zip(values, first)] == [True] * len(values)
+    assert len(made) == len(values) and np.signbit(kept(-0.0, 7)) and not np.signbit(kept(0.0, 7))
+    assert kept(1.5, 8) is not first[0]              # another stream: its own copy
+    assert kept(np.ones(2), 7) is not kept(np.ones(2), 7)
+    capturing[0] = True
+    assert kept(2.5, 7) is not kept(2.5, 7)          # made while captured: not kept
+    capturing[0] = False
+    for v in range(HostScalar.LIMIT):
+        kept(100.0 + v, 7)
+    assert len(kept.kept) == HostScalar.LIMIT and kept(1.5, 7) is first[0]
+    assert kept(200.0, 7) is not kept(200.0, 7)
+
+
 def test_a_reused_slot_hands_back_only_a_buffer_no_one_else_holds():
     """reuse.py's slot, NumPy arrays as carriers (a view holds its base, as CuPy's do): the same
     buffer again only once the caller dropped it and every view of it, and on the same stream."""

@@ -135,6 +135,7 @@ class _StandInArrays:
     numpy_view = staticmethod(lambda a: a.view(_DeviceView))
     to_host = staticmethod(np.array)
     is_array = staticmethod(lambda v: isinstance(v, np.ndarray))
+    operators: dict = {}
 
 
 def test_an_extern_the_device_library_refuses_runs_on_host_copies():
@@ -171,6 +172,33 @@ def test_an_extern_the_device_library_refuses_runs_on_host_copies():
     extern(x)
     with pytest.raises(ValueError, match="own"):
         extern(x)
+
+
+def test_an_extern_runs_as_the_device_librarys_operator_once_it_ran_there():
+    """CupyArrays.operators: np.matmul on CuPy arrays is `a @ b` once its first call ran on the
+    device; a call with keywords keeps NumPy's function, and so does an extern that runs on host copies."""
+    from numpile_triton.on_device import DeviceExtern
+    through = []
+
+    class Arrays(_StandInArrays):
+        operators = {"matmul": lambda a, b: through.append("operator") or np.matmul(a, b)}
+
+    def matmul(a, b, **kwargs):
+        through.append(type(a).__name__)
+        if isinstance(a, _DeviceView) and a.ndim == 1:   # as CuPy refusing a call NumPy runs
+            raise TypeError("refused on the device")
+        return np.matmul(a, b, **kwargs)
+    a, b = rng.standard_normal((3, 4)), rng.standard_normal((4, 2))
+    extern = DeviceExtern(matmul, "matmul", Arrays(), "graph")
+    for _ in range(2):
+        assert_same_result(np.asarray(extern(a, b)), a @ b, what="matmul")
+    assert_same_result(np.asarray(extern(a, b, dtype=np.float32)), np.matmul(a, b, dtype=np.float32), what="matmul")
+    assert through == ["_DeviceView", "operator", "_DeviceView"]
+    through.clear()
+    on_host = DeviceExtern(matmul, "matmul", Arrays(), "graph")
+    for _ in range(2):
+        assert_same_result(on_host(a[0], b), a[0] @ b, what="matmul")
+    assert through == ["_DeviceView", "ndarray", "ndarray"]
 
 
 def scatter_add(x, i, v):
