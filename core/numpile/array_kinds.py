@@ -50,6 +50,9 @@ class ArrayKind:
     # Python value (len(x), x.shape) it is a graph break, and Python reads it as the library gives it
     lazy_sizes: bool = False
     to_numpy: Callable = np.asarray   # array -> a NumPy array of its values (copied off its device)
+    # its indexing wraps a position out of bounds where NumPy raises IndexError (CuPy's, documented):
+    # a backend's bounds check then raises NumPy's error (graph_compile._replay), not the library's value
+    wraps_positions: bool = False
 
     def array_type(self):
         module = sys.modules.get(self.module)
@@ -115,7 +118,7 @@ def _dask_adopt(value, location: str):
 KINDS = (
     ArrayKind("cupy", "cupy", "ndarray", numpy_views=True, dtype=lambda a: a.dtype,
               location=lambda a: f"cuda:{a.device.id}", storage=lambda a: a.data.mem.ptr, adopt=_cupy_adopt,
-              to_numpy=lambda a: a.get()),
+              to_numpy=lambda a: a.get(), wraps_positions=True),
     ArrayKind("torch", "torch", "Tensor", numpy_views=False, dtype=lambda a: _torch_to_numpy(a.dtype),
               location=lambda a: str(a.device) if a.device.type != "cuda" else f"cuda:{a.device.index}",
               storage=lambda a: a.untyped_storage().data_ptr(), adopt=_torch_adopt,

@@ -92,6 +92,8 @@ def _replay(fn, backend, graph: Graph, error: Exception, inputs: tuple, *args, *
     would not raise (the graph runs eagerly without it) is the backend's: said once, as a warning."""
     if isinstance(error, BackendCompilerFailed):
         raise error
+    if isinstance(error, IndexError):
+        _raise_numpys_index_error(graph, inputs)
     name = fn.__qualname__
     logs.get("perf").debug("%s: backend %r raised %s: %s; the frame runs as Python from the graph's start",
                            name, backend.name, type(error).__name__, error)
@@ -109,6 +111,19 @@ def _direct_call(compiled):
     a vectorcall, calling the object is not (about 60 ns a call saved, on calls of a microsecond)."""
     method = inspect.getattr_static(type(compiled), "__call__", None)
     return compiled.__call__ if isinstance(method, types.FunctionType) else compiled
+
+
+def _raise_numpys_index_error(graph: Graph, inputs: tuple) -> None:
+    """A position out of bounds the backend found in arrays whose indexing wraps it (CuPy's):
+    NumPy's IndexError, raised by the graph run on host copies of them, which Python running the
+    frame on those arrays would not raise."""
+    kinds = [array_kinds.kind_of(x) for x in inputs]
+    if not any(k is not None and k.wraps_positions for k in kinds):
+        return
+    try:
+        graph(*[k.to_numpy(x) if k is not None else x for k, x in zip(kinds, inputs)])
+    except IndexError as e:
+        raise e.with_traceback(None) from None
 
 
 def _runs_eagerly(graph: Graph, inputs: tuple) -> bool:

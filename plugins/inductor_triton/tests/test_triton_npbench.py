@@ -39,15 +39,6 @@ def arrays(request):
     return request.getfixturevalue("cupy")
 
 
-def numpys_index_error(arrays, request) -> None:
-    """On CuPy arrays the kernel's check finds the position and raises NumPy's IndexError, but the
-    replay of a frame whose graph raised (core's graph_compile._replay) then runs it as Python on the
-    CuPy arrays, whose indexing wraps the position instead of raising: the call returns CuPy eager's
-    values. Expected to fail there (strict: it says so once the core re-raises NumPy's error)."""
-    if arrays is not np:
-        request.applymarker(pytest.mark.xfail(strict=True, reason="the replay runs the frame as CuPy eager"))
-
-
 @pytest.fixture
 def made(monkeypatch):
     """The CompiledPrograms the test makes, loop bodies' included."""
@@ -165,10 +156,10 @@ def test_a_gather_through_positions_from_data_is_a_checked_kernel(arrays, made):
 
 
 @pytest.mark.parametrize("bad", [7, -8, 40])
-def test_a_position_out_of_range_raises_numpys_index_error(arrays, bad, request):
+def test_a_position_out_of_range_raises_numpys_index_error(arrays, bad):
     """A checked gather whose data holds a position outside the dimension: NumPy's IndexError, its
-    message, and the caller's arrays as NumPy leaves them (the output not written)."""
-    numpys_index_error(arrays, request)
+    message, and the caller's arrays as NumPy leaves them (the output not written). On CuPy arrays,
+    whose indexing wraps the position, the replay raises NumPy's error too (graph_compile.py)."""
     def gather(x, idx, out):
         out[:] = x[idx] * 2.0
     x, idx, out = rng.random(7), rng.integers(-7, 7, 5), rng.random(5)
@@ -183,9 +174,8 @@ def test_a_position_out_of_range_raises_numpys_index_error(arrays, bad, request)
     np.testing.assert_array_equal(kept, out)
 
 
-def test_a_column_out_of_range_in_a_row_loop_raises_numpys_index_error(arrays, request):
+def test_a_column_out_of_range_in_a_row_loop_raises_numpys_index_error(arrays):
     """spmv with the last column past x's end: IndexError as NumPy raises it, nothing returned."""
-    numpys_index_error(arrays, request)
     A_row, A_col, A_val, x = csr(5, 7, 9)
     A_col[-1] = 9
     with pytest.raises(IndexError) as want:
