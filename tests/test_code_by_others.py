@@ -9,6 +9,7 @@ import pytest
 
 import numpile
 from numpile.testing.compare import assert_same
+from conftest import run_like_numpy
 
 BACKENDS = ["eager", "llvm"]
 
@@ -206,3 +207,32 @@ def test_atleast_nd_and_isscalar_stay_in_the_graph(rng, backend):
         for g, w in zip(got, want):
             assert type(g) is type(w) and np.shape(g) == np.shape(w) and np.allclose(g, w)
         assert numpile.explain(_kalman_shapes, backend=backend)(x, P, z, R).graph_break_count == 0
+
+
+# ddbourgin/numpy-ml's ways (the sweep's top breaks): a bias column by np.c_, a window as the sum
+# of a list of arrays, eps from np.finfo
+def _ridge_design(X, y, alpha):
+    X = np.c_[np.ones(X.shape[0]), X]
+    A = X.T @ X + alpha * np.eye(X.shape[1])
+    return np.linalg.solve(A, X.T @ y), np.r_[X[0], y[:2]]
+
+
+def _generalized_cosine(x, coefs):
+    window = np.sum([ak * np.cos(2 * np.pi * k * x) for k, ak in enumerate(coefs)], axis=0)
+    return window, np.max([window.max(), x.sum(), 0.5]), np.mean((window, x), axis=0)
+
+
+def _cross_entropy(y, y_pred):
+    eps = np.finfo(float).eps
+    top = np.iinfo(np.int16).max
+    return -np.sum(y * np.log(y_pred + eps)) + np.finfo(y_pred.dtype).tiny * top
+
+
+@pytest.mark.parametrize("backend", ["eager", "llvm"])
+@pytest.mark.parametrize("fn, make", [
+    (_ridge_design, lambda rng: (rng.random((20, 3)), rng.random(20), 0.1)),
+    (_generalized_cosine, lambda rng: (rng.random(64), [0.42, 0.5, 0.08])),
+    (_cross_entropy, lambda rng: (rng.random((8, 4)) < 0.3, rng.random((8, 4)).astype(np.float32))),
+])
+def test_bias_columns_lists_of_arrays_and_type_limits_stay_in_the_graph(rng, backend, fn, make):
+    run_like_numpy(fn, backend, lambda call: make(rng))

@@ -111,6 +111,10 @@ class ObjectVariable(Variable):
         return True
 
     def getitem(self, tx, index: Variable) -> Variable:
+        from .spellings import subscript_spelled   # spellings builds on this module
+        spelled = subscript_spelled(tx, self.value, index)
+        if spelled is not None:
+            return spelled
         op = None if self.is_constant() else ops.lookup_callable(getattr(self.value, "__getitem__", None))
         if op is None:
             return super().getitem(tx, index)

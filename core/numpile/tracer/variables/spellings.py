@@ -1,10 +1,11 @@
 """NumPy functions the tracer captures as other ops' calls, where NumPy defines one by the other:
 np.where(condition) is np.nonzero(condition); np.shape(a), np.ndim(a) and np.size(a) its attributes;
-np.isscalar(a) what a is; np.atleast_1d/2d/3d(a) a itself or its view with new axes; np.asarray(x) of an array is x itself, np.array(x)
+np.isscalar(a) what a is; np.finfo(t) and np.iinfo(t) NumPy's object for a type known when traced; np.atleast_1d/2d/3d(a) a itself or its view with new axes; np.asarray(x) of an array is x itself, np.array(x)
 a copy of it (an astype for another dtype=); np.array (np.asarray) of a list or tuple of arrays
 and numbers of one shape is their np.stack, nested lists stacked from the inside; np.take(a, i,
-axis) is a's integer indexing along axis (of a flattened a where axis is None). A handler
-returns None where the call is the op row's own form (np.where(c, x, y))."""
+axis) is a's integer indexing along axis (of a flattened a where axis is None); np.r_[...] and
+np.c_[...] of arrays their concatenate. A handler returns None where the call is the op row's own
+form (np.where(c, x, y)) or one left to NumPy."""
 
 from __future__ import annotations
 
@@ -142,7 +143,30 @@ def _isscalar(tx, args, kwargs):
     return ConstantVariable(np.isscalar(args[0].as_constant())) if args[0].is_constant() else None
 
 
-SPELLINGS = {np.where: _where, np.isscalar: _isscalar,
+class TypeInfoVariable(ConstantVariable):
+    """What np.finfo(t) or np.iinfo(t) gives for a type known when traced: its attributes (eps, max,
+    tiny: Python ints or NumPy scalars, which NumPy's properties compute) are constants."""
+
+    def getattr(self, tx, name: str) -> Variable:
+        try:
+            return ConstantVariable(getattr(self.value, name))
+        except AttributeError:
+            raise Unsupported(f"{type(self.value).__name__} has no attribute {name!r}") from None
+
+
+def _type_info(info):
+    """np.finfo(t) or np.iinfo(t) (`np.finfo(float).eps`, `np.iinfo(x.dtype).max`)."""
+    def handler(tx, args, kwargs):
+        if kwargs or len(args) != 1 or not args[0].is_constant():
+            return None
+        try:
+            return TypeInfoVariable(info(args[0].as_constant()))
+        except (TypeError, ValueError):   # NumPy raises it when the frame runs
+            return None
+    return handler
+
+
+SPELLINGS = {np.where: _where, np.isscalar: _isscalar, np.finfo: _type_info(np.finfo), np.iinfo: _type_info(np.iinfo),
              **{getattr(np, f"atleast_{n}d"): _at_least(n) for n in _AT_LEAST}, np.array: _array(new=True), np.asarray: _array(new=False),
              np.asanyarray: _array(new=False), np.take: _take,
              **{getattr(np, name): _attribute(name) for name in ("shape", "ndim", "size")}}
@@ -156,3 +180,30 @@ def call_spelled(tx, fn, args: list, kwargs: dict) -> Variable | None:
     except TypeError:  # unhashable callable
         return None
     return handler(tx, args, kwargs) if handler is not None else None
+
+
+def _joined(axis: int, ndmin: int, new_axes: dict):
+    """np.r_[a, b, ...] (axis 0) or np.c_[a, b, ...] (the last axis, each array upgraded to 2-D with
+    its 1's after its shape: a column of a vector) of arrays: their concatenate. Slices, Python
+    numbers and directive strings are left to NumPy (None)."""
+    def handler(tx, index):
+        items = index.items if isinstance(index, TupleVariable) else [index]
+        if not items or not all(isinstance(a, ArrayVariable) and len(a.node.shape) in new_axes
+                                and not a.node.meta["weak"] for a in items):   # a Python number is weak in NumPy's
+            return None
+        made = [a.getitem(tx, _variables(new_axes[len(a.node.shape)])) if len(a.node.shape) < ndmin else a for a in items]
+        return tx.output.call_op(ops.get("concatenate"), (TupleVariable(made),), {"axis": ConstantVariable(axis)})
+    return handler
+
+
+_ANY_NDIM = range(1, 33)
+SUBSCRIPT_SPELLINGS = {
+    id(np.r_): _joined(0, 1, {0: (None,), **{n: () for n in _ANY_NDIM}}),
+    id(np.c_): _joined(-1, 2, {1: (Ellipsis, None), **{n: () for n in _ANY_NDIM[1:]}}),
+}
+
+
+def subscript_spelled(tx, obj, index: Variable) -> Variable | None:
+    """`obj[index]` for an object of SUBSCRIPT_SPELLINGS (np.r_, np.c_) as another op's, or None."""
+    handler = SUBSCRIPT_SPELLINGS.get(id(obj))
+    return handler(tx, index) if handler is not None else None
