@@ -236,3 +236,20 @@ def _cross_entropy(y, y_pred):
 ])
 def test_bias_columns_lists_of_arrays_and_type_limits_stay_in_the_graph(rng, backend, fn, make):
     run_like_numpy(fn, backend, lambda call: make(rng))
+
+
+def _spectral_steps(vx, kx, ky, dt, nu, steps):   # pmocz/navier-stokes-spectral-python's way
+    k2 = kx ** 2 + ky ** 2
+    k2[0, 0] = 1.0
+    for _ in range(steps):
+        vx_hat = np.fft.fftn(vx)
+        dvx = np.real(np.fft.ifftn(1j * kx * vx_hat))
+        vx = np.real(np.fft.ifftn(vx_hat / (1.0 + dt * nu * k2))) - dt * vx * dvx
+    return vx, np.fft.fftshift(np.abs(np.fft.rfft2(vx))), np.vdot(vx, vx)
+
+
+@pytest.mark.parametrize("backend", ["eager", "llvm"])
+def test_a_spectral_solver_stays_one_graph(rng, backend):
+    k = np.fft.fftfreq(16) * 16
+    kx, ky = np.meshgrid(k, k)
+    run_like_numpy(_spectral_steps, backend, lambda call: (rng.random((16, 16)), kx, ky, 0.01, 0.1, 3))

@@ -27,6 +27,9 @@ DEFAULT_OUTPUT = Path("docs/coverage.md")
 
 
 
+SUBMODULES = (("numpy.linalg", "np.linalg."), ("numpy.fft", "np.fft."))   # __module__ -> how users spell it
+
+
 def spelling(fn) -> str:
     """How a user writes a callable that maps to an op."""
     if fn is np.ufunc.outer:
@@ -38,7 +41,7 @@ def spelling(fn) -> str:
     if getattr(builtins, getattr(fn, "__name__", ""), None) is fn:
         return f"`{fn.__name__}()`"
     module = getattr(fn, "__module__", None) or "numpy"
-    prefix = "np.linalg." if module.startswith("numpy.linalg") else "np."
+    prefix = next((p for m, p in SUBMODULES if module.startswith(m)), "np.")
     return f"`{prefix}{fn.__name__}`"
 
 
@@ -83,7 +86,7 @@ def on_llvm(name: str) -> str:
 
 def _uncaptured_functions() -> list[str]:
     names = []
-    for prefix, module in (("np.", np), ("np.linalg.", np.linalg)):
+    for prefix, module in (("np.", np), ("np.linalg.", np.linalg), ("np.fft.", np.fft)):
         for name in sorted(dir(module)):
             value = getattr(module, name)
             if name.startswith("_") or isinstance(value, (type, types.ModuleType)) or not callable(value):

@@ -2,7 +2,7 @@
 
 from . import (  # noqa: F401  (each registers its rows)
     control, creation, draws, einsum, histograms, indexing, nanfunctions, numerics, numpy_linalg, ordering, pointwise, products, reductions, results,
-    scans, selection, shape, statistics, tiling,
+    scans, selection, shape, spectral, statistics, tiling,
 )
 from .registry import (
     CONTROL, CREATION, INDEXING, KINDS, LINALG, MATMUL, POINTWISE, REDUCTION, REGISTRY, RESULT, SCAN, SHAPE, VIEW,

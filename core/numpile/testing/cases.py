@@ -19,6 +19,7 @@ from .product_cases import matmul_cases, numpy_linalg_cases, product_cases
 from .specs import DTYPES, Arr, Case, describe_case
 from .numerics_cases import numerics_cases
 from .ordering_cases import ordering_cases
+from .spectral_cases import spectral_cases
 from .tiling_cases import tiling_cases
 
 
@@ -483,4 +484,5 @@ def _selection_cases() -> list[Case]:
 
 _BUILDERS = (_ufunc_cases, _pointwise_cases, _reduction_cases, _scan_cases, matmul_cases, product_cases,
              numpy_linalg_cases, _statistics_cases, _shape_cases, _indexing_cases, _creation_cases, _results_cases,
-             _selection_cases, tiling_cases, ordering_cases, numerics_cases, complex_cases, loop_cases, cond_cases, while_cases)
+             _selection_cases, tiling_cases, ordering_cases, numerics_cases, spectral_cases,
+             complex_cases, loop_cases, cond_cases, while_cases)

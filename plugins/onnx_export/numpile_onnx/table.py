@@ -39,6 +39,10 @@ UNSUPPORTED = {
     "isclose": "not exported yet (Abs, Sub, LessOrEqual and IsNaN would express it: not written)",
     **dict.fromkeys(("nansum", "nanprod", "nanmean", "nanmax", "nanmin", "nanstd", "nanvar", "nanargmax", "nanargmin",
                      "nanmedian"), "not exported yet (IsNaN and Where before the reduction would express it: not written)"),
+    # np.fft (numpile.ops.spectral): ONNX's DFT takes one axis of a real or complex-as-pairs tensor
+    **dict.fromkeys(("fft", "ifft", "rfft", "irfft", "fft2", "ifft2", "rfft2", "irfft2", "fftn", "ifftn", "rfftn",
+                     "irfftn"), "not exported yet (ONNX DFT, one axis at a time, would express it: not written)"),
+    **dict.fromkeys(("fftshift", "ifftshift", "vdot"), "not exported yet (no ONNX rule written for it)"),
     "searchsorted": "no ONNX operator searches a sorted array (a comparison with every element and a ReduceSum would)",
     "random_bits": "numpile's random stream (a random draw in a loop) is not exported yet (splitmix64 in uint64 "
                    "Mul, BitwiseXor and BitShift would write it)",
