@@ -253,3 +253,42 @@ def test_a_spectral_solver_stays_one_graph(rng, backend):
     k = np.fft.fftfreq(16) * 16
     kx, ky = np.meshgrid(k, k)
     run_like_numpy(_spectral_steps, backend, lambda call: (rng.random((16, 16)), kx, ky, 0.01, 0.1, 3))
+
+
+def _pad_checked(X, pad):   # numpy-ml's calc_pad_dims_2D: a check of the padding by builtin any()
+    pr1, pr2, pc1, pc2 = pad
+    if any(np.array([pr1, pr2, pc1, pc2]) < 0):
+        raise ValueError("Padding cannot be less than 0")
+    return np.pad(X, ((pr1, pr2), (pc1, pc2))), all(X[0] > 0.5), any(X[:, 0] < 0.5)
+
+
+def _viterbi(A, B, pi, O, eps=1e-12):   # numpy-ml's MultinomialHMM.decode
+    N, T = A.shape[0], O.shape[1]
+    viterbi = np.zeros((N, T))
+    back_pointer = np.zeros((N, T)).astype(int)
+    ot = O[0, 0]
+    for s in range(N):
+        back_pointer[s, 0] = 0
+        viterbi[s, 0] = np.log(pi[s] + eps) + np.log(B[s, ot] + eps)
+    for t in range(1, T):
+        ot = O[0, t]
+        for s in range(N):
+            seq_probs = [viterbi[s_, t - 1] + np.log(A[s_, s] + eps) + np.log(B[s, ot] + eps) for s_ in range(N)]
+            viterbi[s, t] = np.max(seq_probs)
+            back_pointer[s, t] = np.argmax(seq_probs)
+    return viterbi, back_pointer
+
+
+def _hmm(rng):
+    A, B = rng.random((4, 4)), rng.random((4, 6))
+    return A / A.sum(1, keepdims=True), B / B.sum(1, keepdims=True), np.full(4, 0.25), rng.integers(0, 6, (1, 30))
+
+
+@pytest.mark.parametrize("backend", ["eager", "llvm"])
+@pytest.mark.parametrize("fn, make", [(_pad_checked, lambda rng: (rng.random((3, 4)), (1, 0, 2, 1))), (_viterbi, _hmm)])
+def test_builtin_any_of_an_array_and_lists_of_values_in_loops_stay_in_the_graph(rng, backend, fn, make):
+    run_like_numpy(fn, backend, lambda call: make(rng))
+
+
+def test_builtin_any_of_a_negative_padding_raises_as_numpy(rng):
+    run_like_numpy(_pad_checked, "llvm", lambda call: (rng.random((3, 4)), (1, -1, 2, 1)), graphs=None)

@@ -246,6 +246,17 @@ def _in_loop_body(tx, args, kwargs) -> bool:
         and control.conds and control.in_body(tx)
 
 
+def _any_all(name):
+    """any(x) or all(x) of a 1-D array: the truth of its elements taken together, np.any's or
+    np.all's, as a Python bool in the graph (`if any(np.array([pr1, pr2]) < 0):` a branch on it).
+    Of other arrays Python iterates rows, whose truth needs their data."""
+    def handler(tx, args, kwargs):
+        if len(args) == 1 and not kwargs and isinstance(args[0], ArrayVariable) and len(args[0].node.shape) == 1:
+            return tx.output.call_op(ops.get(name), (args[0],), {}, weak=True)
+        return _data_dependent(name)(tx, args, kwargs)
+    return handler
+
+
 def _side_effect(name):
     def handler(tx, args, kwargs):
         raise Unsupported(f"{name}() has side effects outside the graph")
@@ -258,8 +269,8 @@ BUILTINS = {
     sum: _sum, getattr: _getattr, hasattr: _hasattr,
     print: _side_effect("print"), input: _side_effect("input"), open: _side_effect("open"),
     float: _float, int: _int, max: _extremum("max", operator.gt), min: _extremum("min", operator.lt),
-    **{fn: _data_dependent(fn.__name__) for fn in (bool, complex, str, round,
-                                                   sorted, repr, divmod, any, all, hash)},
+    any: _any_all("any"), all: _any_all("all"),
+    **{fn: _data_dependent(fn.__name__) for fn in (bool, complex, str, round, sorted, repr, divmod, hash)},
     range: _range, slice: _slice, np.ndindex: iterators.ndindex, np.ndenumerate: iterators.ndenumerate,
 }
 
