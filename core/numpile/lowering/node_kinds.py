@@ -1,7 +1,8 @@
 """How the scheduler (schedule.py) treats each node of a graph (`kind_of`): an input, a pointwise
 value or a gather (computed element by element where it is used), a view (index arithmetic on its
 base), a reduction or a scan (a stage of a kernel), an extern (NumPy's own function on buffers), or
-one result of an op with several. An integer np.arange is a pointwise value of no operands.
+one result of an op with several. An integer np.arange, and a creation filled with a constant
+(`slope * np.ones_like(x)`), are pointwise values of no operands.
 """
 
 from __future__ import annotations
@@ -29,8 +30,8 @@ def kind_of(node: Node) -> str:
         return "result"
     if node.results is not None:
         return "extern"
-    if op.kind == ops.POINTWISE or arange_steps(node) is not None:
-        return "pointwise"   # an integer arange too: a pointwise value of no operands (the loop index)
+    if op.kind == ops.POINTWISE or arange_steps(node) is not None or fill_value(node) is not None:
+        return "pointwise"   # an integer arange and a filled creation too: values of no operands
     if node.target == "index" and not any(isinstance(i, (list, np.ndarray)) for i in node.args[1]):
         return "gather"      # index arrays in the graph (constant ones stay with NumPy's indexing)
     if node.target in VIEW_INDEX:
@@ -48,6 +49,22 @@ def down_columns(n: Node) -> bool:
         return False
     ndim = len(n.args[0].shape)
     return ndim >= 2 and ndim - 1 not in reduced_axes(n.kwargs.get("axis"), ndim)
+
+
+# creations whose every element is one value: that value (np.full's may be a graph value)
+FILLS = {"zeros": lambda n: 0, "ones": lambda n: 1, "full": lambda n: n.args[1],
+         "zeros_like": lambda n: 0, "ones_like": lambda n: 1, "full_like": lambda n: n.args[1]}
+
+
+def fill_value(node: Node):
+    """The constant every element of a creation holds (np.zeros, np.ones_like, np.full of a number),
+    in its dtype, as NumPy casts it; None for any other node."""
+    if node.op != "call" or node.target not in FILLS:
+        return None
+    value = FILLS[node.target](node)
+    if not isinstance(value, (bool, int, float, complex, np.generic)):
+        return None
+    return np.asarray(value).astype(node.dtype)[()]
 
 
 def arange_steps(node: Node) -> tuple | None:

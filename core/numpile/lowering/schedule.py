@@ -38,7 +38,7 @@ from .in_place import (
 from .ir import (
     Affine, Buffer, BufferArg, Call, Const, Extern, Indirect, Kernel, Load, LoopIndex, Program, RowValue, Stage, walk,
 )
-from .node_kinds import COMPUTED, SCANS, arange_steps, down_columns, kind_of, scan_axis
+from .node_kinds import COMPUTED, SCANS, arange_steps, down_columns, fill_value, kind_of, scan_axis
 from .views import VIEW_INDEX, broadcast_index, slice_index
 
 # a value whose inlined expression would hold more ops than this (counting an operand as often as it
@@ -158,7 +158,7 @@ class _Scheduler:
             self._close()
             self._store_in_place(n)
             return
-        if k == "extern":
+        if k == "extern" or fill_value(n) is not None:   # a filled creation stored whole: NumPy's (calloc's pages)
             self._close()
             self._extern(n)
             return
@@ -427,7 +427,8 @@ class _Scheduler:
             base = n.args[0]
             value = self._value(base, VIEW_INDEX[n.target](n, index), memo, used)
         elif kind_of(n) in COMPUTED:
-            used.add(n)
+            if fill_value(n) is None:   # a constant is no work to compute again
+                used.add(n)
             value = self._computed(n, index, memo, used)
         else:
             raise AssertionError(f"{n.name} ({n.target}) is neither placed nor computable in place")
@@ -438,6 +439,9 @@ class _Scheduler:
         if n.target == "arange":
             start, step = arange_steps(n)
             return LoopIndex(index[0].scaled(step).offset(start), n.dtype)
+        fill = fill_value(n)
+        if fill is not None:
+            return Const(fill, n.dtype)
         if kind_of(n) == "gather":
             return self._value_of_gather(n, index, memo, used)
         if kind_of(n) == "view":   # one stored for later (in_place.early_reads): a copy of its elements

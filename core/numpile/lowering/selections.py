@@ -19,13 +19,12 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
 from .. import ops
 from ..graph import Graph, Node, symbols_of
+from .node_kinds import fill_value
 
 
-CREATIONS = {"zeros": lambda n: 0, "ones": lambda n: 1, "full": lambda n: n.args[1]}   # a filled array's value
+CREATIONS = frozenset({"zeros", "ones", "full"})   # the filled arrays an update makes a select of
 FILLED_PART = 8   # a creation's first update is a select where it writes at least 1/8 of it (a channel, a row of a few)
 
 
@@ -58,9 +57,8 @@ def filled_update(emit, a, index, value):
         value = value if value.dtype == a.dtype else emit("astype", value, a.dtype)
     else:   # a constant, cast as setitem casts it
         value = emit("full_like", a, value)
-    constant = CREATIONS[a.target](a) if a.target in CREATIONS else None   # np.full's may be a graph value
-    fill = a.dtype.type(constant) if constant is not None and not isinstance(constant, Node) and np.ndim(constant) == 0 \
-        else a
+    constant = fill_value(a)   # np.full's may be a graph value: then the array itself
+    fill = a if constant is None else constant
     result = emit("where", positions, value, fill)
     result.meta["filled"] = True   # a later update of it is a select too
     return result

@@ -310,3 +310,23 @@ def test_a_scatter_through_positions_stored_through_before_is_in_place_too():
     for a, c in zip(args, copies):   # NumPy checks a scatter's positions before it stores
         if isinstance(c, np.ndarray):
             assert np.array_equal(a, c)
+
+
+@pytest.mark.parametrize("make", [
+    lambda x: 0.5 * np.ones_like(x),
+    lambda x: x + np.full(x.shape, 1.7, dtype=np.int32),     # the fill cast as NumPy casts it
+    lambda x: np.where(x > 0.5, np.zeros_like(x, dtype=bool), x < 0.2),
+    lambda x: x * np.full_like(x, 3),
+])
+def test_a_filled_creation_read_by_pointwise_ops_is_a_constant_in_their_kernel(make):
+    """numpy-ml's `slope * np.ones_like(x)` (0.6x NumPy: np.ones_like wrote 4 MB first)."""
+    [program] = run_both(lambda x: make(x), lambda: (rng.random((6, 5)),))
+    assert not any(isinstance(s, Extern) for s in program.steps), str(program)
+
+
+def test_a_filled_creation_stored_whole_is_numpys():
+    def f(x):
+        z = np.zeros((x.shape[0], 7))
+        return z, x + 1
+    [program] = run_both(f, lambda: (rng.random(6),))
+    assert [s.op for s in program.steps if isinstance(s, Extern)] == ["zeros"]
