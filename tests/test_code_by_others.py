@@ -10,6 +10,7 @@ import pytest
 import numpile
 from numpile.testing.compare import assert_same
 from conftest import run_like_numpy
+import checks_by_others
 
 BACKENDS = ["eager", "llvm"]
 
@@ -292,3 +293,21 @@ def test_builtin_any_of_an_array_and_lists_of_values_in_loops_stay_in_the_graph(
 
 def test_builtin_any_of_a_negative_padding_raises_as_numpy(rng):
     run_like_numpy(_pad_checked, "llvm", lambda call: (rng.random((3, 4)), (1, -1, 2, 1)), graphs=None)
+
+
+def _stochastic(rng):
+    X = rng.random((4, 3))
+    return (X / X.sum(1, keepdims=True),)
+
+
+@pytest.mark.parametrize("backend", ["eager", "llvm"])
+@pytest.mark.parametrize("fn, make, raises", [
+    (checks_by_others.is_stochastic, _stochastic, False),
+    (checks_by_others.is_stochastic, lambda rng: (rng.random((4, 3)),), True),
+    (checks_by_others.is_binary, lambda rng: ((rng.random((3, 3)) < 0.5) * 1.0, (rng.random((3, 3)) < 0.5) * 1.0), False),
+    (checks_by_others.is_binary, lambda rng: (rng.random((3, 3)), rng.random((3, 3))), True),
+])
+def test_allclose_and_array_equal_are_python_bools_in_the_graph(rng, backend, fn, make, raises):
+    run_like_numpy(fn, backend, lambda call: make(rng), graphs=None)
+    if not raises:
+        assert numpile.explain(fn, backend=backend)(*make(rng)).graph_break_count == 0

@@ -1,6 +1,7 @@
 """NumPy functions the tracer captures as other ops' calls, where NumPy defines one by the other:
 np.where(condition) is np.nonzero(condition); np.shape(a), np.ndim(a) and np.size(a) its attributes;
-np.isscalar(a) what a is; np.finfo(t) and np.iinfo(t) NumPy's object for a type known when traced; np.atleast_1d/2d/3d(a) a itself or its view with new axes; np.asarray(x) of an array is x itself, np.array(x)
+np.isscalar(a) what a is; np.finfo(t) and np.iinfo(t) NumPy's object for a type known when traced;
+np.allclose(a, b) np.all(np.isclose(a, b)) and np.array_equal(a, b) np.all(a == b), Python bools; np.atleast_1d/2d/3d(a) a itself or its view with new axes; np.asarray(x) of an array is x itself, np.array(x)
 a copy of it (an astype for another dtype=); np.array (np.asarray) of a list or tuple of arrays
 and numbers of one shape is their np.stack, nested lists stacked from the inside; np.take(a, i,
 axis) is a's integer indexing along axis (of a flattened a where axis is None); np.r_[...] and
@@ -143,6 +144,25 @@ def _isscalar(tx, args, kwargs):
     return ConstantVariable(np.isscalar(args[0].as_constant())) if args[0].is_constant() else None
 
 
+def _allclose(tx, args, kwargs):
+    """np.allclose(a, b, rtol, atol, equal_nan): np.all of np.isclose's, as the Python bool NumPy
+    gives (`assert np.allclose(X.sum(axis=1), 1)` is a check in the graph)."""
+    close = tx.output.call_op(ops.get("isclose"), tuple(args), kwargs)
+    return tx.output.call_op(ops.get("all"), (close,), {}, weak=True)
+
+
+def _array_equal(tx, args, kwargs):
+    """np.array_equal(a1, a2) of arrays: False where their shapes differ (known when traced),
+    else np.all(a1 == a2) as a Python bool. equal_nan= is left to NumPy."""
+    if kwargs or len(args) != 2 or not all(isinstance(a, ArrayVariable) for a in args):
+        return None
+    a1, a2 = args
+    if a1.node.shape != a2.node.shape:
+        return ConstantVariable(False)
+    same = tx.output.call_op(ops.get("equal"), (a1, a2), {})
+    return tx.output.call_op(ops.get("all"), (same,), {}, weak=True)
+
+
 class TypeInfoVariable(ConstantVariable):
     """What np.finfo(t) or np.iinfo(t) gives for a type known when traced: its attributes (eps, max,
     tiny: Python ints or NumPy scalars, which NumPy's properties compute) are constants."""
@@ -167,6 +187,7 @@ def _type_info(info):
 
 
 SPELLINGS = {np.where: _where, np.isscalar: _isscalar, np.finfo: _type_info(np.finfo), np.iinfo: _type_info(np.iinfo),
+             np.allclose: _allclose, np.array_equal: _array_equal,
              **{getattr(np, f"atleast_{n}d"): _at_least(n) for n in _AT_LEAST}, np.array: _array(new=True), np.asarray: _array(new=False),
              np.asanyarray: _array(new=False), np.take: _take,
              **{getattr(np, name): _attribute(name) for name in ("shape", "ndim", "size")}}
