@@ -56,6 +56,11 @@ class ConstantVariable(Variable):
         return python_attr(tx, self, self.value, name)
 
 
+# id of an object whose subscript is another op's (np.c_, np.r_) -> handler(tx, index) giving
+# the result or None (NumPy's own then); spellings.py fills it
+SUBSCRIPT_SPELLINGS: dict = {}
+
+
 @dataclass(eq=False)
 class ObjectVariable(Variable):
     """Any other Python object, known by identity: functions, modules, classes, user objects."""
@@ -111,10 +116,9 @@ class ObjectVariable(Variable):
         return True
 
     def getitem(self, tx, index: Variable) -> Variable:
-        from .spellings import subscript_spelled   # spellings builds on this module
-        spelled = subscript_spelled(tx, self.value, index)
-        if spelled is not None:
-            return spelled
+        spelled = SUBSCRIPT_SPELLINGS.get(id(self.value))
+        if spelled is not None and (result := spelled(tx, index)) is not None:
+            return result
         op = None if self.is_constant() else ops.lookup_callable(getattr(self.value, "__getitem__", None))
         if op is None:
             return super().getitem(tx, index)

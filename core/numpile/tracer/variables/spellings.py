@@ -17,7 +17,7 @@ from ...exc import Unsupported
 from .arrays import ArrayVariable, take
 from .base import Variable
 from .containers import ListVariable, TupleVariable
-from .objects import ConstantVariable
+from .objects import SUBSCRIPT_SPELLINGS, ConstantVariable
 from .stacked import stacked_rows
 
 
@@ -218,13 +218,7 @@ def _joined(axis: int, ndmin: int, new_axes: dict):
 
 
 _ANY_NDIM = range(1, 33)
-SUBSCRIPT_SPELLINGS = {
+SUBSCRIPT_SPELLINGS.update({
     id(np.r_): _joined(0, 1, {0: (None,), **{n: () for n in _ANY_NDIM}}),
     id(np.c_): _joined(-1, 2, {1: (Ellipsis, None), **{n: () for n in _ANY_NDIM[1:]}}),
-}
-
-
-def subscript_spelled(tx, obj, index: Variable) -> Variable | None:
-    """`obj[index]` for an object of SUBSCRIPT_SPELLINGS (np.r_, np.c_) as another op's, or None."""
-    handler = SUBSCRIPT_SPELLINGS.get(id(obj))
-    return handler(tx, index) if handler is not None else None
+})
