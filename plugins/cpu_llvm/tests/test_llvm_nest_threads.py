@@ -110,6 +110,23 @@ def from_the_end(A):
     return A
 
 
+def covariance(data):   # NPBench's (PolyBench's): iteration i writes column i and row i from i on
+    M = data.shape[1]
+    cov = np.zeros((M, M))
+    for i in range(M):
+        cov[i:M, i] = cov[i, i:M] = data[:, i] @ data[:, i:M] / (data.shape[0] - 1.0)
+    return cov
+
+
+def column_before_the_row(data):   # row i from i on, column i from 0: column i meets row j < i at (j, i)
+    M = data.shape[1]
+    out = np.zeros((M, M))
+    for i in range(M):
+        out[:, i] = data[0, i]
+        out[i, i:M] = data[1, i:M] * 2.0
+    return out
+
+
 def _inputs(name: str):
     n, m = int(rng.integers(9, 40)), int(rng.integers(5, 30))
     A = rng.standard_normal((n, m))
@@ -125,8 +142,8 @@ def _inputs(name: str):
 
 
 rng = np.random.default_rng()
-SPLIT = [newton_roots, csr_rows, row_recurrence, columns_going_down]
-ALONE = [rows_depend_on_the_last, histogram_rows, carried_total]
+SPLIT = [newton_roots, csr_rows, row_recurrence, columns_going_down, covariance]
+ALONE = [rows_depend_on_the_last, histogram_rows, carried_total, column_before_the_row]
 
 
 def _split(native) -> bool:

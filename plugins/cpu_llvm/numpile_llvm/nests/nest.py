@@ -138,8 +138,8 @@ def _buffer_args(value) -> list:
 
 def _render(cpu_features: frozenset, metas: list, body: Graph, bounds: tuple) -> tuple[str, bool]:
     """The nest's module, and whether it splits: its body function (@nest.body: the loops), its entry (@nest: nestcall.py),
-    and where the outermost loop's iterations are independent and do some work each (a loop or
-    while loop in them), the team (@nest.team: team.py) that runs them on all cores."""
+    and where the outermost loop's iterations are independent and do some work each (a loop, a
+    while loop or a slice stored in them), the team (@nest.team: team.py) that runs them on all cores."""
     module = Module(cpu_features)
     nest = _render_body(module, metas, body, bounds)
     threads = team.threads()
@@ -181,19 +181,24 @@ class _Nest:
         self.roots = 0
         self.carried: list = []              # the outermost loop's carried values
         self.index: str | None = None        # the outermost loop's index (its register)
-        self.accesses: list = []             # (root, written, the dims indexed by the outermost index)
-        self.inner_loops = 0
+        # (root, written, the dims indexed by the outermost index, the dims sliced upward from it)
+        self.accesses: list = []
+        self.inner_loops = 0                 # loops and slice stores in an iteration: its work
+        self.ndims: dict[int, int] = {}      # an accessed array's root -> its number of dims
 
     def independent(self) -> bool:
         """Whether the outermost loop's iterations touch disjoint elements, so that threads may run
         them in any order: no scalar carried from one to the next, and every array written is read
         and written only at the outermost index along one dim (`out[i, j] = out[i, j - 1] + x[j]`:
-        row i is iteration i's alone); arrays only read are read anywhere."""
+        row i is iteration i's alone), or only at it along some dim and from it upward along the
+        others (a covariance's `cov[i:M, i] = cov[i, i:M] = ...`: every element iteration i touches
+        has i as its least coordinate); arrays only read are read anywhere."""
         if not all(isinstance(c, NestArray) for c in self.carried):
             return False
-        for root in {r for r, written, _ in self.accesses if written}:
-            dims = [d for r, _, d in self.accesses if r == root]
-            if not frozenset.intersection(*dims):
+        for root in {r for r, written, _, _ in self.accesses if written}:
+            accesses = [(at, up) for r, _, at, up in self.accesses if r == root]
+            if not frozenset.intersection(*(at for at, _ in accesses)) \
+                    and not all(at and len(at | up) == self.ndims[root] for at, up in accesses):
                 return False
         return True
 
@@ -279,23 +284,32 @@ class _Nest:
             raise Unlowerable("a slice stored into in a loop nest")
         return address
 
+    def _is_index(self, item, env: dict, sizes: Sizes) -> bool:
+        """Whether an index item is the outermost loop's index itself."""
+        if item is None or isinstance(item, (int, slice)):
+            return False
+        operand = self.operand(item, env, sizes)   # made once: sizes are kept
+        return isinstance(operand, V) and operand.ref == self.index
+
     def place(self, array: NestArray, index, env: dict, sizes: Sizes, written: bool = False) -> tuple:
         """Where `array[index]` starts, and per slice of the index its (stride, length): an integer
         counts from the end where negative and is checked (status INDEX_ERROR), a slice's bounds
         are clamped as Python's are."""
         fn = self.fn
         index = slices_.per_dim(index, len(array.dims))
-        offset, outermost, slices = literal(0, I64), set(), []
+        offset, outermost, upward, slices = literal(0, I64), set(), set(), []
         for k, (i, at) in enumerate(zip(index, self.positions(index, array.dims, env, sizes))):
             if isinstance(at, slices_.Span):
                 slices.append((fn.binary("mul", array.strides[k], literal(at.step, I64)), at.length))
                 offset = fn.binary("add", offset, fn.binary("mul", at.start, array.strides[k]))
+                if isinstance(i, slice) and at.step > 0 and self._is_index(i.start, env, sizes):
+                    upward.add(k)
                 continue
-            operand = self.operand(i, env, sizes) if not isinstance(i, int) else None   # made once: sizes are kept
-            if isinstance(operand, V) and operand.ref == self.index:
+            if self._is_index(i, env, sizes):
                 outermost.add(k)
             offset = fn.binary("add", offset, fn.binary("mul", at, array.strides[k]))
-        self.accesses.append((array.root, written, frozenset(outermost)))
+        self.accesses.append((array.root, written, frozenset(outermost), frozenset(upward)))
+        self.ndims[array.root] = len(array.dims)
         return fn.emit(f"getelementptr inbounds i8, ptr {array.data.ref}, i64 {offset.ref}", I64, "p"), slices
 
     def positions(self, index: tuple, dims, env: dict, sizes: Sizes) -> list:

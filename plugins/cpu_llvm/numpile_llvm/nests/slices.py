@@ -83,6 +83,7 @@ def store_slice(nest, a, address: V, slices: list, v) -> None:
     OVERLAP). A stop runs the frame as Python."""
     fn = nest.fn
     lengths = [length for _, length in slices]
+    nest.inner_loops += 1   # work in each iteration of the outermost loop, which threads may share
 
     def element(positions: tuple) -> V:
         return scalar.cast(fn, v.at(positions) if isinstance(v, Lazy) else v, a.dtype)
