@@ -118,6 +118,14 @@ def covariance(data):   # NPBench's (PolyBench's): iteration i writes column i a
     return cov
 
 
+def correlation(data):   # NPBench's: from the index plus one
+    M = data.shape[1]
+    corr = np.eye(M)
+    for i in range(M - 1):
+        corr[i + 1:M, i] = corr[i, i + 1:M] = data[:, i] @ data[:, i + 1:M]
+    return corr
+
+
 def column_before_the_row(data):   # row i from i on, column i from 0: column i meets row j < i at (j, i)
     M = data.shape[1]
     out = np.zeros((M, M))
@@ -142,7 +150,7 @@ def _inputs(name: str):
 
 
 rng = np.random.default_rng()
-SPLIT = [newton_roots, csr_rows, row_recurrence, columns_going_down, covariance]
+SPLIT = [newton_roots, csr_rows, row_recurrence, columns_going_down, covariance, correlation]
 ALONE = [rows_depend_on_the_last, histogram_rows, carried_total, column_before_the_row]
 
 

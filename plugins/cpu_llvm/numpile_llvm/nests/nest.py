@@ -291,6 +291,14 @@ class _Nest:
         operand = self.operand(item, env, sizes)   # made once: sizes are kept
         return isinstance(operand, V) and operand.ref == self.index
 
+    def _from_index(self, start, env: dict, sizes: Sizes) -> bool:
+        """Whether a slice's start is the outermost loop's index or that plus a count (`i + 1`)."""
+        if isinstance(start, SymInt) and start.opaque is None and len(start.terms) == 1 \
+                and isinstance(start.const, int) and start.const >= 0:
+            (name, coefficient), = start.terms
+            return coefficient == 1 and self._is_index(SymInt(name), env, sizes)
+        return self._is_index(start, env, sizes)
+
     def place(self, array: NestArray, index, env: dict, sizes: Sizes, written: bool = False) -> tuple:
         """Where `array[index]` starts, and per slice of the index its (stride, length): an integer
         counts from the end where negative and is checked (status INDEX_ERROR), a slice's bounds
@@ -302,7 +310,7 @@ class _Nest:
             if isinstance(at, slices_.Span):
                 slices.append((fn.binary("mul", array.strides[k], literal(at.step, I64)), at.length))
                 offset = fn.binary("add", offset, fn.binary("mul", at.start, array.strides[k]))
-                if isinstance(i, slice) and at.step > 0 and self._is_index(i.start, env, sizes):
+                if isinstance(i, slice) and at.step > 0 and self._from_index(i.start, env, sizes):
                     upward.add(k)
                 continue
             if self._is_index(i, env, sizes):
