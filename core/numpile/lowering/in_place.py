@@ -61,8 +61,9 @@ def in_place_setitems(graph: Graph, kind_of, materialized: set, users: dict) -> 
         else:
             owned = base in chosen or _made_here(base, kind_of, materialized)
         if owned and base not in outputs and \
-                all(order[r] <= order[s] for r in _readers(base, s, kind_of, materialized, users, outputs)):
-            chosen.add(s)   # (a reader at the same place is an update stored with s: its value is computed first)
+                all(order[r] < order[s] or order[r] == order[s] and r is not s
+                    for r in _readers(base, s, kind_of, materialized, users, outputs)):
+            chosen.add(s)   # (another reader at the same place is an update stored with s: its value is computed first)
     return chosen
 
 

@@ -16,7 +16,7 @@ from .. import ops
 from ..graph import Node
 from ..shapes import SymInt, identical, replaying
 from .in_place import disjoint, setitem_form, update_parts
-from .ir import Affine, Buffer, Call, Const, Kernel, Load, Stage, walk
+from .ir import Affine, Buffer, Call, Const, Extern, Kernel, Load, Stage, walk
 from .node_kinds import COMPUTED, kind_of
 from .views import VIEW_INDEX, broadcast_index
 
@@ -39,8 +39,12 @@ class StoresInPlace:
             if n not in self.in_place:
                 self._place(n)
         self._close()
-        buffers = {self.buffer_of[update_parts(n)[0]] for n in stored}
-        plans = [self._store_plan(n, buffers) for n in stored]
+        # what a stage storing as it reads would read changed: the others' bases, and an extern's
+        # result, which may view one of them (`x.reshape(-1)[::-1]`)
+        changed = {self.buffer_of[update_parts(n)[0]] for n in stored} | {
+            o for step in self.steps if isinstance(step, Extern)
+            for o in (step.output if isinstance(step.output, tuple) else (step.output,))}
+        plans = [self._store_plan(n, changed) for n in stored]
         for phase in ([stage for plan in plans for stage in plan[:-1]], [plan[-1] for plan in plans if plan]):
             for stage in phase:
                 self._store_stage(*stage)
@@ -85,7 +89,7 @@ class StoresInPlace:
         _store_stage: none (`b[s] = b[s]`), the store, or a value computed into a buffer first,
         then the store of that buffer: one that reads the base elsewhere than where it is stored
         (NumPy computes the right-hand side before assigning), or reads a buffer among `stored`
-        (those that updates stored together with n write). ufunc.at's are stored here (_accumulate)."""
+        (what updates stored together with n change). ufunc.at's are stored here (_accumulate)."""
         base, items, value = update_parts(n)
         form = setitem_form(n)
         buffer = self.buffer_of[n] = self.buffer_of[base]
