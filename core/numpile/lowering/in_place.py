@@ -45,9 +45,8 @@ NEVER_RAISE = frozenset({
 })
 
 
-def in_place_setitems(graph: Graph, kind_of, materialized: set, users: dict) -> set[Node]:
-    """The setitem nodes of `graph` that may store into their base's buffer."""
-    order = placement(graph)
+def in_place_setitems(graph: Graph, kind_of, materialized: set, users: dict, order: dict) -> set[Node]:
+    """The setitem nodes of `graph` that may store into their base's buffer (`order`: placement)."""
     outputs = set(graph.outputs)
     written_back = {node for _, node in graph.write_back}
     raising = _may_raise(graph, kind_of, materialized, order)
@@ -76,7 +75,7 @@ def sink_updates(graph: Graph) -> None:
     new value only through its result, so every node keeps what it reads."""
     order, pending = [], []
     for n in graph.nodes:
-        if n.op == "call" and setitem_form(n) in ("basic", "mask"):
+        if _update_by_views_or_mask(n):
             pending.append(n)
             continue
         read = {id(i) for i in n.inputs}
@@ -97,7 +96,7 @@ def placement(graph: Graph) -> dict[Node, int]:
     place: dict[Node, int] = {}
     members, bases, shared = set(), set(), None
     for k, n in enumerate(graph.nodes):
-        if n.op == "call" and setitem_form(n) in ("basic", "mask"):
+        if _update_by_views_or_mask(n):
             base = update_parts(n)[0]
             if shared is None or base in bases or any(i in members for i in n.inputs):
                 members, bases, shared = set(), set(), k
@@ -110,12 +109,15 @@ def placement(graph: Graph) -> dict[Node, int]:
     return place
 
 
-def early_reads(graph: Graph, kind_of, materialized: set, users: dict) -> set[Node]:
+def _update_by_views_or_mask(n: Node) -> bool:
+    return n.op == "call" and setitem_form(n) in ("basic", "mask")
+
+
+def early_reads(graph: Graph, kind_of, materialized: set, users: dict, order: dict) -> set[Node]:
     """Views of an array that an update changes, read after the update (`prey = state[0]` used
     after `state[0] += ...`): their values in the graph are the old elements, so computing them
     into buffers of their own before the update lets it store in place. Only views of fewer
     elements than their base, known sizes: a smaller copy than the update's whole one."""
-    order = placement(graph)
     outputs = set(graph.outputs)
     found: set[Node] = set()
     for s in graph.calls:
@@ -135,12 +137,12 @@ def _fewer(view: Node, base: Node) -> bool:
     return all(isinstance(size, int) for size in sizes) and sizes[0] < sizes[1]
 
 
-def in_place_outputs(graph: Graph, kind_of, materialized: set, users: dict, in_place: set) -> dict[Node, Node]:
+def in_place_outputs(graph: Graph, kind_of, materialized: set, users: dict, in_place: set,
+                     order: dict) -> dict[Node, Node]:
     """Outputs the caller writes back into an input (`x += y`, `np.add(x, y, out=x)`: a whole new
     value, no setitem) that may be computed in that input's buffer: output node -> input node.
     The same conditions as an update in place, the output being the update, and the values the
     buffer held before (the input, then each update stored in place into it) all read before."""
-    order = placement(graph)
     outputs = graph.outputs
     raising = _may_raise(graph, kind_of, materialized, order)
     chosen = {}

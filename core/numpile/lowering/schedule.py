@@ -76,11 +76,11 @@ class _Scheduler(StoresInPlace):
             or kind_of(n) in COMPUTED and (n in outputs or n in shared or any(_reads_whole(u, n) for u in self.users[n]))
         }
         self.materialized |= _too_big(graph, self.materialized)
-        self.materialized |= early_reads(graph, kind_of, self.materialized, self.users)
-        self.in_place = in_place_setitems(graph, kind_of, self.materialized, self.users)
-        self.flattened = self._flattened_stores(outputs | shared)
-        self.into_input = in_place_outputs(graph, kind_of, self.materialized, self.users, self.in_place)
         self.place = placement(graph)
+        self.materialized |= early_reads(graph, kind_of, self.materialized, self.users, self.place)
+        self.in_place = in_place_setitems(graph, kind_of, self.materialized, self.users, self.place)
+        self.flattened = self._flattened_stores(outputs | shared)
+        self.into_input = in_place_outputs(graph, kind_of, self.materialized, self.users, self.in_place, self.place)
         self.buffers: dict[str, Buffer] = {}
         self.buffer_of: dict[Node, str] = {}
         self.steps: list = []
