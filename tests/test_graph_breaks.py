@@ -643,3 +643,83 @@ def test_locals_a_closure_or_locals_reads_after_a_break_are_passed_on(rng):
         for sign in (1.0, -1.0):
             a = args(sign)
             assert_same(compiled(*a), fn(*a))
+
+
+def _closure_over_a_later_list(x):   # from-python-to-numpy's Bridson sampling: the list is made after the break
+    def add(p):
+        points.append(p)
+    n = int(x.sum())
+    points = []
+    add(x * n)
+    return points
+
+
+def _closure_over_an_earlier_list(x):
+    points = []
+
+    def add(p):
+        points.append(p)
+    n = int(x.sum())
+    add(x * n)
+    return points
+
+
+def _closure_over_a_rebound_argument(x, k):
+    scale = lambda: x * k       # noqa: E731
+    k = int(x.sum())
+    return scale()
+
+
+@pytest.mark.parametrize("fn, resumes", [(_closure_over_a_later_list, False), (_closure_over_an_earlier_list, True),
+                                         (_closure_over_a_rebound_argument, False)])
+def test_a_closure_made_before_a_break_sees_what_the_code_after_it_assigns(fn, resumes, rng):
+    x = rand(rng, (4,)) + 2.0
+    args = (x, 3) if fn is _closure_over_a_rebound_argument else (x,)
+    for backend in ("eager", "llvm"):
+        got, want = numpile.compile(fn, backend=backend)(*args), fn(*args)
+        for g, w in zip(got if isinstance(got, list) else [got], want if isinstance(want, list) else [want]):
+            assert_same(g, w)
+    reasons = [b.reason for b in numpile.explain(fn)(*args).break_reasons]
+    assert any("closes over" in r for r in reasons) != resumes, reasons
+
+
+
+
+u_global = history_global = None   # module globals the next functions update, set by the test
+
+
+def _global_updated_in_a_loop():   # from-python-to-numpy's gray_scott update, on a global array
+    global u_global
+    for _ in range(2):
+        w = u_global * 2
+        u_global += w
+
+
+def _global_list_appended_in_a_loop(x):
+    for _ in range(3):
+        x = x * 2
+        history_global.append(x.sum())
+    return x
+
+
+@pytest.mark.parametrize("backend", ["eager", "llvm"])
+def test_a_global_first_met_in_a_loop_body_that_is_unrolled_is_traced_afresh(backend, rng):
+    """The loop is first traced as a loop node, which fails (the global's assignment, the list's
+    append): the global array and the global list first met there are as they were for the unrolled
+    iterations, not updated twice or read from the discarded body's graph."""
+    global u_global, history_global
+    start = rand(rng, (5,))
+    u_global = start.copy()
+    _global_updated_in_a_loop()
+    want = u_global
+    u_global = start.copy()
+    numpile.compile(_global_updated_in_a_loop, backend=backend)()
+    assert_same(u_global, want)
+    x = rand(rng, (4,))
+    history_global = []
+    want_x, want_history = _global_list_appended_in_a_loop(x), history_global
+    history_global = []
+    assert_same(numpile.compile(_global_list_appended_in_a_loop, backend=backend)(x), want_x)
+    assert len(history_global) == len(want_history)
+    for g, w in zip(history_global, want_history):
+        assert_same(g, w)

@@ -306,7 +306,7 @@ def _stack(emit: Emitter, arrays, axis=0):
 
 
 def _stacks(fn):
-    """np.hstack, vstack and column_stack: each operand reshaped to the dims the function gives it
+    """np.hstack, vstack, column_stack and dstack: each operand reshaped to the dims the function gives it
     (a view, or a constant), then concatenated (one kernel where `_concatenate` takes the pieces)."""
     def decomposition(emit: Emitter, tup):
         if not isinstance(tup, (tuple, list)):
@@ -318,14 +318,15 @@ def _stacks(fn):
 
 
 def _with_ones(emit: Emitter, x, shape: tuple):
-    """x given `shape`, its own with 1s before it or after it: a view (getitem with None items),
-    not a reshape, which kernels do not read through."""
+    """x given `shape`, its own with 1s around it: a view (getitem with None items), not a
+    reshape, which kernels do not read through."""
     if not isinstance(x, Node):
         return np.reshape(x, shape)
-    ones = (None,) * (len(shape) - len(x.shape))
-    if not ones:
+    n, extra = len(x.shape), len(shape) - len(x.shape)
+    if not extra:
         return x
-    return emit("getitem", x, ones + (Ellipsis,) if tuple(shape[len(ones):]) == tuple(x.shape) else (Ellipsis,) + ones)
+    before = next(k for k in range(extra + 1) if tuple(shape[k:k + n]) == tuple(x.shape))
+    return emit("getitem", x, (None,) * before + (slice(None),) * n + (None,) * (extra - before))
 
 
 def _tile(emit: Emitter, A, reps):

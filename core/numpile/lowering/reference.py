@@ -153,6 +153,8 @@ def _eval(e, grid, env, rows, symbols, like):
     if isinstance(e, Call):
         args = [_eval(a, grid, env, rows, symbols, like) for a in e.args]
         kwargs = {k: _eval(v, grid, env, rows, symbols, like) if isinstance(v, Expr) else v for k, v in e.kwargs}
+        if e.op == "astype" and isinstance(args[0], (bool, int, float, complex)):   # a Python number, cast as NumPy stores one
+            return np.array(args[0], dtype=args[1])
         value = ops.get(e.op).impl(*args, **kwargs)
         return value.item() if e.weak else value
     raise TypeError(f"unknown expression {e!r}")

@@ -1,6 +1,6 @@
 """Views and rearrangements: reshape, transpose, swapaxes, moveaxis, expand_dims, squeeze,
 broadcast_to, flip (views of their input), and copy, ravel, concatenate, stack, hstack, vstack,
-column_stack, roll, meshgrid (new arrays); diff, the differences of neighbours along an axis, which NumPy computes from a
+column_stack, dstack, roll, meshgrid (new arrays); diff, the differences of neighbours along an axis, which NumPy computes from a
 concatenate and slices.
 
 A view op applied to a NumPy scalar calls the scalar's method, which hands back a scalar
@@ -276,17 +276,18 @@ register("stack", SHAPE, impl=np.stack, meta=_stack_meta, signature=_stack_sig,
          numpy=(np.stack,), convert={"arrays": params.sequence, "axis": params.integer}, doc="np.stack")
 
 
-# NumPy's hstack, vstack and column_stack: each operand given at least the dims the function gives
-# it (a function of its shape), then concatenated along an axis (a function of the first's ndim)
+# NumPy's hstack, vstack, column_stack and dstack: each operand given at least the dims the function
+# gives it (a function of its shape), then concatenated along an axis (a function of the first's ndim)
 STACKS = {
     np.hstack: (lambda s: s or (1,), lambda ndim: 0 if ndim == 1 else 1),
     np.vstack: (lambda s: (1,) * (2 - len(s)) + s, lambda ndim: 0),
     np.column_stack: (lambda s: s if len(s) > 1 else (s or (1,)) + (1,), lambda ndim: 1),
+    np.dstack: (lambda s: {0: (1, 1, 1), 1: (1, *s, 1), 2: (*s, 1)}.get(len(s), s), lambda ndim: 2),   # atleast_3d
 }
 
 
 def stack_layout(fn, shapes: list) -> tuple[list, int]:
-    """The shapes np.hstack (vstack, column_stack) gives its operands and the axis it
+    """The shapes np.hstack (vstack, column_stack, dstack) gives its operands and the axis it
     concatenates them along."""
     given, axis = STACKS[fn]
     shapes = [given(tuple(s)) for s in shapes]

@@ -1,5 +1,5 @@
 """Conformance cases of the long tail of NumPy functions (ops/tiling.py, np.average and the
-stacks): tile, repeat, triu, tril, pad, hstack, vstack, column_stack, average."""
+stacks): tile, repeat, triu, tril, pad, hstack, vstack, column_stack, dstack, average."""
 
 from __future__ import annotations
 
@@ -42,14 +42,15 @@ def tiling_cases() -> list[Case]:
               Case("pad", (Arr(()), 0)), Case("pad", (Arr((0, 3)), 1))]
 
     pairs = ((Arr((3,)), Arr((3,), "int32")), (Arr((2, 3)), Arr((2, 3), "float32")), (Arr(()), Arr((), "bool", nonzero=True)))
-    for name in ("hstack", "vstack", "column_stack"):
+    for name in ("hstack", "vstack", "column_stack", "dstack"):
         cases += [Case(name, (pair,)) for pair in pairs]
         cases += [Case(name, ([Arr((3,), dt), Arr((3,), dt)],)) for dt in DTYPES]
         cases += [Case(name, ((Arr((3, 2), layout="T"), Arr((3, 2), layout="rev"), Arr((3, 2), special=True)),)),
                   Case(name, ((Arr((2,)),),)), Case(name, ((Arr((0,)), Arr((0,))),))]
     cases += [Case("hstack", ((Arr((2, 3)), Arr((2, 1), "int64")),)), Case("hstack", ((Arr((3,)), 1.5),)),
               Case("vstack", ((Arr((2, 3)), Arr((3,)), Arr((1, 3), "int32")),)),
-              Case("column_stack", ((Arr((3,)), Arr((3, 2))),))]
+              Case("column_stack", ((Arr((3,)), Arr((3, 2))),)),
+              Case("dstack", ((Arr((2, 3)), Arr((2, 3, 2), "int32")),)), Case("dstack", ((Arr((4, 3, 2, 2)),) * 2,))]
 
     cases += [Case("average", (Arr((3, 4), dt),)) for dt in DTYPES]
     cases += [Case("average", (Arr((3, 4)),), kw) for kw in (

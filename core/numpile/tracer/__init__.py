@@ -183,7 +183,22 @@ def _resumes(tx: InstructionTranslator, rc: Reconstructor) -> list[Resume]:
             prologue = resume.origin(resume.resume_code(code, layout))[1]
             values[values.index(LASTI_SLOT)] = str((b.raised_at - shift + prologue) // 2)
         out.append(Resume(b.test, b.lines, layout, [*local_args, *values, *cell_args], b.native))
+    _check_cells_shared(tx, rc, code, tx.break_inst.offset - shift)
     return out
+
+
+def _check_cells_shared(tx: InstructionTranslator, rc: Reconstructor, code, offset: int) -> None:
+    """A function made before the break that closes over a variable of the frame is rebuilt with a
+    cell of its own, and the resume function gets the variable's value in another: one the code
+    after the break assigns (`pts = []` then `add(p)`, appending to `pts`) would not be seen by
+    the function. Such a frame runs as Python."""
+    for name in code.co_cellvars:
+        cell = tx.locals.get(name)
+        if isinstance(cell, CellVariable) and rc.rebuilt(cell) and (bc.inside_loop(code, offset) or any(
+                i.opname in ("STORE_DEREF", "DELETE_DEREF") and i.argval == name and i.offset >= offset
+                for i in bc.instructions(code))):
+            raise Unsupported(f"a function made before the break closes over {name!r}, which the code after "
+                              "the break assigns: resuming would give the function a cell of its own")
 
 
 _READS_LOCALS = frozenset({"locals", "vars", "eval", "exec"})   # builtins that read a frame's locals by name

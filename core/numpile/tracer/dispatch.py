@@ -25,7 +25,6 @@ _BREAK_FAMILIES = {
         "BEFORE_ASYNC_WITH", "END_ASYNC_FOR", "GET_AITER", "GET_ANEXT", "GET_AWAITABLE", "ASYNC_GEN_WRAP"),
     "delegating to a generator (yield from)": ("GET_YIELD_FROM_ITER", "SEND", "END_SEND"),
     "a match statement": ("MATCH_CLASS", "MATCH_KEYS", "MATCH_MAPPING", "MATCH_SEQUENCE", "GET_LEN"),
-    "f-strings": ("FORMAT_VALUE", "FORMAT_SIMPLE", "FORMAT_WITH_SPEC", "CONVERT_VALUE", "BUILD_STRING"),
     "sets ({...}, set comprehensions)": ("BUILD_SET", "SET_ADD", "SET_UPDATE"),
     "del of an attribute, an item, a global or a closure variable": (
         "DELETE_ATTR", "DELETE_SUBSCR", "DELETE_GLOBAL", "DELETE_DEREF", "DELETE_NAME"),

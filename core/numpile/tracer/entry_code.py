@@ -126,6 +126,10 @@ class Reconstructor:
             self.lines.append(f"{name} = {build()}")
         return self._temps[id(var)]
 
+    def rebuilt(self, var) -> bool:
+        """Whether the residual code has made an object for `var` (a cell, a list) so far."""
+        return id(var) in self._temps
+
     def node_expr(self, node) -> str:
         if node not in self.outputs:
             self.outputs.append(node)

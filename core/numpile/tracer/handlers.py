@@ -12,6 +12,7 @@ import operator
 import sys
 
 from ..exc import Unsupported
+from ..shapes import SymInt
 from . import bytecode_compat as bc
 from . import control
 from .sources import ModuleSource
@@ -337,6 +338,52 @@ def dict_update(tx: Tx, inst):
     target = tx.stack[-inst.arg]
     target.items.update(other.items)
     tx.output.mark_mutated(target)
+
+
+# -- f-strings: text of values known at compile time (a dict key f"W{i}", a message) -------------
+CONVERSIONS = {0: lambda v: v, 1: str, 2: repr, 3: ascii}   # FORMAT_VALUE's low bits, CONVERT_VALUE's arg
+
+
+def _known(v) -> object:
+    value = v.as_constant() if v.is_constant() else None
+    if not v.is_constant() or isinstance(value, SymInt):
+        raise Unsupported(f"{v.describe()} in an f-string: its text is known only when the code runs")
+    return value
+
+
+def _push_text(tx: Tx, make, *values) -> None:
+    try:
+        text = make(*values)
+    except (TypeError, ValueError) as e:   # the residual code raises it, as Python does
+        raise Unsupported(f"an f-string raising {type(e).__name__}: {e}") from None
+    tx.push(ConstantVariable(text))
+
+
+@handles("FORMAT_VALUE")
+def format_value(tx: Tx, inst):   # up to Python 3.12: conversion and spec in one instruction
+    spec = _known(tx.pop()) if inst.arg & 0x04 else ""
+    _push_text(tx, lambda v: format(CONVERSIONS[inst.arg & 0x03](v), spec), _known(tx.pop()))
+
+
+@handles("CONVERT_VALUE")
+def convert_value(tx: Tx, inst):
+    _push_text(tx, CONVERSIONS[inst.arg], _known(tx.pop()))
+
+
+@handles("FORMAT_SIMPLE")
+def format_simple(tx: Tx, inst):
+    _push_text(tx, format, _known(tx.pop()))
+
+
+@handles("FORMAT_WITH_SPEC")
+def format_with_spec(tx: Tx, inst):
+    spec = _known(tx.pop())
+    _push_text(tx, format, _known(tx.pop()), spec)
+
+
+@handles("BUILD_STRING")
+def build_string(tx: Tx, inst):
+    _push_text(tx, "".join, [_known(v) for v in tx.popn(inst.arg)])
 
 
 @handles("CALL_INTRINSIC_1")

@@ -177,13 +177,16 @@ class OutputGraph:
         self._arrays[id(value)] = (value, var)
         return var
 
-    def input_arrays(self) -> list[ArrayVariable]:
-        """The Variables of the caller's arrays that are graph inputs, in the order first seen."""
+    def input_arrays(self) -> list[ArrayVariable]:   # the caller's arrays that are graph inputs, in order first seen
         return [var for _, var in self._arrays.values()]
 
     def wrapped_containers(self) -> list:
         """The caller's lists and dicts the trace reached (through arguments, attributes, globals)."""
         return [v for v in self._wrapped.values() if isinstance(v, (ListVariable, DictVariable))]
+
+    def forget_containers(self, kept: set) -> None:
+        """Forget the caller's lists and dicts but those of ids `kept` (a body's trace put back): met again, afresh."""
+        self._wrapped = {s: v for s, v in self._wrapped.items() if id(v) in kept or not isinstance(v, (ListVariable, DictVariable))}
 
     def input_node(self, var: ArrayVariable) -> Node:
         """The graph input an input array's Variable stood for before any update."""

@@ -20,7 +20,7 @@ from .irbuilder import Module
 _PYTHON_API = ("PyLong_AsLongLong", "PyLong_FromLong", "PyLong_AsUnsignedLongLong", "PyFloat_AsDouble",
                "PyObject_IsTrue", "PyErr_Occurred", "PyLong_FromLongLong", "PyLong_FromUnsignedLongLong",
                "PyFloat_FromDouble", "PyBool_FromLong", "PyTuple_Pack", "Py_DecRef", "PyErr_SetString")
-_PYTHON_DATA = ("PyExc_IndexError", "PyExc_OverflowError", "PyExc_ValueError", "PyExc_RuntimeError", "PyExc_AssertionError")
+_PYTHON_DATA = ("PyExc_IndexError", "PyExc_OverflowError", "PyExc_ValueError", "PyExc_MemoryError", "PyExc_AssertionError")
 _METH_FASTCALL = 0x0080
 # the JIT's names for the type objects of Python floats and NumPy's float64 scalars (a subclass
 # of float, its value where float keeps its own)

@@ -70,8 +70,13 @@ def rows(x, y):   # split over rows: a row's sum on one thread
     return np.exp(x - x.max(axis=-1, keepdims=True)).sum(axis=-1) + y.sum(axis=-1)
 
 
+def square_and_mask(x, y):   # a 1-d kernel of two stages, the second reading the first's at its own element
+    z = x * x + y
+    return z, np.abs(z) > 100
+
+
 CASES = [(axpy, (1 << 20,)), (squared_distance, ((1 << 20) + 5,)), (largest, (3 << 18,)), (dot, (1 << 19,)),
-         (rows, (600, 1000))]
+         (rows, (600, 1000)), (square_and_mask, ((1 << 19) + 7,))]
 
 
 def _inputs(shape, dtype):
@@ -123,6 +128,19 @@ def test_dynamic_shapes_run_on_the_team_at_every_size(fn, shape, monkeypatch):
     split = [s for s in made[0].steps.values() if s.parallel]
     assert split and all(s.dispatch == "libgomp" for s in split)
     assert any(s.tables for s in split)   # ranges of each extent, made once
+
+
+@needs_libgomp
+@pytest.mark.parametrize("dynamic", [False, True])
+def test_stages_reading_each_other_elsewhere_run_on_one_thread(dynamic):
+    def reversed_plus_one(x, y):   # the second stage reads the first's elements from the other end
+        z = x * x + y
+        return z, z[::-1] + 1
+    f, made = compiled(reversed_plus_one, dynamic)
+    x, y = _inputs(((1 << 19) + 7,), np.float64)
+    _same(f(x, y), reversed_plus_one(x, y))
+    steps = list(made[0].steps.values())
+    assert [(len(s.kp.kernel.stages), s.kp.split) for s in steps] == [(2, "none")]
 
 
 @needs_libgomp

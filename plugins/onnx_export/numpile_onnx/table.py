@@ -26,7 +26,7 @@ UNSUPPORTED = {
     "python_math": "math.exp() and its kin raise outside their domains, which no ONNX operator does",
     # the long tail's ops (numpile.ops.tiling, shape, statistics): each has an ONNX form (Tile, Trilu,
     # Concat of reshaped pieces, Expand and Reshape for repeat, a weighted ReduceSum), not written yet
-    **dict.fromkeys(("tile", "repeat", "triu", "tril", "hstack", "vstack", "column_stack", "average"),
+    **dict.fromkeys(("tile", "repeat", "triu", "tril", "hstack", "vstack", "column_stack", "dstack", "average"),
                     "not exported yet (ONNX has the operators to express it: not written)"),
     # orderings and order statistics (numpile.ops.ordering): TopK over a whole axis sorts
     **dict.fromkeys(("sort", "argsort", "median", "percentile", "quantile"),

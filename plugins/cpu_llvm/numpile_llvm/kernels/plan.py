@@ -5,7 +5,9 @@ The parallel loop is the flattened outer loops ("outer"), or, for a kernel of on
 no outer loops, that stage's first inner loop, or all of them as one for a float sum ("inner"):
 a 1-d pointwise chain or a full reduction then still splits over threads, each reduction
 writing its partial result into slot `slot` of an extra partials array (slot -1: straight
-into the output).
+into the output). Stages of a 1-d kernel that store each element split the same way where
+each thread's part of every stage reads only what its own parts of the others store
+(_own_elements: mandelbrot's `Z = Z*Z + C; I = abs(Z) > horizon`).
 """
 
 from __future__ import annotations
@@ -15,8 +17,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from numpile.lowering import Const, Extern, Indirect, Kernel, Load, LoopIndex, Program, Stage, walk
-from numpile.shapes import SYMBOL_PATTERN, SymInt
+from numpile.lowering import Affine, BufferArg, Const, Extern, Indirect, Kernel, Load, LoopIndex, Program, Stage, walk
+from numpile.shapes import SYMBOL_PATTERN, SymInt, identical
 
 from ..irbuilder import BOOL
 from ..sizes import c_strides, read_at_run_time
@@ -69,7 +71,22 @@ def plan(kernel: Kernel, program: Program) -> KernelPlan:
             result.partial = total_dtype(stage)
             result.reduce = stage.reduce
         return result
+    if _own_elements(kernel):
+        return KernelPlan(kernel, arrays, "inner", kernel.stages[0].inner[0], work, symbols)
     return KernelPlan(kernel, arrays, "none", 1, work, symbols)
+
+
+def _own_elements(kernel: Kernel) -> bool:
+    """Whether threads can share the first loop of a kernel of several stages, each running every
+    stage over its part: stages that store each element (no reduction, scan or scatter) along one
+    first loop, storing at their position along it, and reading what the kernel stores only there."""
+    stages = kernel.stages
+    if any(s.reduce or s.scan or not s.inner or not identical(s.inner[0], stages[0].inner[0]) for s in stages):
+        return False
+    own, stored = Affine.var(0), {s.output for s in stages}
+    return all(s.output_index[0] == own and
+               all(e.index[0] == own for e in walk(s.value) if isinstance(e, Load) and e.buffer in stored)
+               for s in stages)
 
 
 def _sizes_of(kernel: Kernel, program: Program):
@@ -153,7 +170,9 @@ def element_offset(index: tuple, strides: tuple) -> tuple[dict, int]:
 
 
 def allocated_buffers(program: Program) -> set[str]:
-    """The buffers the runner allocates: kernels' temporaries and outputs, not externs' results."""
-    made_by_externs = {name for s in program.steps if isinstance(s, Extern) for name in s.outputs}
+    """The buffers the runner allocates: kernels' temporaries and outputs, not externs' results
+    (but those of an extern that updates a buffer it is given: NumPy's setitem into a kernel's)."""
+    made_by_externs = {name for s in program.steps if isinstance(s, Extern)
+                       for name in s.outputs if BufferArg(name) not in s.args}
     return {n for n, b in program.buffers.items() if b.kind in ("temp", "output") and n not in made_by_externs}
 

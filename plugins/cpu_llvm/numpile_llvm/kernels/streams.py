@@ -25,11 +25,11 @@ LINE = allocator.ALIGNMENT   # a cache line; rows streamed out start on one
 
 def streamed(kp: KernelPlan, stage: Stage, program: Program, strides: dict, module: Module, large: bool) -> bool:
     """Whether a stage streams its rows out (StreamedStores._plan_streams): on x86, a store stage of
-    a row kernel or a 1-d kernel (whose "rows" are blocks of BLOCK elements) whose output is
+    a row kernel or a 1-d kernel of one stage (whose "rows" are blocks of BLOCK elements) whose output is
     large (of a symbolic size: when `large`), allocated by the kernels' allocator (on a cache
     line), and whose rows are contiguous, start on cache lines and, in a row kernel, are whole
     lines long (known at compile time)."""
-    one_d = kp.split == "inner" and len(stage.inner) == 1
+    one_d = kp.split == "inner" and len(stage.inner) == 1 and len(kp.kernel.stages) == 1
     if stage.reduce or not (kp.split == "outer" or one_d) or "sse2" not in module.cpu_features:
         return False
     if stage.scan and len(stage.inner) > 1:   # it reads back the lane totals it stored a step before

@@ -14,7 +14,7 @@ from numpile.lowering import Const
 
 from .. import scalar
 from . import pynumbers
-from . import slices as slices_
+from . import slice_stores, slices as slices_
 from ..irbuilder import BOOL, I64, Unlowerable, V, literal, reg_type
 from ..sizes import Sizes
 from .nestcall import CHECK
@@ -55,7 +55,7 @@ def _setitem(nest, n: Node, env: dict, sizes: Sizes) -> NestArray:
         raise Unlowerable("an array stored into one element in a loop nest")
     address, slices = nest.place(a, index, env, sizes, written=True)
     if slices:
-        slices_.store_slice(nest, a, address, slices, v)
+        slice_stores.store_slice(nest, a, address, slices, v)
     elif isinstance(v, slices_.Lazy):
         raise Unlowerable("a slice stored into one element in a loop nest")
     else:

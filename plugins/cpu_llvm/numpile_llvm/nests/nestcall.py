@@ -33,8 +33,8 @@ _STOPPED = {INDEX_ERROR: ("PyExc_IndexError", "an index of a compiled loop nest 
             OVERFLOW: ("PyExc_OverflowError", "a Python int of a compiled loop nest left int64"),
             EMPTY: ("PyExc_ValueError", "a compiled loop nest took the max or min of an empty slice"),
             SHAPE: ("PyExc_ValueError", "a compiled loop nest stored a slice from one of another shape"),
-            OVERLAP: ("PyExc_RuntimeError", "a compiled loop nest stored a slice it reads at other elements "
-                                            "(NumPy computes the value first)"),
+            OVERLAP: ("PyExc_MemoryError", "a compiled loop nest found no memory for a slice's value, which it "
+                                           "computes first (it reads the slice at other elements)"),
             CHECK: ("PyExc_AssertionError", "a check of a compiled loop nest failed (an assert, a raise)")}
 # a scalar argument from its Python object: C API function, its result type, its failure value
 _FROM_PYTHON = {"i": ("PyLong_AsLongLong", "i64", "-1"), "u": ("PyLong_AsUnsignedLongLong", "i64", "-1"),

@@ -4,11 +4,8 @@ stored into a slice, reduced by max, min or an integer sum, or a matmul's operan
 (but a vector-matrix product's row sums, in a stack buffer): PolyBench's nussinov, trisolv, seidel-2d, adi and jacobi-1d write such statements on a few
 elements per iteration, each a kernel call otherwise.
 
-NumPy computes a slice's value whole before storing it; storing element by element does the same
-unless the value reads elements of the slice's array that the store reaches first
-(`buf[1:] = buf[:-1]`). `_in_order` tells at run time; where it might, the value goes through a
-buffer on the stack first (up to SCRATCH_BYTES; past it the nest stops, and the frame runs as
-Python). Which functions take a `nest`: a nest.py `_Nest` (its function, checks, versions).
+A slice stored is slice_stores.py's. Which functions take a `nest`: a nest.py `_Nest` (its
+function, checks, versions).
 """
 
 from __future__ import annotations
@@ -21,10 +18,10 @@ from numpile.graph import Node
 
 from .. import scalar
 from ..irbuilder import BOOL, I64, NOT_UNROLLED, Function, Unlowerable, V, literal, mem_type, reg_type
-from .nestcall import EMPTY, OVERLAP, SHAPE
+from .nestcall import EMPTY, SHAPE
 from ..sizes import Sizes
 
-# a slice stored from a value that reads it at other elements goes through a stack buffer up to this size
+# the stack buffer of a vector-matrix product's row sums
 SCRATCH_BYTES = 1 << 16
 # the stack buffers of a nest's vector-matrix products, at most (threads' stacks are 8 MB)
 _STACK_BYTES = 1 << 20
@@ -75,59 +72,6 @@ def store(fn: Function, address: V, v: V) -> None:
     fn.emit(f"store {reg_type(v.dtype) if v.dtype.kind != 'b' else 'i8'} {v.ref}, ptr {address.ref}")
 
 
-def store_slice(nest, a, address: V, slices: list, v) -> None:
-    """`a[slices] = v`: v one value, or a slice expression of the slices' shape (another shape, which
-    NumPy may broadcast, stops: SHAPE), stored element by element in C order. NumPy computes v
-    whole first: where v reads a's memory and storing as it goes could read what it stored
-    already (_in_order), v goes to a buffer on the stack first (up to SCRATCH_BYTES; more stops:
-    OVERLAP). A stop runs the frame as Python."""
-    fn = nest.fn
-    lengths = [length for _, length in slices]
-    nest.inner_loops += 1   # work in each iteration of the outermost loop, which threads may share
-
-    def element(positions: tuple) -> V:
-        return scalar.cast(fn, v.at(positions) if isinstance(v, Lazy) else v, a.dtype)
-
-    def into_slice(positions: tuple) -> V:
-        return element_address(fn, address, [stride for stride, _ in slices], positions)
-    overlaps = []
-    if isinstance(v, Lazy):
-        v = used(nest, v)
-        if len(v.dims) != len(slices):
-            raise Unlowerable("a slice stored from a value of another number of dims in a loop nest")
-        for d, length in zip(v.dims, lengths):
-            nest.check(fn.compare("icmp", "eq", d, length), SHAPE)
-        overlaps = [_in_order(fn, address, slices, base, region, a.dtype.itemsize)
-                    for root, _, base, region in v.reads if root == a.root]
-    if not overlaps:
-        each(fn, lengths, lambda p: store(fn, into_slice(p), element(p)))
-        return
-    in_order = overlaps[0]
-    for ok in overlaps[1:]:
-        in_order = fn.binary("and", in_order, ok)
-    direct, copied, done = fn.label("direct"), fn.label("copied"), fn.label("stored")
-    fn.emit(f"br i1 {in_order.ref}, label %{direct}, label %{copied}")
-    fn.start_block(direct)
-    each(fn, lengths, lambda p: store(fn, into_slice(p), element(p)))
-    fn.emit(f"br label %{done}")
-    fn.start_block(copied)
-    dense, count = [], literal(a.dtype.itemsize, I64)   # the buffer's strides, C order
-    for length in reversed(lengths):
-        dense.insert(0, count)
-        count = fn.binary("mul", count, length)
-    nest.check(fn.compare("icmp", "ule", count, literal(SCRATCH_BYTES, I64)), OVERLAP)
-    module = fn.module
-    module.declare("llvm.stacksave", "declare ptr @llvm.stacksave.p0()")
-    module.declare("llvm.stackrestore", "declare void @llvm.stackrestore.p0(ptr)")
-    top = fn.emit("call ptr @llvm.stacksave.p0()", I64, "sp")
-    scratch = fn.emit(f"alloca i8, i64 {count.ref}, align 16", I64, "scratch")
-    each(fn, lengths, lambda p: store(fn, element_address(fn, scratch, dense, p), element(p)))
-    each(fn, lengths, lambda p: store(fn, into_slice(p), load(fn, element_address(fn, scratch, dense, p), a.dtype)))
-    fn.emit(f"call void @llvm.stackrestore.p0(ptr {top.ref})")
-    fn.emit(f"br label %{done}")
-    fn.start_block(done)
-
-
 def element_address(fn: Function, base: V, strides: list, positions: tuple) -> V:
     offset = literal(0, I64)
     for p, stride in zip(positions, strides):
@@ -138,40 +82,6 @@ def element_address(fn: Function, base: V, strides: list, positions: tuple) -> V
 def each(fn: Function, lengths: list, body) -> None:
     """body(positions) for every position of an array of these lengths, in C order."""
     over(fn, lengths, [], lambda acc, positions: body(positions) or [])
-
-
-def _in_order(fn: Function, stored: V, slices: list, read: V, region: tuple, itemsize: int) -> V:
-    """Whether storing `slices` from `stored` on, in C order, reads region (from `read` on) only
-    where nothing was stored yet: the two are apart in memory, the same elements, or, along one
-    dim of one stride, the read is k elements ahead of the store (k >= 0) or not on its grid."""
-    def bounds(base: V, dims: list) -> tuple:
-        lo = hi = fn.emit(f"ptrtoint ptr {base.ref} to i64", I64)
-        for stride, length in dims:
-            extent = fn.binary("mul", fn.binary("sub", length, literal(1, I64)), stride)
-            lo = fn.binary("add", lo, fn.intrinsic("smin", [extent, literal(0, I64)], I64))
-            hi = fn.binary("add", hi, fn.intrinsic("smax", [extent, literal(0, I64)], I64))
-        return lo, fn.binary("add", hi, literal(itemsize, I64))
-    (w_lo, w_hi), (r_lo, r_hi) = bounds(stored, slices), bounds(read, list(region))
-    ok = fn.binary("or", fn.compare("icmp", "sle", w_hi, r_lo), fn.compare("icmp", "sle", r_hi, w_lo))
-    for _, length in (*slices, *region):   # nothing stored or nothing read
-        ok = fn.binary("or", ok, fn.compare("icmp", "sle", length, literal(0, I64)))
-    if len(slices) != len(region):
-        return ok
-    delta = fn.binary("sub", fn.emit(f"ptrtoint ptr {read.ref} to i64", I64), fn.emit(f"ptrtoint ptr {stored.ref} to i64", I64))
-    same_grid = literal(True, BOOL)
-    for (s, _), (t, _) in zip(slices, region):
-        same_grid = fn.binary("and", same_grid, fn.compare("icmp", "eq", s, t))
-    same = fn.binary("and", same_grid, fn.compare("icmp", "eq", delta, literal(0, I64)))
-    ok = fn.binary("or", ok, same)
-    if len(slices) == 1:
-        stride, length = slices[0]
-        step = fn.select(fn.compare("icmp", "eq", stride, literal(0, I64)), literal(1, I64), stride)
-        k = fn.binary("sdiv", delta, step)
-        off_grid = fn.compare("icmp", "ne", fn.binary("mul", k, step), delta)
-        ahead = fn.binary("or", fn.compare("icmp", "sge", k, literal(0, I64)),
-                          fn.compare("icmp", "sle", k, fn.binary("sub", literal(0, I64), length)))
-        ok = fn.binary("or", ok, fn.binary("and", same_grid, fn.binary("or", off_grid, ahead)))
-    return ok
 
 
 REDUCED = {"max": "maximum", "min": "minimum", "sum": "add", "all": "logical_and", "any": "logical_or"}   # its step
