@@ -723,3 +723,81 @@ def test_a_global_first_met_in_a_loop_body_that_is_unrolled_is_traced_afresh(bac
     assert len(history_global) == len(want_history)
     for g, w in zip(history_global, want_history):
         assert_same(g, w)
+
+
+def _box_count(Z, k):   # from-python-to-numpy's fractal_dimension: np.add.reduceat pending at the break
+    S = np.add.reduceat(np.add.reduceat(Z, np.arange(0, Z.shape[0], k), axis=0), np.arange(0, Z.shape[1], k), axis=1)
+    return len(np.where((S > 0) & (S < k * k))[0])
+
+
+def _reduce_at(op, x, k):
+    return op(x * 2, np.arange(0, x.shape[0], k)) + 1
+
+
+def test_a_builtin_method_at_a_break_is_guarded_by_its_object_and_name(rng):
+    """np.add.reduceat is a new bound object at every access: the resume after the break it is
+    pending at is guarded by the ufunc and the name, not by identity (was a new entry per call
+    until the cache limit); another ufunc's reduceat is another entry."""
+    Z = rng.random((64, 64)) > 0.5
+    compiled = numpile.compile(_box_count, backend="llvm")
+    for k in (2, 4, 2, 4, 2, 4):
+        assert compiled(Z, k) == _box_count(Z, k)
+    assert len(compiled.all_entries()) <= 6
+    x = rand(rng, (12,))
+    compiled = numpile.compile(_reduce_at, backend="llvm")
+    for op in (np.add.reduceat, np.maximum.reduceat, np.add.reduceat, np.maximum.reduceat):
+        assert_same(compiled(op, x, 3), _reduce_at(op, x, 3))
+
+
+def _decay_global():   # from-python-to-numpy's game of life: `M *= 0.995` on a global
+    global u_global
+    u_global *= 0.995
+    return u_global[1:-1] + 1
+
+
+def _rebind_global(x):
+    global history_global
+    history_global = x * 2
+    return x + 1
+
+
+def test_an_update_in_place_of_a_global_is_captured_and_a_new_binding_breaks(rng):
+    global u_global, history_global
+    start = rand(rng, (6,))
+    u_global = start.copy()
+    want = _decay_global()
+    want_global, u_global = u_global, start.copy()
+    explained = numpile.explain(_decay_global)()
+    assert explained.graph_break_count == 0
+    u_global = start.copy()
+    assert_same(numpile.compile(_decay_global, backend="llvm")(), want)
+    assert_same(u_global, want_global)
+    x = rand(rng, (4,))
+    reasons = [b.reason for b in numpile.explain(_rebind_global)(x).break_reasons]
+    assert any("assigning a global" in r for r in reasons), reasons
+    history_global = None
+    assert_same(numpile.compile(_rebind_global, backend="llvm")(x), x + 1)
+    assert_same(history_global, x * 2)
+
+
+def _columns_by_list(arrays):   # numpy-100's cartesian: a loop over a list whose body breaks
+    out = np.zeros((len(arrays), 3))
+    for n, arr in enumerate(arrays):
+        out[n] = arr * 2
+        print(end="")
+    for arr in tuple(arrays):
+        out[0] += arr
+        print(end="")
+    return out
+
+
+def test_a_loop_over_a_list_resumes_after_a_break_in_its_body(rng):
+    """The function resuming the loop takes the list's iterator on its stack: its items from its
+    position on are traced (no "iterating over list_iterator" break at each iteration)."""
+    arrays = [rand(rng, (3,)) for _ in range(4)]
+    reasons = [b.reason for b in numpile.explain(_columns_by_list)(arrays).break_reasons]
+    assert reasons and not any("iterating over" in r for r in reasons), reasons
+    compiled = numpile.compile(_columns_by_list, backend="llvm")
+    for k in (4, 4, 2):
+        args = [rand(rng, (3,)) for _ in range(k)]
+        assert_same(compiled(args), _columns_by_list(args))

@@ -28,7 +28,6 @@ _BREAK_FAMILIES = {
     "sets ({...}, set comprehensions)": ("BUILD_SET", "SET_ADD", "SET_UPDATE"),
     "del of an attribute, an item, a global or a closure variable": (
         "DELETE_ATTR", "DELETE_SUBSCR", "DELETE_GLOBAL", "DELETE_DEREF", "DELETE_NAME"),
-    "assigning a global (global x; x = ...)": ("STORE_GLOBAL",),
     "super()": ("LOAD_SUPER_ATTR", "LOAD_SUPER_METHOD", "LOAD_ZERO_SUPER_ATTR", "LOAD_ZERO_SUPER_METHOD"),
     "defining a class, or a generic function or type (PEP 695)": ("LOAD_BUILD_CLASS", "CALL_INTRINSIC_2"),
     "code of a module or class body (from m import *, names looked up there)": (

@@ -151,10 +151,12 @@ IDENTITY_TYPES = (types.FunctionType, types.BuiltinFunctionType, types.ModuleTyp
 
 def object_guard(value) -> tuple:
     """(kind, expected) of the guard on an object the trace took as it is: a Python function by its
-    code (a nested function is made anew on every call), others of IDENTITY_TYPES by identity, the
-    rest by type."""
+    code (a nested function is made anew on every call), a builtin method by its object and name,
+    others of IDENTITY_TYPES by identity, the rest by type."""
     if type(value) is types.FunctionType:
         return "function", function_key(value)
+    if isinstance(value, types.BuiltinMethodType) and not isinstance(value.__self__, (types.ModuleType, type(None))):
+        return "method", (value.__self__, value.__name__)   # np.add.reduceat: a new bound object at every access
     return ("id", value) if isinstance(value, IDENTITY_TYPES) else ("type", type(value))
 
 
@@ -182,6 +184,13 @@ GUARD_KINDS: dict[str, GuardKind] = {
         describe=lambda f: f"a function of the code of {f[0].co_qualname}",
         mismatch=lambda n, val, f: None if type(val) is types.FunctionType and function_key(val) == f
         else f"{n} is now another function ({_short_repr(val)})",
+    ),
+    "method": GuardKind(   # a builtin method bound to an object: that object's method of that name
+        code=lambda v, const, m: f"type({v}) is {const(types.BuiltinMethodType)} and {v}.__self__ is {const(m[0])} "
+                                 f"and {v}.__name__ == {m[1]!r}",
+        describe=lambda m: f"the method {m[1]} of {_short_repr(m[0])}",
+        mismatch=lambda n, val, m: None if type(val) is types.BuiltinMethodType and val.__self__ is m[0] and val.__name__ == m[1]
+        else f"{n} is now another method ({_short_repr(val)})",
     ),
     "const": GuardKind(
         code=_const_code,

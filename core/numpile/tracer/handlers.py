@@ -120,6 +120,13 @@ def load_global(tx: Tx, inst):
     _push_maybe_callable(tx, tx.load_global(inst.argval), bc.global_pushes_null(inst))
 
 
+@handles("STORE_GLOBAL")
+def store_global(tx: Tx, inst):
+    value = tx.pop()
+    if inst.argval not in tx.f_globals or value is not tx.load_global(inst.argval):   # `global M; M *= 0.995`: the array it updated
+        raise Unsupported("assigning a global (global x; x = ...) is not supported yet (STORE_GLOBAL)")
+
+
 @handles("MAKE_CELL")
 def make_cell(tx: Tx, inst):
     tx.locals[inst.argval] = CellVariable(contents=tx.locals.get(inst.argval))

@@ -1,7 +1,6 @@
-"""State shared by a traced frame and every frame inlined into it: the Graph being
-built, the guards, and the graph inputs; `wrap` turns a real value reached through
-a Source into a Variable (installing the guards that value needs), `call_op` adds
-a registry op to the graph. Indices only the data knows are data_indices.py's."""
+"""State shared by a traced frame and every frame inlined into it: the Graph being built, the guards, and the graph
+inputs; `wrap` turns a real value reached through a Source into a Variable (installing the guards that value needs),
+`call_op` adds a registry op to the graph. Indices only the data knows are data_indices.py's."""
 
 from __future__ import annotations
 
@@ -18,6 +17,7 @@ from .aliasing import view_index
 from .control.state import ControlState
 from .operands import sequences_as_arrays
 from .data_indices import DataIndices
+from .variables.iterators import SEQUENCE_ITERATORS, sequence_iterator
 from .guards import GuardSet, array_guard_expected, object_guard
 from .python_scalars import INT_INPUT_BOUND, DynamicIntVariable
 from ..dynamic import DynamicInputs
@@ -31,8 +31,7 @@ from .variables import (
 # Ops whose result always views their first argument: updates of one are seen through the other.
 ALWAYS_VIEWS = frozenset({"getitem", "transpose", "swapaxes", "moveaxis", "expand_dims", "squeeze", "broadcast_to",
                           "flip", "real", "imag"})
-# Ops that view or copy depending on strides, which metas do not know.
-MAYBE_VIEWS = frozenset({"reshape", "ravel"})
+MAYBE_VIEWS = frozenset({"reshape", "ravel"})   # ops that view or copy depending on strides, which metas do not know
 
 
 def aliased_inputs(reason: str, view: str) -> Retrace:
@@ -53,8 +52,7 @@ class OutputGraph:
         self.dynamic = dynamic or DynamicInputs()
         self.hints = hints  # what earlier traces of this call learnt (see Retrace)
         self.shape_env = ShapeEnv()
-        self.graph = Graph()      # the graph being built: the body of the loop being traced, inside one
-        self.root_graph = self.graph
+        self.graph = self.root_graph = Graph()   # the graph being built: the body of the loop being traced, inside one
         self.control = ControlState(self)   # the loops and branches being captured (tracer/control/)
         self.seeds: dict = {}           # a NumPy generator's Source -> the seed input of its draws (variables/draws.py)
         self.draws = 0                  # the random draws traced (each one's place in the trace)
@@ -136,6 +134,8 @@ class OutputGraph:
             self.guards.add(source, "type", type(value))
             self.guards.add(source, "len", len(value))
             return ListVariable([self.wrap(v, ItemSource(source, i)) for i, v in enumerate(value)], source)
+        if type(value) in SEQUENCE_ITERATORS:   # a loop's, handed to the function resuming it after a break
+            return sequence_iterator(self, value, source)
         if type(value) is dict:
             self.guards.add(source, "type", dict)
             self.guards.add(source, "keys", list(value))

@@ -23,6 +23,7 @@ from ...exc import Unsupported
 from .base import IteratorVariable, Variable
 from .containers import TupleVariable
 from .objects import ConstantVariable
+from ..sources import ExprSource
 
 
 class PositionalIterator(IteratorVariable):
@@ -206,3 +207,18 @@ def ndenumerate(tx, args: list, kwargs: dict) -> ArrayItems:
     if not issubclass(array.python_type(), np.ndarray):
         raise Unsupported(f"np.ndenumerate of {array.describe()}")
     return ArrayItems(tx, array, with_index=True)
+
+
+# iter() of a list or a tuple, whose __reduce__ gives the sequence and the position, taking nothing
+SEQUENCE_ITERATORS = (type(iter([])), type(iter(())))
+
+
+def sequence_iterator(out, value, source) -> IteratorVariable:
+    """A list's or a tuple's iterator reached through `source` (a loop's, which the function
+    resuming the loop after a break takes on its stack): the items from its position on."""
+    reduced = value.__reduce__()   # (iter, (sequence,), position); exhausted: (iter, ((),))
+    sequence, position = (reduced[1][0], reduced[2]) if len(reduced) == 3 else ((), 0)
+    out.guards.add(source, "type", type(value))
+    out.guards.add(ExprSource(f"{source.expr()}.__reduce__()[2:]"), "const", reduced[2:])
+    items = out.wrap(sequence, ExprSource(f"{source.expr()}.__reduce__()[1][0]"))
+    return IteratorVariable(items.items[position:])
