@@ -226,3 +226,31 @@ def inverted(T, x):
 def test_invert_of_a_python_int_graph_value(backend, rng):
     """`~crc` of a Python int the graph computes is Python's (-crc - 1): it broke the graph."""
     run_like_numpy(inverted, backend, lambda call: (0xFFFF, rng.integers(0, 256, 20)), graphs=1)
+
+
+def _rows_by_index(X, i, j):
+    X[i, j] = 7.0
+    X[i] += 1
+    row = X[i - 1]   # a view: the update below reaches X
+    row[0] = -5.0
+    return X[i] * 2, X[i, j] + X[i - 1]
+
+
+@pytest.mark.parametrize("backend", ["eager", "llvm"])
+def test_an_int_index_that_changed_is_a_graph_value(backend, rng):
+    """X[i] with an int argument that changes between calls: one entry for every value after the
+    second (not one per value), NumPy's results, updates through the view, and its IndexError."""
+    compiled = numpile.compile(_rows_by_index, backend=backend)
+    X = rand(rng, (12, 5))
+    for i in (0, 1, 2, -1, -11, 5, 7):
+        mine, theirs = X.copy(), X.copy()
+        for got, want in zip(compiled(mine, i, i % 5), _rows_by_index(theirs, i, i % 5)):
+            assert_same(got, want)
+        assert_same(mine, theirs)
+    assert len(compiled.all_entries()) == 2
+    for bad in (12, -13):
+        with pytest.raises(IndexError) as want:
+            _rows_by_index(X.copy(), bad, 0)
+        with pytest.raises(IndexError) as got:
+            compiled(X.copy(), bad, 0)
+        assert str(got.value) == str(want.value)

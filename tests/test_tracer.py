@@ -1,6 +1,7 @@
 """The tracer on straight-line Python: every capture compared with NumPy eager on two calls
 with fresh random inputs; graph and entry counts asserted so that a silent fallback fails."""
 
+import abc
 import functools
 import logging
 import math
@@ -239,6 +240,27 @@ def test_methods_staticmethods_properties(rng):
     def f(x):
         return model(x) + model.scale
     run_twice(f, lambda: (rand(rng, (2, 3)),))
+
+
+class _Basis(abc.ABC):   # np.polynomial's classes: classmethods inherited, called through a subclass
+    scale = 3.0
+
+    @classmethod
+    def fit(cls, x):
+        return x * cls.scale + cls.shift(x)
+
+    def shift(x):   # a plain function, read through the class: no self bound
+        return x - 1
+
+
+class _Chebyshev(_Basis):
+    scale = 5.0
+
+
+def test_classmethods_and_functions_read_through_a_subclass(rng):
+    def f(x):
+        return _Chebyshev.fit(x), _Basis.fit(x), _Chebyshev.shift(x)
+    run_twice(f, lambda: (rand(rng, (4,)),))
 
 
 def test_compiled_model_weights_are_inputs(rng):

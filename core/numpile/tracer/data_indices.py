@@ -16,6 +16,7 @@ from ..ops import ArrayMeta
 from ..ops.indexing import check_masks, is_mask
 from ..shapes import SymInt
 from .variables import ArrayVariable, ConstantVariable, SliceVariable, TupleVariable, Variable
+from .variables.objects import DynamicIntVariable
 
 
 class DataIndices:
@@ -36,6 +37,9 @@ class DataIndices:
         the same comparison of the same values (`x[x > 0] = x[x > 0] - 1`)."""
         out = self.output
         items = list(index.items) if isinstance(index, TupleVariable) and index.cls is tuple else [index]
+        if any(isinstance(v, DynamicIntVariable) for v in items):   # an int that changed between calls: a graph value
+            items = [v.graph_value(out) if isinstance(v, DynamicIntVariable) else v for v in items]
+            index = TupleVariable(items) if len(items) > 1 or isinstance(index, TupleVariable) else items[0]
         metas = tuple(map_nodes(out.graph_arg(v), lambda n: n.array_meta) for v in items)
         sliced = [k for k, v in enumerate(items) if isinstance(v, SliceVariable)
                   and any(isinstance(b, ArrayVariable) for b in (v.start, v.stop, v.step))]

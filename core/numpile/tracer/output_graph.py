@@ -17,7 +17,7 @@ from .aliasing import view_index
 from .control.state import ControlState
 from .operands import sequences_as_arrays
 from .data_indices import DataIndices
-from .variables.iterators import SEQUENCE_ITERATORS, sequence_iterator
+from .variables.iterators import SEQUENCE_ITERATORS, SequenceIterator
 from .guards import GuardSet, array_guard_expected, object_guard
 from .python_scalars import INT_INPUT_BOUND, DynamicIntVariable
 from ..dynamic import DynamicInputs
@@ -59,8 +59,8 @@ class OutputGraph:
         self.guards = GuardSet()
         self.input_sources: list[Source] = []
         self.example_inputs: list = []
-        self._wrapped: dict[Source, Variable] = {}
-        self._arrays: dict[int, tuple] = {}  # id of an input ndarray -> (the array, its Variable)
+        self.wrapped: dict[Source, Variable] = {}   # (a body's trace put back forgets those it wrapped)
+        self.wrapped_arrays: dict[int, tuple] = {}  # id of an input ndarray -> (the array, its Variable)
         self._input_nodes: dict[int, Node] = {}   # id of an input ndarray's Variable -> its input node
         self.mutated: list[Variable] = []  # the caller's lists and dicts changed by the trace, in order
         self.mutated_arrays: list[ArrayVariable] = []  # the caller's arrays updated in place, in order
@@ -74,10 +74,10 @@ class OutputGraph:
     # -- inputs ------------------------------------------------------------------------
     def wrap(self, value, source: Source, *, guard: bool = True) -> Variable:
         """The Variable for a real value reached through `source`; each source is wrapped once."""
-        if source in self._wrapped:
-            return self._wrapped[source]
+        if source in self.wrapped:
+            return self.wrapped[source]
         var = self._build(value, source, guard)
-        self._wrapped[source] = var
+        self.wrapped[source] = var
         return var
 
     def _input(self, value, source: Source, meta: ArrayMeta) -> ArrayVariable:
@@ -113,7 +113,7 @@ class OutputGraph:
             shape = tuple(self.shape_env.new_symbol(source.expr(), i, d) if i in dims else d
                           for i, d in enumerate(np.shape(value)))
             var = self._input(value, source, ArrayMeta(shape, value.dtype, isinstance(value, np.generic)))
-            self._arrays[id(value)] = (value, var)
+            self.wrapped_arrays[id(value)] = (value, var)
             self._input_nodes[id(var)] = var.node
             return var
         if type(value) is float and source.name() in self.dynamic.scalars:
@@ -135,7 +135,7 @@ class OutputGraph:
             self.guards.add(source, "len", len(value))
             return ListVariable([self.wrap(v, ItemSource(source, i)) for i, v in enumerate(value)], source)
         if type(value) in SEQUENCE_ITERATORS:   # a loop's, handed to the function resuming it after a break
-            return sequence_iterator(self, value, source)
+            return SequenceIterator(self, value, source)
         if type(value) is dict:
             self.guards.add(source, "type", dict)
             self.guards.add(source, "keys", list(value))
@@ -155,11 +155,11 @@ class OutputGraph:
         guarded by its own type, dtype, shape and device (and a Dask array's chunks)."""
         location = kind.location(value)
         self._one_kind(source, (kind, location))
-        same = self._arrays.get(id(value))
+        same = self.wrapped_arrays.get(id(value))
         if same is not None:
             self.guards.add(source, "same", same[1].source)
             return same[1]
-        for other, other_var in self._arrays.values():
+        for other, other_var in self.wrapped_arrays.values():
             # (a NumPy array or scalar beside it has no storage of this kind)
             if type(other) is type(value) and kind.storage(other) == kind.storage(value):
                 raise Unsupported(f"{source.name()} and {other_var.source.name()} are views of one {kind.name} array")
@@ -174,19 +174,15 @@ class OutputGraph:
         shape = tuple(self.shape_env.new_symbol(source.expr(), i, d) if i in dims else d for i, d in enumerate(value.shape))
         var = self._input(value, source, ArrayMeta(shape, dtype))
         var.numpy_views = kind.numpy_views
-        self._arrays[id(value)] = (value, var)
+        self.wrapped_arrays[id(value)] = (value, var)
         return var
 
     def input_arrays(self) -> list[ArrayVariable]:   # the caller's arrays that are graph inputs, in order first seen
-        return [var for _, var in self._arrays.values()]
+        return [var for _, var in self.wrapped_arrays.values()]
 
     def wrapped_containers(self) -> list:
         """The caller's lists and dicts the trace reached (through arguments, attributes, globals)."""
-        return [v for v in self._wrapped.values() if isinstance(v, (ListVariable, DictVariable))]
-
-    def forget_containers(self, kept: set) -> None:
-        """Forget the caller's lists and dicts but those of ids `kept` (a body's trace put back): met again, afresh."""
-        self._wrapped = {s: v for s, v in self._wrapped.items() if id(v) in kept or not isinstance(v, (ListVariable, DictVariable))}
+        return [v for v in self.wrapped.values() if isinstance(v, (ListVariable, DictVariable))]
 
     def input_node(self, var: ArrayVariable) -> Node:
         """The graph input an input array's Variable stood for before any update."""
@@ -220,13 +216,13 @@ class OutputGraph:
     def _aliased_input(self, value: np.ndarray, source: Source) -> ArrayVariable | None:
         """The Variable for an array that is an earlier input (the same Variable) or, when asked
         for, a view of one (made from it in the graph, so that updates show through both)."""
-        same = self._arrays.get(id(value))
+        same = self.wrapped_arrays.get(id(value))
         if same is not None:
             self.guards.add(source, "same", same[1].source)
             return same[1]
         if ("view", source.name()) not in self.hints:
             return None
-        for base, base_var in self._arrays.values():
+        for base, base_var in self.wrapped_arrays.values():
             index = view_index(value, base) if np.may_share_memory(value, base) else None
             if index is not None:
                 self.guards.add(source, "view", (base_var.source, index))

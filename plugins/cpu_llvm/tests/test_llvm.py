@@ -137,6 +137,20 @@ def test_float_sums_are_numpys_to_the_bit(dtype):
             assert np.array_equal(numpile.compile(fn, backend="llvm")(cube), fn(cube))
 
 
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_sums_of_broadcast_expressions_are_numpys_to_the_bit(dtype):
+    """A full sum or mean of a broadcast expression (scipy-lectures' crude integration,
+    `(a[:, None, None] ** b[None, :, None] - c).mean()`): its flat positions run over loops that
+    do not merge, whose values are computed a row at a time into the pairwise buffer."""
+    for n in (4, 100, 333):
+        a, b, c = ((rng.random(k) + 0.5).astype(dtype) for k in (n, n // 2 + 1, n // 4 + 3))
+        for fn in (lambda a, b, c: (a[:, None, None] * b[None, :, None] - c[None, None, :]).mean(),   # (** is within ulps)
+                   lambda a, b, c: (a[:, None, None] + b[None, :, None] - c).sum(),
+                   lambda a, b, c: (a[:, None] * b).sum(axis=(0, 1)), lambda a, b, c: (b[:, None, None] * c).mean(axis=(1, 2))):
+            got, want = numpile.compile(fn, backend="llvm")(a, b, c), fn(a, b, c)
+            assert got.dtype == want.dtype and got.shape == want.shape and np.array_equal(got, want), n
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32, np.int64, np.int32, np.uint8])
 def test_reductions_down_columns_run_rows_side_by_side(dtype, monkeypatch):
     """Sums, products, means, variances and integer extremes over axis 0 (and axis 1 of a cube): a

@@ -42,7 +42,7 @@ class FrameState:
         self.locals, self.stack, self.ip, self.lineno = dict(tx.locals), list(tx.stack), tx.ip, tx.lineno
         self.return_value = tx.return_value   # None: a `return` in the body traced sets it
         self.arrays = [(v, v.node, v.version, v.base_version) for v in reachable_arrays(tx, views=True)]
-        self.inputs, self.wrapped = {id(v) for v in out.input_arrays()}, {id(v) for v in out.wrapped_containers()}
+        self.wrapped, self.wrapped_arrays = dict(out.wrapped), dict(out.wrapped_arrays)
         self.containers = [(c, _contents(c)) for c in _containers(tx)]
         self.cells = [(c, c.contents) for c in tx.locals.values() if isinstance(c, CellVariable)]
         self.out = OutputState(list(out.mutated_arrays), list(out.mutated), dict(out.attr_writes),
@@ -55,10 +55,8 @@ class FrameState:
         tx.stack[:], tx.ip, tx.lineno, tx.return_value = self.stack, self.ip, self.lineno, self.return_value
         for v, node, version, base_version in self.arrays:
             v.node, v.version, v.base_version = node, version, base_version
-        for v in out.input_arrays():   # an array first met in the body (a global `u += w`): as wrapped
-            if id(v) not in self.inputs:
-                v.node, v.version, v.base_version = out.input_node(v), 0, 0
-        out.forget_containers(self.wrapped)
+        # values first met in the body (a global `u += w`, a global list appended to) are wrapped afresh
+        out.wrapped, out.wrapped_arrays = dict(self.wrapped), dict(self.wrapped_arrays)
         for c, items in self.containers:
             c.items = items
         for c, contents in self.cells:

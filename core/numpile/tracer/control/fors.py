@@ -41,7 +41,8 @@ def capture(tx, inst, it) -> bool:
     to take the next iteration unrolled instead (the trace is then as it was)."""
     control = tx.output.control
     key = (tx.code, inst.offset)
-    if not isinstance(it, (RangeIteratorVariable, PositionalIterator)) or not control.tries_for(key, it.remaining()[-1]):
+    if not isinstance(it, (RangeIteratorVariable, PositionalIterator)) or not getattr(it, "by_symbol", True) \
+            or not control.tries_for(key, it.remaining()[-1]):
         return False   # a SymbolicRange that is not captured raises as it is unrolled
     control.attempts[key] = control.attempts.get(key, 0) + 1
     state = FrameState(tx)

@@ -27,7 +27,10 @@ from ..sources import ExprSource
 
 
 class PositionalIterator(IteratorVariable):
-    """An iterator of `length` items, item k made by `item(k)` (k an int or a loop's SymInt)."""
+    """An iterator of `length` items, item k made by `item(k)` (k an int or a loop's SymInt, where
+    `by_symbol`: a loop over it may be a loop node)."""
+
+    by_symbol = True
 
     def __init__(self, length: int):
         super().__init__([])
@@ -213,12 +216,49 @@ def ndenumerate(tx, args: list, kwargs: dict) -> ArrayItems:
 SEQUENCE_ITERATORS = (type(iter([])), type(iter(())))
 
 
-def sequence_iterator(out, value, source) -> IteratorVariable:
-    """A list's or a tuple's iterator reached through `source` (a loop's, which the function
-    resuming the loop after a break takes on its stack): the items from its position on."""
-    reduced = value.__reduce__()   # (iter, (sequence,), position); exhausted: (iter, ((),))
-    sequence, position = (reduced[1][0], reduced[2]) if len(reduced) == 3 else ((), 0)
-    out.guards.add(source, "type", type(value))
-    out.guards.add(ExprSource(f"{source.expr()}.__reduce__()[2:]"), "const", reduced[2:])
-    items = out.wrap(sequence, ExprSource(f"{source.expr()}.__reduce__()[1][0]"))
-    return IteratorVariable(items.items[position:])
+class SequenceIterator(PositionalIterator):
+    """A list's or a tuple's iterator reached through `source`: a loop's, which the function
+    resuming the loop after a break in its body takes on its stack. Items are read where the trace
+    takes them, guarded on only as many remaining as it took (a loop that breaks every iteration
+    resumes with one entry, not one per count left); the residual code goes on with a copy of it.
+    Its loops are unrolled: an item is any Python value, none at a symbolic position."""
+
+    by_symbol = False
+
+    def __init__(self, out, value, source):
+        reduced = value.__reduce__()   # (iter, (sequence,), position); exhausted: (iter, ((),))
+        super().__init__(len(reduced[1][0]) - (reduced[2:] or (0,))[0])
+        self.out, self.origin = out, source   # (not `source`: the iterator the trace advanced is another)
+        out.guards.add(source, "type", type(value))
+        self.left = f"(len({source.expr()}.__reduce__()[1][0]) - ({source.expr()}.__reduce__()[2:] or (0,))[0])"
+
+    def _guard(self, relation: str) -> None:
+        self.out.guards.add(ExprSource(f"{self.left} {relation}"), "expr", None)
+
+    def item(self, position) -> Variable:
+        here = self.origin.expr()
+        self._guard(f"> {position}")
+        source = ExprSource(f"{here}.__reduce__()[1][0][{here}.__reduce__()[2] + {position}]")
+        return self.out.wrap(self.out.read_source(source), source)
+
+    def next(self) -> Variable | None:
+        if self.index >= self.length:
+            self._guard(f"== {self.index}")
+            return None
+        return super().next()
+
+    def rest(self) -> list[Variable]:
+        self._guard(f"== {self.length}")
+        return super().rest()
+
+    def residual(self, expr, const, start: int) -> str:
+        return f"{const(_advanced)}({self.origin.expr()}, {start})"
+
+
+def _advanced(it, k: int):
+    """A new iterator over the sequence of `it`, k items past it (`it` stays as it is: the residual
+    code reads the items the trace took through it)."""
+    reduced = it.__reduce__()
+    new = iter(reduced[1][0])
+    new.__setstate__((reduced[2:] or (0,))[0] + k)
+    return new

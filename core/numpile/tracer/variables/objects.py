@@ -134,10 +134,11 @@ def python_attr(tx, var: ConstantVariable | ObjectVariable, value, name: str) ->
         raise Unsupported(f"{var.describe()} has no attribute {name!r}") from None
     own = name in getattr(value, "__dict__", {})
     if isinstance(static, (types.FunctionType, staticmethod, classmethod)) and not own:
-        if isinstance(static, staticmethod):
-            return ObjectVariable(static.__func__)
+        of_class = isinstance(value, type)   # `C.make`: a class's own attribute, not its instances'
+        if isinstance(static, staticmethod) or of_class and isinstance(static, types.FunctionType):
+            return ObjectVariable(getattr(static, "__func__", static))
         if isinstance(static, classmethod):
-            return BoundMethodVariable(ObjectVariable(static.__func__), ObjectVariable(type(value)))
+            return BoundMethodVariable(ObjectVariable(static.__func__), var if of_class else ObjectVariable(type(value)))
         return BoundMethodVariable(ObjectVariable(static, None), var)
     if isinstance(static, (types.MethodDescriptorType, types.WrapperDescriptorType)) and not own:
         # a C method (io.StringIO.getvalue): bound at the call, not guarded as a new object each time

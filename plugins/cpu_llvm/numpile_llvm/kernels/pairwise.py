@@ -233,7 +233,13 @@ class PairwiseSums:
             fn.loop(node, filled, [], lambda i, c: value_at(i) and [])
         else:
             filled = fn.intrinsic("smin", [fn.binary("add", node, literal(PAIRWISE_FILL, I64)), end], I64)
-            fn.loop(node, filled, [], lambda i, c: self._put("value", fn.binary("sub", i, node), value_at(i)) or [])
+
+            def put(i: V, value: V) -> None:
+                self._put("value", fn.binary("sub", i, node), value)
+            if self.values_by_rows:   # one position split into indices a row, not an element (body.flat_sum)
+                self.values_by_rows(node, filled, put)
+            else:
+                fn.loop(node, filled, [], lambda i, c: put(i, value_at(i)) or [])
         self._put("chunk", zero, node)
         self._put("chunk", one, filled)
         fn.emit(f"br label %{have}")
