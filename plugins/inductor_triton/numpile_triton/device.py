@@ -105,6 +105,14 @@ def _host_array(x, copy: bool) -> np.ndarray:
     return a
 
 
+def cupy_copy(cupy, x):
+    """A host array or number as a new CuPy array, bit for bit. CuPy makes a 0-d array by `fill`,
+    which writes a value `== 0` with a memset: -0.0 came back +0.0 (CuPy 14.2, the H200); an array
+    of one element is copied from the host as every other array is."""
+    a = _host_array(x, False)
+    return cupy.asarray(a.reshape(1)).reshape(()) if a.ndim == 0 else cupy.asarray(a)
+
+
 class TorchArrays:
     """Device buffers as torch tensors: for NumPy inputs, torch CUDA tensors and the interpreter."""
 
@@ -127,7 +135,7 @@ class TorchArrays:
     def asarray(self, value):
         """An extern's result (a CuPy array, or a number) as a tensor."""
         import torch
-        return torch.from_dlpack(self.cupy.asarray(value))
+        return torch.from_dlpack(value if isinstance(value, self.cupy.ndarray) else cupy_copy(self.cupy, value))
 
     @staticmethod
     def is_array(value) -> bool:
@@ -218,7 +226,7 @@ class CupyArrays:
         cupy = self.cupy
         if isinstance(x, cupy.ndarray):   # (not ascontiguousarray, which makes a 0-d array 1-d)
             return cupy.array(x, order="C", copy=True) if copy or not x.flags.c_contiguous else x
-        return cupy.asarray(_host_array(x, False))
+        return cupy_copy(cupy, x)
 
     def to_host(self, array) -> np.ndarray:
         return self.cupy.asnumpy(array)
@@ -230,7 +238,7 @@ class CupyArrays:
         return self.cupy.zeros(shape, dtype)
 
     def asarray(self, value):
-        return value if type(value) is self.ndarray else self.cupy.asarray(value)
+        return value if type(value) is self.ndarray else cupy_copy(self.cupy, value)
 
     def is_array(self, value) -> bool:
         return isinstance(value, self.cupy.ndarray)
