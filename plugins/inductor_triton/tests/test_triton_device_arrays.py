@@ -222,6 +222,62 @@ def test_negative_zero_scalars_reach_the_device_bit_for_bit(dtype):
             np.testing.assert_array_equal(np.signbit(cupy.asnumpy(got)), np.signbit(want))
 
 
+def gemm(alpha, beta, C, A, B):
+    C[:] = alpha * A @ B + beta * C
+
+
+def doitgen(A, C4):
+    A[:] = np.reshape(np.reshape(A, (A.shape[0], A.shape[1], 1, A.shape[2])) @ C4, A.shape)
+
+
+def shifted(x, y):
+    x[1:] = x[:-1] + y[1:]
+
+
+@pytest.mark.parametrize("layout", ["C", "F", "aliased", "offset"])
+def test_arguments_updated_in_place_by_kernels(layout, monkeypatch):
+    """A bound runner's kernels update a C-ordered argument in the caller's own array
+    (CupyArrays.updated), one sharing memory with another argument or of another order in a copy
+    the graph writes back; NumPy's values and updates either way, call after call."""
+    from numpile_triton import device
+    own, updated = [], device.CupyArrays.updated
+
+    def spy(self, x, others):
+        got = updated(self, x, others)
+        own.append(got is x)
+        return got
+    monkeypatch.setattr(device.CupyArrays, "updated", spy)
+    place = {"C": cupy.asarray, "F": cupy.asfortranarray,   # offset: a C-ordered view one element in
+             "offset": lambda h: cupy.asarray(np.concatenate([[7.0], h.ravel()]))[1:].reshape(h.shape)}
+    compiled = numpile.compile(gemm, backend="triton")
+    for _ in range(3):
+        C, A, B = rng.standard_normal((24, 40)), rng.standard_normal((24, 32)), rng.standard_normal((32, 40))
+        if layout == "aliased":   # C is A: the kernel reads A while it writes C
+            C, A, B = (rng.standard_normal((32, 32)) for _ in range(3))
+            dC = cupy.asarray(C)
+            compiled(1.5, 0.5, dC, dC, cupy.asarray(B))
+            gemm(1.5, 0.5, C, C, B)
+        else:
+            dC = place[layout](C)
+            compiled(1.5, 0.5, dC, cupy.asarray(A), cupy.asarray(B))
+            gemm(1.5, 0.5, C, A, B)
+        np.testing.assert_allclose(cupy.asnumpy(dC), C, rtol=1e-12, atol=1e-12)
+    if layout != "aliased":   # (the tracer may see one array there, then updated in place as the graph says)
+        assert own[-2:] == [layout != "F"] * 2, own
+
+
+def test_updates_in_place_of_stacks_and_shifts_are_numpys():
+    for fn, hosts in ((doitgen, lambda: (rng.standard_normal((6, 5, 16)), rng.standard_normal((16, 16)))),
+                      (shifted, lambda: (rng.standard_normal(100), rng.standard_normal(100)))):
+        compiled = numpile.compile(fn, backend="triton")
+        for _ in range(3):
+            args = hosts()
+            devices = on_gpu(*args)
+            compiled(*devices)
+            fn(*args)
+            close(devices[0], args[0], rtol=1e-12)
+
+
 def rebound_after_a_break(x, y):
     c = -y
     print("", end="")   # a graph break: c comes out of the first graph
