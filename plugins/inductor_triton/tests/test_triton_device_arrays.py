@@ -247,7 +247,7 @@ def test_arguments_updated_in_place_by_kernels(layout, monkeypatch):
         own.append(got is x)
         return got
     monkeypatch.setattr(device.CupyArrays, "updated", spy)
-    place = {"C": cupy.asarray, "F": cupy.asfortranarray,   # offset: a C-ordered view one element in
+    place = {"C": cupy.asarray, "F": lambda h: cupy.asfortranarray(cupy.asarray(h)),   # offset: a C-ordered view one element in
              "offset": lambda h: cupy.asarray(np.concatenate([[7.0], h.ravel()]))[1:].reshape(h.shape)}
     compiled = numpile.compile(gemm, backend="triton")
     for _ in range(3):
