@@ -12,6 +12,8 @@ from numpile import logs, ops
 from numpile.lowering import Kernel
 from numpile.lowering.reference import run_kernel
 
+from .device import cupy_copy
+
 
 def _each(value, convert, is_array):
     """`value` with each device array in it (through tuples and lists) converted."""
@@ -100,4 +102,4 @@ class DeviceFallback:
         host = {name: self.arrays.to_host(b) for name, b in buffers.items()}
         run_kernel(self.kernel, host, symbols)
         for name in self.kernel.outputs:
-            views[name][...] = self.arrays.cupy.asarray(host[name])
+            views[name][...] = cupy_copy(self.arrays.cupy, host[name])

@@ -8,7 +8,8 @@ code: a kernel's operands are copied onto the device when their value is on the 
 kernel's (one codegen cannot render: run by the lowering's reference renderer) are copied back
 first. With CuPy arrays as device buffers, externs run on them where they are (NumPy's function
 dispatches to CuPy's). A buffer a kernel writes into that already held a value (an update in place) is copied
-onto the device, never shared, so the caller's arrays change only through the graph's write-back.
+onto the device, never shared, so the caller's arrays change only through the graph's write-back; a
+bound runner's kernels update a C-ordered CuPy argument in place (runner.py, `CupyArrays.updated`).
 """
 
 from __future__ import annotations

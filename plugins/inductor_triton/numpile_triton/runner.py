@@ -65,6 +65,15 @@ class RunnerWriter:
         # 0-d inputs kept on the device per value where they come as numbers: those only kernels read,
         # of CuPy programs (see [Note: numbers kept on the device] in reuse.py)
         self.host_scalars: set[str] = set()
+        # inputs a bound runner lets its kernels update in the caller's own array: the graph writes
+        # them back anyway, and the lowering updates an input in place only where no later step may
+        # raise; a kernel run by the reference renderer may, so it gets a copy (CupyArrays.updated)
+        self.in_place: set[str] = set()
+        if bound and compiled.resident and hasattr(arrays, "updated"):
+            kernels = [s for s in program.steps if isinstance(s, Kernel)]
+            fallbacks = {o for s in kernels if s.name not in compiled.launches for o in s.outputs}
+            self.in_place = self.device_written & set(program.inputs) - fallbacks
+            self.env["updated"] = arrays.updated
         if compiled.resident:
             self.on_host, self.callers = set(), set()
             self.on_device, self.unconverted = set(program.inputs), set(program.inputs)
@@ -89,6 +98,9 @@ class RunnerWriter:
                 kept = self.constant(HostScalar(arrays.to_device, arrays.capturing))
                 self.lines.append(f"    {d} = {kept}(b{self.index[name]}, stream)")
                 self.streamed = True
+            elif name in self.in_place:
+                others = "".join(f"b{self.index[n]}, " for n in self.program.inputs if n != name)
+                self.lines.append(f"    {d} = updated(b{self.index[name]}, ({others}))")
             else:
                 self.lines.append(f"    {d} = to_device(b{self.index[name]}, {name in self.device_written})")
         elif name not in self.on_device:
