@@ -971,3 +971,45 @@ def test_float_dot_products_in_a_nest_add_side_by_side(nests, dtype, capsys):
     finally:
         numpile.set_logs(output_code=False)
     assert nests and "@llvm.vector.reduce.fadd" in capsys.readouterr().err
+
+
+def sieve(N):   # scipy-lectures' sieve of Eratosthenes: a slice step the loop's index gives
+    mask = np.ones([N], dtype=bool)
+    mask[:2] = False
+    for j in range(2, int(np.sqrt(N)) + 1):
+        if mask[j]:
+            mask[j * j::j] = False
+    return np.nonzero(mask)[0]
+
+
+def strided_updates(x, first, last):   # steps the loop's index gives, in a branch as the sieve's
+    for k in range(first, last):
+        if x[k] < 10.0:
+            x[k * k::k] = 0.5 * k   # (a value of the slice's shape would need its length when traced)
+    return x
+
+
+def test_slices_with_a_step_computed_in_the_nest(nests):
+    check(sieve, 10_000)
+    check(strided_updates, rng.standard_normal(50), 1, 9)
+    assert len(nests) >= 2
+
+
+@pytest.mark.parametrize("first", [-4, 0])
+def test_a_computed_step_that_is_not_positive_is_numpys(first, nests):
+    """A negative step stops the nest and the frame runs as Python (NumPy's downward slice); 0
+    raises NumPy's ValueError."""
+    x = rng.standard_normal(20)
+    compiled = numpile.compile(strided_updates, backend="llvm")
+    if first == 0:
+        with pytest.raises(ValueError) as want:
+            strided_updates(x.copy(), first, 3)
+        with pytest.raises(ValueError) as got, warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            compiled(x.copy(), first, 3)
+        assert str(got.value) == str(want.value)
+        return
+    mine, theirs = x.copy(), x.copy()
+    with pytest.warns(RuntimeWarning, match="step"):
+        same(compiled(mine, first, -1), strided_updates(theirs, first, -1))
+    same(mine, theirs)

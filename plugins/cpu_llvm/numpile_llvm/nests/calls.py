@@ -44,7 +44,7 @@ def _slice_positions(nest, n: Node, env: dict, sizes: Sizes) -> slices_.Lazy:
     size, start, stop, step = n.args
     span = nest.positions((slice(start, stop, step),), (sizes(size),), env, sizes)[0]
     fn = nest.fn
-    return slices_.Lazy((span.length,), lambda p: fn.binary("add", span.start, fn.binary("mul", p[0], literal(span.step, I64))), ())
+    return slices_.Lazy((span.length,), lambda p: fn.binary("add", span.start, fn.binary("mul", p[0], span.stride())), ())
 
 
 def _setitem(nest, n: Node, env: dict, sizes: Sizes) -> NestArray:

@@ -29,8 +29,9 @@ then runs again as Python, which raises NumPy's error): 1, an index out of range
 count from the end, as in NumPy); 2, a Python int leaving int64 (Python's ints do not wrap); 3,
 the max or min of an empty slice; 6, a check node (an `assert`) that fails. It stops too where it cannot do what NumPy would (the frame then
 runs as Python, with a warning): 4, a slice stored from a value of another shape (NumPy may
-broadcast it); 5, one whose value reads it at other elements and needs more than the stack buffer.
-Anything else (a slice with a step not a constant, a float sum, broadcasting, an array made in
+broadcast it); 5, no memory for a slice's value it computes first; 7, a slice's step computed in
+the graph that is not positive (the sieve's `mask[j * j::j]` has j >= 2).
+Anything else (a step of 0, a float sum, broadcasting, an array made in
 the body, an op or dtype the op table of scalar.py lacks) raises Unlowerable: the loop then runs
 as before (ops/control.py's CompiledLoop).
 """
@@ -49,7 +50,7 @@ from . import nestcall
 from . import slices as slices_
 from ..irbuilder import BOOL, I64, Function, Module, Unlowerable, V, literal
 from .calls import CALLS, pointwise
-from .nestcall import INDEX_ERROR
+from .nestcall import INDEX_ERROR, STEP
 from ..sizes import Sizes
 from .values import NestArray, as_index
 
@@ -308,9 +309,9 @@ class _Nest:
         offset, outermost, upward, slices = literal(0, I64), set(), set(), []
         for k, (i, at) in enumerate(zip(index, self.positions(index, array.dims, env, sizes))):
             if isinstance(at, slices_.Span):
-                slices.append((fn.binary("mul", array.strides[k], literal(at.step, I64)), at.length))
+                slices.append((fn.binary("mul", array.strides[k], at.stride()), at.length))
                 offset = fn.binary("add", offset, fn.binary("mul", at.start, array.strides[k]))
-                if isinstance(i, slice) and at.step > 0 and self._from_index(i.start, env, sizes):
+                if isinstance(i, slice) and (isinstance(at.step, V) or at.step > 0) and self._from_index(i.start, env, sizes):
                     upward.add(k)
                 continue
             if self._is_index(i, env, sizes):
@@ -329,8 +330,16 @@ class _Nest:
             dim = literal(d, I64) if isinstance(d, int) else d
             if isinstance(i, slice):
                 step = 1 if i.step is None else i.step
-                if type(step) is not int or step == 0:
-                    raise Unlowerable("a slice with a step not a constant in a loop nest")
+                if type(step) is not int:   # computed in the graph: positive, else the nest stops (STEP)
+                    step = as_index(fn, self.operand(step, env, sizes))
+                    self.check(fn.compare("icmp", "sgt", step, literal(0, I64)), STEP)
+                elif step == 0:
+                    raise Unlowerable("a slice with a step of 0 in a loop nest")
+                if isinstance(step, V):
+                    start = self._clamped(i.start, literal(0, I64), dim, literal(0, I64), dim, env, sizes)
+                    stop = self._clamped(i.stop, dim, dim, literal(0, I64), dim, env, sizes)
+                    out.append(slices_.Span(start, step, _trip_count(fn, start, stop, step)))
+                    continue
                 # Python's bounds: clamped to [0, dim] going up, to [-1, dim - 1] going down
                 low, high = (literal(0, I64), dim) if step > 0 else (literal(-1, I64), fn.binary("sub", dim, literal(1, I64)))
                 start = self._clamped(i.start, low if step > 0 else high, dim, low, high, env, sizes)
@@ -408,8 +417,12 @@ class _Nest:
         return value
 
 
-def _trip_count(fn: Function, start: V, stop: V, step: int) -> V:
-    """How many indices range(start, stop, step) has (a loop's iterations, a slice's length)."""
+def _trip_count(fn: Function, start: V, stop: V, step: int | V) -> V:
+    """How many indices range(start, stop, step) has (a loop's iterations, a slice's length; a
+    step that is a V is positive)."""
+    if isinstance(step, V):
+        whole = fn.binary("sdiv", fn.binary("add", fn.binary("sub", stop, start), fn.binary("sub", step, literal(1, I64))), step)
+        return fn.intrinsic("smax", [whole, literal(0, I64)], I64)
     span = fn.binary("sub", stop, start) if step > 0 else fn.binary("sub", start, stop)
     whole = fn.binary("sdiv", fn.binary("add", span, literal(abs(step) - 1, I64)), literal(abs(step), I64))
     return fn.intrinsic("smax", [whole, literal(0, I64)], I64)

@@ -26,7 +26,7 @@ from ..casts import cast
 from ..irbuilder import I64, Function, Module, V, literal, mem_type
 from ..ndarray import DATA_OFFSET, DIMENSIONS_OFFSET, STRIDES_OFFSET, array_field, element
 
-INDEX_ERROR, OVERFLOW, EMPTY, SHAPE, OVERLAP, CHECK = 1, 2, 3, 4, 5, 6
+INDEX_ERROR, OVERFLOW, EMPTY, SHAPE, OVERLAP, CHECK, STEP = 1, 2, 3, 4, 5, 6, 7
 SLOT_BYTES = 16   # a carried scalar's slot of `out`: a complex128 fits
 _COMPLEX = np.dtype(np.complex128)
 _STOPPED = {INDEX_ERROR: ("PyExc_IndexError", "an index of a compiled loop nest is out of bounds"),
@@ -35,7 +35,8 @@ _STOPPED = {INDEX_ERROR: ("PyExc_IndexError", "an index of a compiled loop nest 
             SHAPE: ("PyExc_ValueError", "a compiled loop nest stored a slice from one of another shape"),
             OVERLAP: ("PyExc_MemoryError", "a compiled loop nest found no memory for a slice's value, which it "
                                            "computes first (it reads the slice at other elements)"),
-            CHECK: ("PyExc_AssertionError", "a check of a compiled loop nest failed (an assert, a raise)")}
+            CHECK: ("PyExc_AssertionError", "a check of a compiled loop nest failed (an assert, a raise)"),
+            STEP: ("PyExc_ValueError", "a slice's step computed in a compiled loop nest is not positive")}
 # a scalar argument from its Python object: C API function, its result type, its failure value
 _FROM_PYTHON = {"i": ("PyLong_AsLongLong", "i64", "-1"), "u": ("PyLong_AsUnsignedLongLong", "i64", "-1"),
                 "f": ("PyFloat_AsDouble", "double", "-1.0"), "b": ("PyObject_IsTrue", "i32", "-1"),

@@ -55,10 +55,14 @@ class Lazy:
 
 @dataclass(frozen=True)
 class Span:
-    """A slice's positions along one dim: `length` of them from `start` by `step`."""
+    """A slice's positions along one dim: `length` of them from `start` by `step` (a positive V
+    where the graph computes it: the sieve's `mask[j * j::j]`)."""
     start: V
-    step: int
+    step: int | V
     length: V
+
+    def stride(self) -> V:
+        return self.step if isinstance(self.step, V) else literal(self.step, I64)
 
 
 def load(fn: Function, address: V, dtype: np.dtype) -> V:
@@ -372,14 +376,14 @@ def remapped(nest, lazy: Lazy, plan: list):
 
     def element(positions: tuple) -> V:
         taken = iter(positions)
-        return lazy.at(tuple(fn.binary("add", p.start, fn.binary("mul", next(taken), literal(p.step, I64)))
+        return lazy.at(tuple(fn.binary("add", p.start, fn.binary("mul", next(taken), p.stride()))
                              if isinstance(p, Span) else p for p in plan))
     kept = [p for p in plan if isinstance(p, Span)]
     if not kept:
         return element(())
     starts = [p.start if isinstance(p, Span) else p for p in plan]
     reads = tuple((root, node, element_address(fn, address, [stride for stride, _ in slices], starts),
-                   tuple((fn.binary("mul", stride, literal(p.step, I64)), p.length)
+                   tuple((fn.binary("mul", stride, p.stride()), p.length)
                          for (stride, _), p in zip(slices, plan) if isinstance(p, Span)))
                   for root, node, address, slices in lazy.reads)
     return Lazy(tuple(p.length for p in kept), element, reads)
