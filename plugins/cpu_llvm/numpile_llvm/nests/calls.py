@@ -15,7 +15,7 @@ from numpile.lowering import Const
 from .. import scalar
 from . import pynumbers
 from . import slice_stores, slices as slices_
-from ..irbuilder import BOOL, I64, Unlowerable, V, literal, reg_type
+from ..irbuilder import BOOL, Unlowerable, V, literal, reg_type
 from ..sizes import Sizes
 from .nestcall import CHECK
 from .values import NestArray, as_index
