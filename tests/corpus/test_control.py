@@ -223,7 +223,7 @@ CASES = [
     # next iteration to its test (a graph, a break); later iterations reuse these entries
     Case(damped_iteration_with_break, lambda rng, c: (np.abs(rand(rng, (n(c),))) * sign(c), 5), 1, 0),
     # the break statement leaves the loop: its resumed path returns (ops: cos, subtract)
-    Case(fixed_point_break, lambda rng, c: (rand(rng, (n(c),)), 500), 3, 2),   # the loop resumed after its break takes the list iterator on (no break at FOR_ITER)
+    Case(fixed_point_break, lambda rng, c: (rand(rng, (n(c),)), 500), 3, 3),
     Case(branch_on_shape, lambda rng, c: (rand(rng, (n(c),)),), 1, 0),
     Case(branch_on_mode, lambda rng, c: (rand(rng, (n(c),)), ("l1", "l2", "max")[c]), 1, 0),
     Case(mlp_over_zip, lambda rng, c: (rand(rng, (n(c), 4)), [rand(rng, (4, 6)), rand(rng, (6, 3))],

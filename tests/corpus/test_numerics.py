@@ -198,7 +198,7 @@ CASES = [
     # range iterator that the resume function iterates natively (a break); the resumed body traces the
     # next iteration up to its test (a graph, a break); later iterations reuse these entries;
     # the early return and the loop exit have no ops
-    Case(power_iteration, lambda rng, c: (spd(rng, 5 + c), rand(rng, (5 + c,)), 200, 1e-9), 2, 2),   # the loop resumed after its break takes the list iterator on
+    Case(power_iteration, lambda rng, c: (spd(rng, 5 + c), rand(rng, (5 + c,)), 200, 1e-9), 2, 3),
     Case(ridge_regression, lambda rng, c: (rand(rng, (rows(c), 3)), rand(rng, (rows(c),)), 0.5), 1, 0),
     Case(pca_explained, lambda rng, c: (rand(rng, (rows(c), 4)), 2), 1, 0),
     Case(drawdown, lambda rng, c: (rand(rng, (rows(c),)),), 1, 0),

@@ -17,7 +17,7 @@ from .aliasing import view_index
 from .control.state import ControlState
 from .operands import sequences_as_arrays
 from .data_indices import DataIndices
-from .variables.iterators import SEQUENCE_ITERATORS, SequenceIterator
+from .variables.iterators import SequenceIterator
 from .guards import GuardSet, array_guard_expected, object_guard
 from .python_scalars import INT_INPUT_BOUND, DynamicIntVariable
 from ..dynamic import DynamicInputs
@@ -134,7 +134,7 @@ class OutputGraph:
             self.guards.add(source, "type", type(value))
             self.guards.add(source, "len", len(value))
             return ListVariable([self.wrap(v, ItemSource(source, i)) for i, v in enumerate(value)], source)
-        if type(value) in SEQUENCE_ITERATORS:   # a loop's, handed to the function resuming it after a break
+        if SequenceIterator.takes(value):   # a loop's, handed to the function resuming it after a break
             return SequenceIterator(self, value, source)
         if type(value) is dict:
             self.guards.add(source, "type", dict)
