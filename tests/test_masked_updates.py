@@ -77,6 +77,17 @@ def sweeps(spins, draws):
     return spins
 
 
+def julia_step(z, c):   # the numpy tutorials' Julia sets: a dear function of the complex values selected
+    m = np.abs(z) < 2.0
+    z[m] = np.tan(z[m] ** 2) + c
+    return z
+
+
+def real_power(r):   # NPBench's nbody: a real power, as a select
+    r[r > 0] = r[r > 0] ** -1.5
+    return r
+
+
 def _inputs(rng, name):
     shape = (int(rng.integers(3, 9)), int(rng.integers(3, 9)))
     x, y = rng.standard_normal(shape), rng.random(shape)
@@ -85,7 +96,7 @@ def _inputs(rng, name):
             "ints_down": (rng.integers(-9, 9, shape),), "cast_in": (rng.integers(-9, 9, shape).astype(np.int8), y),
             "centred": (x, m | (rng.random(shape) < 0.5)), "reversed_selection": (x, m),
             "rows": (x, rng.random(shape[0]) < 0.5), "counted_too": (x, m), "sweeps": (np.sign(x), rng.random((6, *shape))),
-            "wrapped": (4 * x, 4)}[name]
+            "wrapped": (4 * x, 4), "julia_step": ((x + 1j * y) * 1.5, -0.8 + 0.2j), "real_power": (x,)}[name]
 
 
 def _fresh(args) -> list:
@@ -93,7 +104,7 @@ def _fresh(args) -> list:
 
 
 PROGRAMS = [flip, add_other, root_of_positive, ints_down, cast_in, centred, reversed_selection, rows, counted_too, sweeps,
-            wrapped]
+            wrapped, julia_step, real_power]
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
@@ -124,7 +135,9 @@ class Recording(numpile.Backend):
 
 
 @pytest.mark.parametrize("fn, selects", [(flip, True), (add_other, True), (centred, True), (wrapped, True),
-                                         (reversed_selection, False), (rows, False)], ids=lambda v: getattr(v, "__name__", str(v)))
+                                         (reversed_selection, False), (rows, False), (real_power, True),
+                                         (julia_step, False)],   # a complex tan only where the mask selects
+                         ids=lambda v: getattr(v, "__name__", str(v)))
 def test_element_wise_updates_are_selects_with_no_positions_left(fn, selects):
     backend = Recording()
     args = _inputs(np.random.default_rng(), fn.__name__)
