@@ -111,8 +111,8 @@ def _computes_dear(value) -> bool:
         if not isinstance(n, Node) or id(n) in seen or n.target == "index":
             continue
         seen.add(id(n))
-        if n.target in DEAR and n.dtype.kind == "c":
-            return True
+        if n.target in DEAR and n.dtype.kind == "c" and not (n.target == "power" and isinstance(n.args[1], int)):
+            return True   # (an integer power is products: `z[m] ** 2 + c` stays a select)
         todo.extend(n.inputs)
     return False
 
