@@ -148,6 +148,22 @@ register("linspace", CREATION, impl=np.linspace, meta=_linspace_meta, signature=
          doc="np.linspace")
 
 
+# -- window functions: M samples of float64 (QuantEcon's smooth, `np.hanning(window_len)`) ----------
+WINDOWS = (np.bartlett, np.blackman, np.hamming, np.hanning)
+
+
+def _window_sig(M): ...
+
+
+def _window_meta(M):
+    return ArrayMeta((max(M, 0),), np.dtype(np.float64))
+
+
+for _window in WINDOWS:
+    register(_window.__name__, CREATION, impl=_window, meta=_window_meta, signature=_window_sig, numpy=(_window,),
+             convert={"M": params.integer}, doc=f"np.{_window.__name__}: the window's M samples")
+
+
 # -- eye, identity -------------------------------------------------------------------------
 
 def _eye_sig(N, M=None, k=0, dtype=None): ...

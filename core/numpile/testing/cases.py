@@ -356,6 +356,7 @@ def _creation_cases() -> list[Case]:
                                                    (Arr((2, 3), "float32"), 5.0, 3), (Arr((2,), "int32"), 9, 3))]
     cases += [Case("linspace", (-2, 3, 7), dict(dtype="int64")), Case("linspace", (0, Arr((2,)), 4), dict(axis=1)),
               Case("linspace", (Arr((2, 3)), 1.0, 3), dict(axis=-1)), Case("linspace", (1, 2, 5), dict(dtype="float32"))]
+    cases += [Case(name, (m,)) for name in ("bartlett", "blackman", "hamming", "hanning") for m in (7, 1, 0, -2)]
     cases += [Case("eye", args) for args in ((3,), (3, 4), (3, 4, 1), (4, 3, -2), (0,), (3, None, 5))]
     cases += [Case("eye", (3,), dict(dtype=dt)) for dt in DTYPES]
     cases += [Case("identity", args) for args in ((3,), (4, "bool"), (0,), (2, np.int32))]

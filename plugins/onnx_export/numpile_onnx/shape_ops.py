@@ -332,7 +332,8 @@ def _fill(value_of):
 
 
 def _constant(cx, node, *args, **kwargs):
-    """arange, linspace, eye, identity, mgrid of constant arguments: NumPy's result, stored."""
+    """arange, linspace, eye, identity, mgrid, the window functions of constant arguments: NumPy's
+    result, stored."""
     if any(isinstance(v, Value) for v in list(args) + list(kwargs.values())) or not _static(node.shape):
         raise OnnxUnsupported("arguments computed in the graph")
     return cx.const(np.asarray(ops.get(node.target).impl(*args, **kwargs)))
@@ -369,6 +370,7 @@ ROWS = {
     "linspace": _constant,
     "eye": _constant,
     "identity": _constant,
+    **dict.fromkeys(("bartlett", "blackman", "hamming", "hanning"), _constant),
     "mgrid": _constant,
 }
 
