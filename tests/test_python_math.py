@@ -57,6 +57,13 @@ def float32_elements(x):
     return out
 
 
+def euclidean_distance(x1, x2):   # ML-From-Scratch's: builtin pow() of elements, math.sqrt of the total
+    distance = 0
+    for i in range(len(x1)):
+        distance += pow((x1[i] - x2[i]), 2)
+    return math.sqrt(distance) + pow(2, 3) + pow(x1, 2).sum()
+
+
 def positive(rng, n=40):
     return np.abs(rand(rng, (n,))) + 0.1
 
@@ -68,6 +75,7 @@ CASES = [
     (unit_interval, lambda rng: (rng.uniform(-0.99, 0.99, 50),)),
     (rounded, lambda rng: (rand(rng, (30,)),)),
     (float32_elements, lambda rng: (rand(rng, (30,), np.float32),)),
+    (euclidean_distance, lambda rng: (rand(rng, (12,)), rand(rng, (12,)))),
 ]
 
 
