@@ -45,15 +45,15 @@ UFUNCS = (
     np.bitwise_count,
 )
 
-# Binary operators: ufunc -> (operator function, dunder stem); ndarray has __<stem>__
-# and the reflected __r<stem>__.
+# Binary operators: ufunc -> (operator functions, dunder stem); ndarray has __<stem>__
+# and the reflected __r<stem>__. Builtin pow(x, y) of arrays is x ** y (with a modulus, Python's).
 BINARY_OPERATORS = {
-    np.add: (operator.add, "add"), np.subtract: (operator.sub, "sub"),
-    np.multiply: (operator.mul, "mul"), np.divide: (operator.truediv, "truediv"),
-    np.floor_divide: (operator.floordiv, "floordiv"), np.remainder: (operator.mod, "mod"),
-    np.power: (operator.pow, "pow"), np.bitwise_and: (operator.and_, "and"),
-    np.bitwise_or: (operator.or_, "or"), np.bitwise_xor: (operator.xor, "xor"),
-    np.left_shift: (operator.lshift, "lshift"), np.right_shift: (operator.rshift, "rshift"),
+    np.add: ((operator.add,), "add"), np.subtract: ((operator.sub,), "sub"),
+    np.multiply: ((operator.mul,), "mul"), np.divide: ((operator.truediv,), "truediv"),
+    np.floor_divide: ((operator.floordiv,), "floordiv"), np.remainder: ((operator.mod,), "mod"),
+    np.power: ((operator.pow, pow), "pow"), np.bitwise_and: ((operator.and_,), "and"),
+    np.bitwise_or: ((operator.or_,), "or"), np.bitwise_xor: ((operator.xor,), "xor"),
+    np.left_shift: ((operator.lshift,), "lshift"), np.right_shift: ((operator.rshift,), "rshift"),
 }
 # Comparisons have no reflected dunders: Python itself turns `2 < x` into `x > 2`.
 COMPARISONS = {
@@ -68,7 +68,7 @@ UNARY_OPERATORS = {
 }
 # ufunc -> (operator functions, ndarray methods) that mean it
 SPELLINGS = {
-    **{u: ((fn,), {f"__{stem}__": None, f"__r{stem}__": reflected}) for u, (fn, stem) in BINARY_OPERATORS.items()},
+    **{u: (fns, {f"__{stem}__": None, f"__r{stem}__": reflected}) for u, (fns, stem) in BINARY_OPERATORS.items()},
     **{u: ((fn,), {f"__{stem}__": None}) for u, (fn, stem) in COMPARISONS.items()},
     **{u: (fns, {f"__{stem}__": None}) for u, (fns, stem) in UNARY_OPERATORS.items()},
     np.conjugate: ((), {"conj": None, "conjugate": None}),

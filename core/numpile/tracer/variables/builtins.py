@@ -263,18 +263,8 @@ def _side_effect(name):
     return handler
 
 
-def _pow(tx, args: list, kwargs: dict) -> Variable:
-    """pow(x, y) of a graph value is x ** y (ML-From-Scratch's `math.sqrt(pow(x1 - x2, 2))`); with a
-    modulus, Python's own."""
-    if len(args) != 2 or kwargs or not any(isinstance(a, ArrayVariable) for a in args):
-        if all(a.is_constant() for a in (*args, *kwargs.values())):
-            return constant_result(pow(*(a.as_constant() for a in args), **{k: v.as_constant() for k, v in kwargs.items()}))
-        raise Unsupported("pow() with a modulus, or of values that are not arrays")
-    return tx.apply_operator(operator.pow, args)
-
-
 BUILTINS = {
-    len: _len, pow: _pow, isinstance: _isinstance, type: _type, iter: _iterate, zip: _zip,
+    len: _len, isinstance: _isinstance, type: _type, iter: _iterate, zip: _zip,
     enumerate: _enumerate, reversed: _reversed, tuple: _tuple, list: _list, dict: _dict,
     sum: _sum, getattr: _getattr, hasattr: _hasattr,
     print: _side_effect("print"), input: _side_effect("input"), open: _side_effect("open"),
@@ -304,7 +294,7 @@ _MATH_CALLS = {
 PURE_ON_CONSTANTS = (
     {getattr(math, name) for name in dir(math) if callable(getattr(math, name))}
     | {getattr(operator, name) for name in dir(operator) if not name.startswith("_") and callable(getattr(operator, name))}
-    | {abs, chr, ord, np.dtype}
+    | {abs, pow, chr, ord, np.dtype}
 )
 
 
