@@ -42,8 +42,7 @@ class StoresInPlace:
         # what a stage storing as it reads would read changed: the others' bases, and an extern's
         # result, which may view one of them (`x.reshape(-1)[::-1]`)
         changed = {self.buffer_of[update_parts(n)[0]] for n in stored} | {
-            o for step in self.steps if isinstance(step, Extern)
-            for o in (step.output if isinstance(step.output, tuple) else (step.output,))}
+            o for step in self.steps if isinstance(step, Extern) for o in step.outputs}
         plans = [self._store_plan(n, changed) for n in stored]
         for phase in ([stage for plan in plans for stage in plan[:-1]], [plan[-1] for plan in plans if plan]):
             for stage in phase:

@@ -352,10 +352,9 @@ CONVERSIONS = {0: lambda v: v, 1: str, 2: repr, 3: ascii}   # FORMAT_VALUE's low
 
 
 def _known(v) -> object:
-    value = v.as_constant() if v.is_constant() else None
-    if not v.is_constant() or isinstance(value, SymInt):
-        raise Unsupported(f"{v.describe()} in an f-string: its text is known only when the code runs")
-    return value
+    if v.is_constant() and not isinstance(value := v.as_constant(), SymInt):
+        return value
+    raise Unsupported(f"{v.describe()} in an f-string: its text is known only when the code runs")
 
 
 def _push_text(tx: Tx, make, *values) -> None:

@@ -335,15 +335,11 @@ class _Nest:
                     self.check(fn.compare("icmp", "sgt", step, literal(0, I64)), STEP)
                 elif step == 0:
                     raise Unlowerable("a slice with a step of 0 in a loop nest")
-                if isinstance(step, V):
-                    start = self._clamped(i.start, literal(0, I64), dim, literal(0, I64), dim, env, sizes)
-                    stop = self._clamped(i.stop, dim, dim, literal(0, I64), dim, env, sizes)
-                    out.append(slices_.Span(start, step, _trip_count(fn, start, stop, step)))
-                    continue
+                up = isinstance(step, V) or step > 0
                 # Python's bounds: clamped to [0, dim] going up, to [-1, dim - 1] going down
-                low, high = (literal(0, I64), dim) if step > 0 else (literal(-1, I64), fn.binary("sub", dim, literal(1, I64)))
-                start = self._clamped(i.start, low if step > 0 else high, dim, low, high, env, sizes)
-                stop = self._clamped(i.stop, dim if step > 0 else literal(-1, I64), dim, low, high, env, sizes)
+                low, high = (literal(0, I64), dim) if up else (literal(-1, I64), fn.binary("sub", dim, literal(1, I64)))
+                start = self._clamped(i.start, low if up else high, dim, low, high, env, sizes)
+                stop = self._clamped(i.stop, dim if up else literal(-1, I64), dim, low, high, env, sizes)
                 out.append(slices_.Span(start, step, _trip_count(fn, start, stop, step)))
                 continue
             if isinstance(i, (type(None), type(Ellipsis))) or isinstance(i, Node) and i.shape:
@@ -420,9 +416,9 @@ class _Nest:
 def _trip_count(fn: Function, start: V, stop: V, step: int | V) -> V:
     """How many indices range(start, stop, step) has (a loop's iterations, a slice's length; a
     step that is a V is positive)."""
-    if isinstance(step, V):
-        whole = fn.binary("sdiv", fn.binary("add", fn.binary("sub", stop, start), fn.binary("sub", step, literal(1, I64))), step)
-        return fn.intrinsic("smax", [whole, literal(0, I64)], I64)
-    span = fn.binary("sub", stop, start) if step > 0 else fn.binary("sub", start, stop)
-    whole = fn.binary("sdiv", fn.binary("add", span, literal(abs(step) - 1, I64)), literal(abs(step), I64))
+    computed = isinstance(step, V)
+    span = fn.binary("sub", stop, start) if computed or step > 0 else fn.binary("sub", start, stop)
+    size, less_one = (step, fn.binary("sub", step, literal(1, I64))) if computed else \
+        (literal(abs(step), I64), literal(abs(step) - 1, I64))
+    whole = fn.binary("sdiv", fn.binary("add", span, less_one), size)
     return fn.intrinsic("smax", [whole, literal(0, I64)], I64)
